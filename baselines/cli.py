@@ -1,0 +1,123 @@
+"""The `costmatch` command line (contract section 2).
+
+I/O lives here and only here. Every user mistake surfaces as one line,
+``costmatch: <problem>``, and exit code 2; outputs are written atomically so
+a failed command never leaves a half-written file behind.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+from pathlib import Path
+from typing import Callable
+
+from .errors import InputError
+
+EXIT_OK, EXIT_NEGATIVE, EXIT_USAGE, EXIT_INCONCLUSIVE = 0, 1, 2, 3
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports usage errors in one line with exit code 2."""
+
+    def error(self, message: str):  # noqa: D102 - argparse hook
+        raise InputError(f"{self.prog}: {message} (see --help)")
+
+
+def _tolerance(text: str) -> float:
+    try:
+        value = float(text.rstrip("%")) / (100 if text.endswith("%") else 1)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--tolerance must be a number like 0.1 or 10%, got {text!r}")
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"--tolerance must be finite and non-negative, got {text!r}")
+    return value
+
+
+def _add_results_args(p: argparse.ArgumentParser, fixed_required: bool = True) -> None:
+    p.add_argument("results", nargs="+", metavar="RESULTS", help="JSON Lines results files")
+    p.add_argument("--fixed", required=fixed_required, metavar="UNIT",
+                   help="the unit the arms were matched in (rollouts, calls, tokens, usd, seconds, ...)")
+    p.add_argument("--tolerance", type=_tolerance, default=0.1, metavar="T",
+                   help="allowed relative drift, e.g. 0.1 or 10%% (default 0.1)")
+    p.add_argument("--keep-last", action="store_true",
+                   help="when a run identity appears twice, keep the later line instead of failing")
+    p.add_argument("--allow-early-stop", action="store_true",
+                   help="accept under-spend of runs that stopped on their own as a note, not a break")
+    p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
+
+
+def load_comparison(args: argparse.Namespace, baseline: str | None = None):
+    """Read the results files named on the command line and compare them."""
+    from .compare import compare
+    from .table import RunTable
+
+    for path in args.results:
+        if not Path(path).is_file():
+            raise InputError(f"{path}: no such results file; pass the results.jsonl that `costmatch run` wrote")
+    table = RunTable.read(args.results, keep_last=args.keep_last)
+    if len(table) == 0:
+        raise InputError(f"{', '.join(args.results)}: no runs in the results; nothing to compare")
+    try:
+        return compare(table, args.fixed, args.tolerance, alpha=args.alpha,
+                       allow_early_stop=args.allow_early_stop, baseline=baseline,
+                       margin=getattr(args, "equivalence_margin", None))
+    except ValueError as exc:
+        raise InputError(f"--fixed/--baseline: {exc}") from None
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from reports.markdown import comparison_markdown
+
+    comparison = load_comparison(args, baseline=args.baseline)
+    if args.json:
+        sys.stdout.write(json.dumps(comparison.to_json(), ensure_ascii=False, allow_nan=False) + "\n")
+    else:
+        sys.stdout.write(comparison_markdown(comparison))
+    return EXIT_OK
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="costmatch", description="Cost-matched A/B comparisons of search and "
+                     "selection policies: does arm A beat arm B at the same budget?")
+    sub = parser.add_subparsers(dest="verb", metavar="VERB", parser_class=_Parser)
+    sub.required = True
+
+    p = sub.add_parser("compare", help="flags and paired statistics, as markdown or JSON")
+    _add_results_args(p)
+    p.add_argument("--json", action="store_true", help="print the JSON of contract section 3")
+    p.add_argument("--baseline", metavar="ARM", help="pair every arm with this arm only")
+    p.add_argument("--equivalence-margin", type=float, metavar="M",
+                   help="report 'equivalent' when a two one-sided tests procedure puts the difference within +-M")
+    p.set_defaults(func=cmd_compare)
+
+    for name, module in _EXTRA_VERBS:
+        __import__(f"baselines.{module}", fromlist=["register"]).register(sub)
+    return parser
+
+
+# Verbs defined beside the code they drive; each module has register(subparsers).
+_EXTRA_VERBS: list[tuple[str, str]] = []
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        return args.func(args)
+    except InputError as exc:
+        print(f"costmatch: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except BrokenPipeError:  # e.g. `costmatch compare ... | head`
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
+
+
+def entry() -> None:
+    sys.exit(main())
+
+
+if __name__ == "__main__":
+    entry()

@@ -1,0 +1,199 @@
+"""What an arm actually spends, measured as it runs.
+
+Why a Meter and not a counter the arm keeps: spend must be *measured*, never
+requested, and an unreported unit must stay unknown instead of becoming 0.
+The Meter therefore records, per model call, which units the call reported:
+a unit reported on every call is measured, on none is unreported (`None`),
+on some is *partial* (the sum is a lower bound). When a budgeted unit runs
+out the Meter raises :class:`BudgetExhausted`, a BaseException, so an arm's
+``except Exception`` cannot swallow the stop by accident.
+"""
+from __future__ import annotations
+
+import math
+import time
+from typing import Any, Callable, Iterable
+
+from .budget import Budget
+from .units import CALL_UNITS, ordered_units
+
+_NO_CHOICE = object()
+
+
+class BudgetExhausted(BaseException):
+    """Raised by the Meter once a budgeted unit is used up.
+
+    It derives from BaseException (like KeyboardInterrupt) so that generic
+    error handling inside an arm does not keep it running past its budget.
+    """
+
+    def __init__(self, unit: str, spent: float, limit: float):
+        super().__init__(f"budget exhausted in {unit}: spent {spent:g} of {limit:g}")
+        self.unit, self.spent, self.limit = unit, spent, limit
+
+
+class Meter:
+    """Charges one run's spend against its Budget and keeps the anytime trace.
+
+    `measures` names the units the caller is the authority on (a unit it
+    measures and that was never charged is a measured 0). Units reported by
+    model calls (`prompt_tokens`, `completion_tokens`, `tokens`, `usd`, and
+    any extra keyword given to :meth:`call`) are judged per call instead.
+    """
+
+    def __init__(
+        self,
+        budget: Budget | None = None,
+        measures: Iterable[str] = ("calls", "seconds"),
+        clock: Callable[[], float] = time.perf_counter,
+    ):
+        self.budget = budget
+        self._measured: set[str] = set(measures)
+        self._totals: dict[str, float] = {}
+        self._calls = 0
+        self._call_reported: dict[str, int] = {}
+        self._clock = clock
+        self._start = clock()
+        self._stopped_at: float | None = None
+        self.exhausted: str | None = None
+        self.trace: list[dict[str, Any]] = []
+        self.best: float | None = None
+        self.choice: Any = _NO_CHOICE
+
+    # -- charging -----------------------------------------------------------
+    def call(
+        self,
+        prompt_tokens: float | None = None,
+        completion_tokens: float | None = None,
+        tokens: float | None = None,
+        usd: float | None = None,
+        **other_units: float | None,
+    ) -> None:
+        """Charge one model call with what it reported (None = not reported).
+
+        `tokens` defaults to prompt + completion when both are reported; a
+        call reporting neither leaves every token unit unreported for it.
+        Extra keywords (``cached_tokens=...``, ``reasoning_tokens=...``) are
+        call units of their own, judged the same way.
+        """
+        if tokens is None and prompt_tokens is not None and completion_tokens is not None:
+            tokens = prompt_tokens + completion_tokens
+        self._calls += 1
+        reported = {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+                    "tokens": tokens, "usd": usd, **other_units}
+        for unit in reported:
+            self._call_reported.setdefault(unit, 0)
+        for unit, value in reported.items():
+            if value is None:
+                continue
+            _check_amount(unit, value)
+            self._call_reported[unit] += 1
+            self._totals[unit] = self._totals.get(unit, 0) + value
+        self._enforce()
+
+    def rollouts(self, n: int = 1) -> None:
+        """Charge `n` rollouts (scoring episodes, evaluations of a candidate)."""
+        self.charge("rollouts", n)
+
+    def charge(self, unit: str, amount: float) -> None:
+        """Charge a non-call unit (rollouts or a custom unit); it becomes measured."""
+        if unit == "calls" or unit in CALL_UNITS:
+            raise ValueError(f"'{unit}' is charged through Meter.call(), which knows what each call reported")
+        if unit == "seconds":
+            raise ValueError("'seconds' is measured by the Meter's clock, not charged")
+        _check_amount(unit, amount)
+        self._measured.add(unit)
+        self._totals[unit] = self._totals.get(unit, 0) + amount
+        self._enforce()
+
+    def check(self) -> None:
+        """Raise BudgetExhausted if any budgeted unit is used up (for loop heads)."""
+        self._enforce()
+
+    # -- what is left -------------------------------------------------------
+    def spent(self, unit: str) -> float:
+        """Spend so far in `unit` as a lower bound (unreported counts as 0 here)."""
+        if unit == "calls":
+            return self._calls
+        if unit == "seconds":
+            return self.elapsed()
+        return self._totals.get(unit, 0)
+
+    def remaining(self, unit: str) -> float:
+        """What is left of `unit` (infinite when the unit is not budgeted).
+
+        A model adapter caps a call's maximum output at
+        ``min(remaining("tokens"), remaining("completion_tokens"))`` so one
+        reasoning call cannot overshoot a token budget by its whole length.
+        """
+        if self.budget is None or unit not in self.budget:
+            return math.inf
+        return max(0.0, self.budget[unit] - self.spent(unit))
+
+    def token_allowance(self) -> float:
+        """Largest completion a call may still produce under a token budget."""
+        return min(self.remaining("tokens"), self.remaining("completion_tokens"))
+
+    def elapsed(self) -> float:
+        end = self._stopped_at if self._stopped_at is not None else self._clock()
+        return end - self._start
+
+    # -- anytime trace ------------------------------------------------------
+    def progress(self, best: float, choice: Any = _NO_CHOICE) -> None:
+        """Record the arm's best-so-far (dev) score and, optionally, its current choice.
+
+        The last reported choice is what gets scored on held-out data when
+        the budget stops the arm mid-step, so arms report it as they improve.
+        """
+        if best is None or not math.isfinite(best):
+            raise ValueError(f"progress(best=...) needs a finite number, got {best!r}")
+        self.best = float(best)
+        if choice is not _NO_CHOICE:
+            self.choice = choice
+        snap = {u: v for u, v in self.spend().items() if v is not None and u != "seconds"}
+        self.trace.append({"spend": snap, "best": self.best})
+
+    @property
+    def has_choice(self) -> bool:
+        return self.choice is not _NO_CHOICE
+
+    # -- results ------------------------------------------------------------
+    def stop(self) -> None:
+        """Freeze the clock (the runner calls this when the arm returns or stops)."""
+        if self._stopped_at is None:
+            self._stopped_at = self._clock()
+
+    def spend(self) -> dict[str, float | None]:
+        """Spend per unit; None where the unit was not reported."""
+        out: dict[str, float | None] = {"calls": self._calls}
+        for unit in self._measured:
+            out[unit] = self.spent(unit)
+        for unit, n in self._call_reported.items():
+            if self._calls and n == 0:
+                out[unit] = None
+            else:
+                out[unit] = self._totals.get(unit, 0)
+        for unit in CALL_UNITS:
+            if unit not in out:
+                out[unit] = 0 if (self._calls == 0 and unit in self._measured) else None
+        return {u: out[u] for u in ordered_units(out)}
+
+    def partial(self) -> list[str]:
+        """Units reported on some calls only: their figure is a lower bound."""
+        return ordered_units(u for u, n in self._call_reported.items() if 0 < n < self._calls)
+
+    def _enforce(self) -> None:
+        if self.budget is None:
+            return
+        if self.exhausted is not None:
+            raise BudgetExhausted(self.exhausted, self.spent(self.exhausted), self.budget[self.exhausted])
+        for unit, limit in self.budget.limits.items():
+            spent = self.spent(unit)
+            if spent >= limit:
+                self.exhausted = unit
+                raise BudgetExhausted(unit, spent, limit)
+
+
+def _check_amount(unit: str, value: float) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+        raise ValueError(f"spend in '{unit}' must be a finite non-negative number, got {value!r}")

@@ -1,0 +1,96 @@
+"""Flags and captions in words that fit their unit.
+
+A caption may only claim what the comparison verified: "held fixed in
+tokens" is printed only when every arm reported tokens in full and none
+drifted. Each flag names the arm, the unit and both numbers.
+"""
+from __future__ import annotations
+
+from baselines.compare import Comparison, Flag, Group, Unverified
+from baselines.units import unit_noun
+
+from .text import quantity, ratio
+
+
+def _plural_runs(n: int) -> str:
+    return f"{n} run" if n == 1 else f"{n} runs"
+
+
+def unequal_sentence(flag: Flag, tolerance: float, name) -> str:
+    budget = "budget" if flag.reference_source == "budget" else "median across arms"
+    return (f"{name(flag.arm)} spent {quantity(flag.spend)} {unit_noun(flag.unit)} on seed {flag.seed}, "
+            f"{flag.direction} the {quantity(flag.reference)} {budget} ({ratio(flag.spend, flag.reference)}); "
+            f"{flag.runs} of {_plural_runs(flag.of_runs)} outside \u00b1{tolerance:.0%}")
+
+
+def unverified_sentence(item: Unverified, name) -> str:
+    noun = unit_noun(item.unit)
+    if item.reason == "unreported":
+        return (f"{name(item.arm)} did not report {noun} on any of its {_plural_runs(item.runs)}: "
+                f"its spend in {noun} is unknown, so equal spend cannot be checked")
+    return (f"{name(item.arm)} reported {noun} in full on only {item.reported_runs} of "
+            f"{_plural_runs(item.runs)}: its figure is a lower bound and cannot be verified")
+
+
+def confound_sentence(flag: Flag, name) -> str:
+    noun = unit_noun(flag.unit)
+    bound = "at least " if flag.lower_bound else ""
+    more_less = "more" if flag.direction == "over" else "fewer"
+    return (f"{name(flag.arm)} used {bound}{quantity(flag.spend)} {noun} against a median of "
+            f"{quantity(flag.reference)} across arms ({ratio(flag.spend, flag.reference)}): "
+            f"{more_less} {noun} than the others, a difference the quality column does not account for")
+
+
+def unreported_lines(group: Group, name) -> list[tuple[str, str]]:
+    """One line per unit: which arms do not report it, or report it on some runs only."""
+    lines = []
+    for unit in group.units:
+        missing = [u.arm for u in group.unreported if u.unit == unit and u.reason == "unreported"]
+        partial = [u for u in group.unreported if u.unit == unit and u.reason == "partial"]
+        noun = unit_noun(unit)
+        if missing:
+            who = "any arm" if len(missing) == len(group.arms) else ", ".join(name(a) for a in missing)
+            lines.append((unit, f"{noun} not reported by {who} (shown as \u2014: unknown, not 0)"))
+        for u in partial:
+            lines.append((unit, f"{name(u.arm)} reports {noun} in full on {u.reported_runs} of "
+                                f"{_plural_runs(u.runs)} only (a lower bound)"))
+    return lines
+
+
+def group_caption(group: Group, fixed: str, tolerance: float) -> str:
+    noun = unit_noun(fixed)
+    arms_total = len(group.arms)
+    seeds = sorted({a.runs for a in group.arms})
+    seed_text = f"{seeds[0]}" if len(seeds) == 1 else f"{seeds[0]}-{seeds[-1]}"
+    if group.valid and group.reference is not None:
+        where = (f"the requested allowance of {quantity(group.reference)}" if group.reference_source == "budget"
+                 else f"the median across arms, {quantity(group.reference)}")
+        head = (f"Budget held fixed in {noun}: every run of all {arms_total} arms is within "
+                f"\u00b1{tolerance:.0%} of {where}.")
+    else:
+        problems = []
+        if group.unverified:
+            problems.append(f"{len({u.arm for u in group.unverified})} arm(s) did not report {noun} in full")
+        if group.unequal:
+            problems.append(f"{len({f.arm for f in group.unequal})} arm(s) drifted beyond \u00b1{tolerance:.0%}")
+        if not problems:
+            problems.append(f"no arm reports {noun}")
+        head = (f"NOT A LIKE-FOR-LIKE COMPARISON: equal spend in {noun} was not verified "
+                f"({'; '.join(problems)}); the reward column compares arms at different or unknown budgets.")
+    tail = f" {seed_text} seeds per arm; reward is the mean with a 95% Student-t interval over seeds."
+    if group.confounded:
+        units = sorted({unit_noun(f.unit) for f in group.confounded})
+        tail += f" Confounded: {', '.join(units)} (see flags)."
+    tail += " \u2014 = not reported (unknown, not zero); \u2265 = lower bound (reported on some calls only)."
+    return head + tail
+
+
+def comparison_headline(comparison: Comparison) -> str:
+    noun = unit_noun(comparison.fixed)
+    if not comparison.groups:
+        return "No runs to compare."
+    if comparison.valid:
+        return f"Fixed unit: {noun}. Every group verified equal spend in {noun}."
+    bad = sum(not g.valid for g in comparison.groups)
+    return (f"NOT VALID: {bad} of {len(comparison.groups)} group(s) could not verify equal spend in "
+            f"{noun}. Fixed unit: {noun}.")

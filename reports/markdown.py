@@ -1,0 +1,78 @@
+"""The markdown summary that `costmatch compare` prints (GitHub pipe tables)."""
+from __future__ import annotations
+
+from tabulate import tabulate
+
+from baselines.compare import Comparison, Group
+from baselines.units import unit_noun
+
+from .flags import (comparison_headline, confound_sentence, group_caption, unequal_sentence,
+                    unreported_lines, unverified_sentence)
+from .text import DASH, decimals_for, fixed, interval, md, quantity
+
+
+def _name(arm: str) -> str:
+    return f"**{md(arm)}**"
+
+
+def spend_cell(spend) -> str:
+    if spend.status == "unreported":
+        return DASH
+    return quantity(spend.median, lower_bound=spend.status == "partial")
+
+
+def group_table(group: Group) -> str:
+    decimals = decimals_for((a.ci[1] - a.ci[0]) / 2 for a in group.arms)
+    headers = ["arm", "seeds"] + [md(u) for u in group.units] + ["reward (95% CI)"]
+    rows = []
+    for a in group.arms:
+        seeds = f"{a.scored}/{a.runs}" if a.scored != a.runs else f"{a.runs}"
+        reward = f"{fixed(a.mean, decimals)} {interval(a.ci[0], a.ci[1], decimals)}"
+        rows.append([md(a.arm), seeds] + [spend_cell(a.spend[u]) for u in group.units] + [reward])
+    return tabulate(rows, headers, tablefmt="github", disable_numparse=True)
+
+
+def pairs_table(group: Group) -> str:
+    if not group.pairs:
+        return ""
+    decimals = decimals_for((p.ci[1] - p.ci[0]) / 2 for p in group.pairs)
+    rows = []
+    for p in group.pairs:
+        rows.append([md(p.a), md(p.b), str(p.n), fixed(p.diff, decimals, signed=True),
+                     interval(p.ci[0], p.ci[1], decimals, signed=True), f"{p.p:.3g}",
+                     f"{p.p_adjusted:.3g}", p.verdict + ("" if p.paired else " (unpaired)")])
+    headers = ["a", "b", "n", "a − b", "95% CI", "p (sign-flip)", "p (t, Holm)", "verdict"]
+    return tabulate(rows, headers, tablefmt="github", disable_numparse=True)
+
+
+def flag_bullets(group: Group, tolerance: float) -> list[str]:
+    out = [f"- **unverified** ({md(u.unit)}): {unverified_sentence(u, _name)}" for u in group.unverified]
+    out += [f"- **unequal** ({md(f.unit)}): {unequal_sentence(f, tolerance, _name)}" for f in group.unequal]
+    out += [f"- **confound** ({md(f.unit)}): {confound_sentence(f, _name)}" for f in group.confounded]
+    out += [f"- unreported ({md(unit)}): {text}" for unit, text in unreported_lines(group, _name)]
+    out += [f"- note: {md(n)}" for n in group.notes]
+    return out
+
+
+PAIRS_FOOTNOTE = (
+    "Pairs: a − b is the mean per-seed paired difference with a Student-t 95% interval; "
+    "p (sign-flip) is the exact sign-flip permutation p-value (Monte Carlo or its normal limit at "
+    "large n); the verdict uses the paired t test with Holm-adjusted p-values within the group. "
+    "\"underpowered\" and \"no difference detected\" are not evidence of equality.")
+
+
+def comparison_markdown(comparison: Comparison) -> str:
+    parts = [f"**{md(comparison_headline(comparison))}**", ""]
+    for group in comparison.groups:
+        budget = ", ".join(f"{quantity(v)} {unit_noun(u)}" for u, v in group.budget.items()) or "no budget recorded"
+        parts += [f"### {md(group.workload)} at {md(budget)}", "",
+                  md(group_caption(group, comparison.fixed, comparison.tolerance)), "",
+                  group_table(group), ""]
+        bullets = flag_bullets(group, comparison.tolerance)
+        if bullets:
+            parts += bullets + [""]
+        if group.pairs:
+            parts += [pairs_table(group), ""]
+    if any(g.pairs for g in comparison.groups):
+        parts += [PAIRS_FOOTNOTE, ""]
+    return "\n".join(parts).rstrip() + "\n"
