@@ -195,7 +195,9 @@ def _group(workload, budget, rows: pd.DataFrame, all_units, fixed, tol, alpha, a
     arms = sorted(set(arm_codes))
     order = {a: i for i, a in enumerate(arms)}
     arm_idx = np.fromiter((order[a] for a in arm_codes), dtype=np.int64, count=len(arm_codes))
-    sort = np.argsort(arm_idx, kind="stable")
+    # Sort by arm, then seed: sums then run in one order whatever the input order,
+    # so permuted inputs give byte-identical output.
+    sort = np.lexsort((rows["seed"].to_numpy(), arm_idx))
     bounds = np.searchsorted(arm_idx[sort], np.arange(len(arms) + 1))
     # Every unit any record mentions is shown for every group: a unit this
     # workload does not report appears as unreported, never as absent or 0.

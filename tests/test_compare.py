@@ -1,0 +1,227 @@
+import json
+import random
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from baselines import RunRecord, compare
+from reports.markdown import comparison_markdown
+from tests.conftest import make_arms, rec
+
+B = {"tokens": 1000}
+
+
+def flags(c, kind):
+    return sorted((f.arm, f.unit) for g in c.groups for f in getattr(g, kind))
+
+
+def test_empty_input_gives_empty_valid_comparison():
+    c = compare([], "tokens")
+    assert c.groups == [] and c.valid and c.to_json()["groups"] == []
+
+
+def test_unknown_unit_lists_units_present():
+    with pytest.raises(ValueError, match="unknown unit 'tokenz'; units present: calls, tokens"):
+        compare([rec(tokens=1000, calls=3)], "tokenz")
+
+
+def test_two_budgets_are_never_pooled():
+    records = make_arms({"a": {"tokens": 1000}}, budget={"tokens": 1000}) + \
+        make_arms({"a": {"tokens": 5000}}, budget={"tokens": 5000})
+    c = compare(records, "tokens")
+    assert [g.budget for g in c.groups] == [{"tokens": 1000}, {"tokens": 5000}]
+    assert c.valid
+
+
+def test_only_the_arm_that_drifted_is_flagged_against_the_requested_budget():
+    c = compare(make_arms({"good": {"tokens": 1000}, "greedy": {"tokens": 1300}}, budget=B), "tokens")
+    [flag] = c.groups[0].unequal
+    assert (flag.arm, flag.direction, flag.spend, flag.reference) == ("greedy", "over", 1300, 1000)
+    assert not c.valid
+
+
+def test_all_arms_overshooting_alike_are_all_flagged():
+    c = compare(make_arms({"a": {"tokens": 1500}, "b": {"tokens": 1500}}, budget=B), "tokens")
+    assert flags(c, "unequal") == [("a", "tokens"), ("b", "tokens")]
+
+
+def test_under_spend_is_flagged_with_direction():
+    c = compare(make_arms({"a": {"tokens": 1000}, "lazy": {"tokens": 500}}, budget=B), "tokens")
+    assert [(f.arm, f.direction) for f in c.groups[0].unequal] == [("lazy", "under")]
+
+
+def test_one_seed_at_four_times_the_budget_is_caught():
+    records = make_arms({"a": {"tokens": 1000}, "b": {"tokens": 1000}}, budget=B)
+    records[7].spend["tokens"] = 4000  # arm b, seed 2
+    [flag] = compare(records, "tokens").groups[0].unequal
+    assert (flag.arm, flag.seed, flag.spend, flag.runs, flag.of_runs) == ("b", 2, 4000, 1, 5)
+
+
+def test_median_of_arms_is_the_reference_only_without_a_budget():
+    records = make_arms({"a": {"tokens": 1000}, "b": {"tokens": 1000}, "c": {"tokens": 3000}}, budget={})
+    g = compare(records, "tokens").groups[0]
+    assert g.reference_source == "median of arms" and g.reference == 1000
+    assert [f.arm for f in g.unequal] == ["c"]
+
+
+def test_unreported_fixed_unit_makes_arm_unverified_never_zero():
+    c = compare(make_arms({"a": {"tokens": 1000}, "cli-agent": {"tokens": None, "calls": 4}}, budget=B),
+                "tokens")
+    [u] = c.groups[0].unverified
+    assert (u.arm, u.reason) == ("cli-agent", "unreported")
+    assert c.groups[0].unequal == [] and not c.valid
+    assert c.groups[0].arm("cli-agent").spend["tokens"].median is None
+
+
+def test_some_seeds_reporting_is_partial():
+    records = make_arms({"a": {"tokens": 1000}, "merge": {"tokens": 1000}}, budget=B)
+    records[9].spend["tokens"] = None
+    [u] = compare(records, "tokens").groups[0].unverified
+    assert (u.arm, u.reason, u.reported_runs, u.runs) == ("merge", "partial", 4, 5)
+
+
+def test_partial_field_makes_arm_unverified_even_with_numbers():
+    records = make_arms({"a": {"tokens": 1000}, "b": {"tokens": 1000}}, budget=B)
+    records[5].partial = ("tokens",)
+    [u] = compare(records, "tokens").groups[0].unverified
+    assert (u.arm, u.reason) == ("b", "partial")
+
+
+def test_nobody_reporting_fixed_unit_is_invalid_and_never_claims_fixed():
+    records = make_arms({"a": {"tokens": None, "calls": 3}, "b": {"tokens": None, "calls": 3}}, budget={})
+    c = compare(records, "tokens")
+    assert not c.valid
+    text = comparison_markdown(c)
+    assert "held fixed in tokens" not in text
+    assert text.startswith("**NOT VALID")
+
+
+def test_confounds_only_among_reporting_arms():
+    records = make_arms({"a": {"tokens": 1000, "calls": 100}, "b": {"tokens": 1000, "calls": 300},
+                         "c": {"tokens": 1000, "calls": 110}, "d": {"tokens": 1000, "calls": None}},
+                        budget=B)
+    g = compare(records, "tokens").groups[0]
+    assert [(f.arm, f.unit, f.spend, f.reference) for f in g.confounded] == [("b", "calls", 300, 110)]
+    assert [(u.arm, u.unit, u.reason) for u in g.unreported] == [("d", "calls", "unreported")]
+
+
+def test_early_stop_option_turns_own_under_spend_into_a_note():
+    records = make_arms({"a": {"calls": 100}, "nm": {"calls": 40}}, budget={"calls": 100})
+    for r in records:
+        r.stop_reason = "converged" if r.arm == "nm" else "budget:calls"
+    assert flags(compare(records, "calls"), "unequal") == [("nm", "calls")]
+    c = compare(records, "calls", allow_early_stop=True)
+    assert c.valid and "stopped on their own" in c.groups[0].notes[0]
+
+
+def test_arm_summary_counts_failed_and_unscored_runs():
+    records = make_arms({"a": {"tokens": 1000}}, budget=B)
+    records[0].reward, records[0].error = None, {"type": "Timeout"}
+    a = compare(records, "tokens").groups[0].arms[0]
+    assert (a.runs, a.scored, a.errors) == (5, 4, 1)
+    assert a.min <= a.median <= a.max and a.ci[0] <= a.mean <= a.ci[1]
+
+
+def test_json_has_the_contract_keys():
+    records = make_arms({"a": {"tokens": 1000, "calls": 1}, "b": {"tokens": 1300, "calls": 3}}, budget=B)
+    out = json.loads(json.dumps(compare(records, "tokens").to_json()))
+    assert {"fixed", "tolerance", "valid", "groups"} <= set(out)
+    g = out["groups"][0]
+    assert {"workload", "budget", "arms", "unequal", "unverified", "confounded", "pairs"} <= set(g)
+    assert {"arm", "runs", "scored", "reward"} <= set(g["arms"][0])
+    assert set(g["arms"][0]["reward"]) >= {"mean", "ci"}
+    assert set(g["unequal"][0]) >= {"arm", "unit", "spend", "reference", "direction"}
+    assert set(g["pairs"][0]) >= {"a", "b", "n", "diff", "ci", "p", "verdict"}
+
+
+def test_markdown_escapes_hostile_arm_names():
+    records = make_arms({"a|b": {"tokens": 1000}, "<script>`x`\nnew": {"tokens": 2000}}, budget=B)
+    text = comparison_markdown(compare(records, "tokens"))
+    assert "<script>" not in text and "a\\|b" in text and "&lt;script&gt;" in text
+    summary = text.split("\n\n")[3]  # headline, heading, caption, then the summary table
+    rows = summary.splitlines()
+    assert len(rows) == 4  # header, rule, two arms: no row was split by a newline
+    assert len({l.count("|") - l.count("\\|") for l in rows}) == 1  # every row has the same columns
+
+
+def test_markdown_marks_unreported_and_partial_cells():
+    records = make_arms({"a": {"tokens": 1000, "calls": None}, "b": {"tokens": 1000, "calls": 5}}, budget=B)
+    records[5].partial = ("calls",)
+    text = comparison_markdown(compare(records, "tokens"))
+    row_a = next(l for l in text.splitlines() if l.startswith("| a "))
+    row_b = next(l for l in text.splitlines() if l.startswith("| b "))
+    assert "\u2014" in row_a and "\u22655" in row_b
+
+
+def test_confound_words_fit_the_unit():
+    records = make_arms({"a": {"tokens": 1000, "usd": 1.0}, "b": {"tokens": 1000, "usd": 3.0},
+                         "c": {"tokens": 1000, "usd": 1.0}}, budget=B)
+    text = comparison_markdown(compare(records, "tokens"))
+    [bullet] = [l for l in text.splitlines() if "confound" in l]
+    assert "3 dollars against a median of 1" in bullet and "call" not in bullet
+
+
+def test_caption_says_held_fixed_only_when_verified():
+    ok = make_arms({"a": {"tokens": 1000}, "b": {"tokens": 1010}}, budget=B)
+    assert "Budget held fixed in tokens" in comparison_markdown(compare(ok, "tokens"))
+    bad = make_arms({"a": {"tokens": 1000}, "b": {"tokens": 2000}}, budget=B)
+    text = comparison_markdown(compare(bad, "tokens"))
+    assert "held fixed" not in text and "NOT A LIKE-FOR-LIKE" in text
+
+
+# -- properties ------------------------------------------------------------------
+arm_spend = st.fixed_dictionaries({
+    "tokens": st.one_of(st.none(), st.floats(100, 5000)),
+    "calls": st.one_of(st.none(), st.integers(1, 500)),
+    "rollouts": st.one_of(st.none(), st.integers(1, 100)),
+})
+scenario = st.dictionaries(st.sampled_from(["a", "b", "c", "d"]), arm_spend, min_size=1, max_size=4)
+
+
+def _flag_set(c):
+    out = set()
+    for g in c.groups:
+        out |= {("unequal", f.arm, f.unit, f.direction, f.seed) for f in g.unequal}
+        out |= {("confounded", f.arm, f.unit, f.direction) for f in g.confounded}
+        out |= {("unverified", u.arm, u.unit, u.reason) for u in g.unverified}
+        out |= {("unreported", u.arm, u.unit, u.reason) for u in g.unreported}
+    return out
+
+
+@settings(max_examples=60, deadline=None)
+@given(spec=scenario, order=st.randoms(use_true_random=False), fixed=st.sampled_from(["tokens", "calls"]))
+def test_permuting_records_never_changes_flags(spec, order, fixed):
+    records = make_arms(spec, seeds=3, budget={"tokens": 1000}, jitter=0.2)
+    shuffled = list(records)
+    order.shuffle(shuffled)
+    assert _flag_set(compare(records, fixed)) == _flag_set(compare(shuffled, fixed))
+
+
+@settings(max_examples=60, deadline=None)
+@given(spec=scenario, scale=st.sampled_from([0.001, 0.5, 3.0, 1000.0]),
+       fixed=st.sampled_from(["tokens", "calls"]))
+def test_scaling_every_spend_and_budget_never_changes_flags(spec, scale, fixed):
+    records = make_arms(spec, seeds=3, budget={"tokens": 1000, "calls": 100}, jitter=0.2)
+    scaled = [RunRecord(r.workload, r.arm, r.seed,
+                        {u: None if v is None else v * scale for u, v in r.spend.items()}, r.reward,
+                        budget={u: v * scale for u, v in r.budget.items()}) for r in records]
+    assert _flag_set(compare(records, fixed)) == _flag_set(compare(scaled, fixed))
+
+
+@settings(max_examples=60, deadline=None)
+@given(spec=scenario, fixed=st.sampled_from(["tokens", "calls", "rollouts"]))
+def test_an_unreported_unit_never_shows_up_as_a_number(spec, fixed):
+    records = make_arms(spec, seeds=3, budget={"tokens": 1000})
+    c = compare(records, fixed)
+    out = c.to_json()
+    text = comparison_markdown(c)
+    for arm, units in spec.items():
+        for unit, value in units.items():
+            if value is None:
+                summary = next(a for a in out["groups"][0]["arms"] if a["arm"] == arm)
+                assert summary["spend"][unit]["median"] is None
+                assert all(f["arm"] != arm or f["unit"] != unit
+                           for f in out["groups"][0]["confounded"] + out["groups"][0]["unequal"])
+                row = next(l for l in text.splitlines() if l.startswith(f"| {arm} "))
+                cells = [c.strip() for c in row.strip("|").split("|")]
+                assert cells[2 + c.groups[0].units.index(unit)] == "\u2014"

@@ -1,0 +1,116 @@
+import pytest
+
+from baselines import Budget, BudgetExhausted, Meter
+
+
+def test_calls_that_report_tokens_are_measured():
+    m = Meter()
+    m.call(prompt_tokens=10, completion_tokens=5)
+    m.call(prompt_tokens=1, completion_tokens=2)
+    s = m.spend()
+    assert (s["calls"], s["prompt_tokens"], s["completion_tokens"], s["tokens"]) == (2, 11, 7, 18)
+    assert m.partial() == []
+
+
+def test_calls_without_usage_leave_tokens_unreported_not_zero():
+    m = Meter()
+    m.call()
+    m.call()
+    s = m.spend()
+    assert s["calls"] == 2
+    assert s["tokens"] is None and s["prompt_tokens"] is None and s["usd"] is None
+
+
+def test_usage_on_some_calls_only_is_partial_lower_bound():
+    m = Meter()
+    m.call(prompt_tokens=100, completion_tokens=50)
+    m.call()
+    assert m.spend()["tokens"] == 150
+    assert m.partial() == ["prompt_tokens", "completion_tokens", "tokens"]
+
+
+def test_measured_zero_differs_from_unreported():
+    m = Meter(measures=("calls", "rollouts", "tokens"))
+    s = m.spend()
+    assert s["rollouts"] == 0 and s["tokens"] == 0 and s["calls"] == 0
+    assert Meter().spend()["tokens"] is None
+
+
+def test_extra_call_units_are_judged_per_call():
+    m = Meter()
+    m.call(prompt_tokens=1, completion_tokens=1, cached_tokens=5)
+    m.call(prompt_tokens=1, completion_tokens=1)
+    assert m.spend()["cached_tokens"] == 5
+    assert "cached_tokens" in m.partial()
+
+
+def test_exhausting_a_budgeted_unit_raises_and_records_overshoot():
+    m = Meter(Budget(tokens=100))
+    m.call(prompt_tokens=40, completion_tokens=40)
+    with pytest.raises(BudgetExhausted) as info:
+        m.call(prompt_tokens=40, completion_tokens=40)
+    assert info.value.unit == "tokens"
+    assert m.spend()["tokens"] == 160  # measured, including the overshoot
+    assert m.exhausted == "tokens"
+
+
+def test_budget_stop_cannot_be_swallowed_by_except_exception():
+    m = Meter(Budget(rollouts=2))
+
+    def careless_arm():
+        while True:
+            try:
+                m.rollouts(1)
+            except Exception:  # an arm's generic error handling
+                pass
+
+    with pytest.raises(BudgetExhausted):
+        careless_arm()
+    assert m.spend()["rollouts"] == 2
+
+
+def test_every_charge_after_exhaustion_raises_again():
+    m = Meter(Budget(calls=1))
+    with pytest.raises(BudgetExhausted):
+        m.call()
+    with pytest.raises(BudgetExhausted):
+        m.check()
+    with pytest.raises(BudgetExhausted):
+        m.rollouts()
+
+
+def test_remaining_and_token_allowance():
+    m = Meter(Budget(tokens=1000, completion_tokens=300))
+    m.call(prompt_tokens=100, completion_tokens=50)
+    assert m.remaining("tokens") == 850
+    assert m.token_allowance() == 250
+    assert m.remaining("calls") == float("inf")
+
+
+def test_progress_builds_trace_and_keeps_choice():
+    m = Meter(Budget(rollouts=10), measures=("calls", "rollouts"))
+    m.rollouts(2)
+    m.progress(0.3, choice="x")
+    m.rollouts(3)
+    m.progress(0.5)
+    assert [p["best"] for p in m.trace] == [0.3, 0.5]
+    assert [p["spend"]["rollouts"] for p in m.trace] == [2, 5]
+    assert m.choice == "x" and m.best == 0.5
+
+
+def test_seconds_come_from_the_clock():
+    t = iter([0.0, 2.5, 2.5])
+    m = Meter(clock=lambda: next(t))
+    m.stop()
+    assert m.spend()["seconds"] == 2.5
+
+
+@pytest.mark.parametrize("bad", [-1, float("nan"), float("inf")])
+def test_bad_amounts_are_rejected(bad):
+    with pytest.raises(ValueError, match="finite non-negative"):
+        Meter().call(prompt_tokens=bad, completion_tokens=1)
+
+
+def test_calls_and_tokens_cannot_be_charged_as_custom_units():
+    with pytest.raises(ValueError, match="Meter.call"):
+        Meter().charge("tokens", 5)

@@ -1,0 +1,165 @@
+"""Statistical claims, checked by seeded simulation (deterministic)."""
+import json
+import math
+
+import numpy as np
+import pytest
+from scipy import stats as sp
+
+from baselines import compare, stats
+from tests.conftest import make_arms
+
+SIMS = 2000
+
+
+@pytest.mark.parametrize("n", [3, 5, 10])
+def test_paired_t_interval_covers_at_least_93_percent(n):
+    rng = np.random.default_rng(n)
+    true = 0.3
+    covered = 0
+    for _ in range(SIMS):
+        base = rng.normal(0, 1, n)
+        a = base + true + rng.normal(0, 0.5, n)
+        b = base + rng.normal(0, 0.5, n)
+        lo, hi = stats.paired_test("a", "b", a, b).ci
+        covered += lo <= true <= hi
+    assert covered / SIMS >= 0.93
+
+
+@pytest.mark.parametrize("n", [5, 10])
+def test_false_alarm_rate_two_arms_at_most_alpha(n):
+    rng = np.random.default_rng(100 + n)
+    alarms = 0
+    for _ in range(SIMS):
+        a, b = rng.normal(0, 1, n), rng.normal(0, 1, n)
+        [pair] = stats.decide([stats.paired_test("a", "b", a, b)])
+        alarms += pair.verdict in ("a>b", "b>a")
+    mc = 2 * math.sqrt(0.05 * 0.95 / SIMS)
+    assert alarms / SIMS <= 0.05 + mc
+
+
+def test_family_wise_false_alarms_with_five_arms_and_holm():
+    rng = np.random.default_rng(7)
+    arms = list("abcde")
+    any_alarm = 0
+    for _ in range(SIMS):
+        matrix = rng.normal(0, 1, (5, 10)) + rng.normal(0, 1, 10)  # shared seed effect
+        pairs = stats.decide(stats.all_pairs(arms, matrix))
+        any_alarm += any(p.verdict in ("a>b", "b>a") for p in pairs)
+    assert any_alarm / SIMS <= 0.05 + 2 * math.sqrt(0.05 * 0.95 / SIMS)
+
+
+def test_real_difference_is_found_with_enough_seeds():
+    rng = np.random.default_rng(3)
+    found = sum(stats.decide([stats.paired_test("a", "b", rng.normal(1.0, 0.5, 20), rng.normal(0, 0.5, 20))])[0].verdict
+                == "a>b" for _ in range(200))
+    assert found / 200 > 0.95  # effect 1.41 sd of the difference: power is about 0.9999
+
+
+@pytest.mark.parametrize("diffs, expected", [
+    ([1, 2, 3, 4, 5], 2 / 32),          # all positive: the smallest p at n = 5
+    ([1, -2, 3], 6 / 8),                # hand count: |s| >= 2 in 6 of 8 sign patterns
+    ([0.5, 0.5], 2 / 4),
+    ([1, 1, 1, -1], 10 / 16),           # |s| >= 2: patterns with 3 or 4 equal signs... by enumeration
+])
+def test_exact_sign_flip_matches_hand_counts(diffs, expected):
+    if diffs == [1, 1, 1, -1]:
+        sums = [sum(s * d for s, d in zip(signs, diffs))
+                for signs in np.array(np.meshgrid(*[[1, -1]] * 4)).T.reshape(-1, 4)]
+        expected = np.mean(np.abs(sums) >= 2)
+    p, method = stats.sign_flip_p(diffs)
+    assert method == "exact" and p == pytest.approx(expected)
+
+
+def test_min_exact_p_values_from_the_design_notes():
+    assert [stats.min_exact_p(n) for n in (3, 4, 5, 6)] == [0.25, 0.125, 0.0625, 0.03125]
+
+
+def test_monte_carlo_sign_flip_is_seeded_and_close_to_the_normal_limit():
+    d = np.random.default_rng(1).normal(0.2, 1, 50)
+    p1, m1 = stats.sign_flip_p(d, seed=5)
+    p2, _ = stats.sign_flip_p(d, seed=5)
+    assert m1 == "monte-carlo" and p1 == p2
+    approx = 2 * sp.norm.sf(abs(d.sum()) / np.sqrt((d ** 2).sum()))
+    assert abs(p1 - approx) < 0.03
+
+
+def test_t_interval_matches_scipy():
+    x = [0.1, 0.5, 0.2, 0.9]
+    mean, lo, hi = stats.t_interval(x)
+    ref = sp.t.interval(0.95, 3, loc=np.mean(x), scale=sp.sem(x))
+    assert (lo, hi) == pytest.approx(ref)
+
+
+def test_holm_matches_textbook():
+    assert list(stats.holm([0.01, 0.04, 0.03, 0.005])) == pytest.approx([0.03, 0.06, 0.06, 0.02])
+
+
+def test_verdict_words_never_say_equal():
+    rng = np.random.default_rng(0)
+    words = set()
+    for n in (2, 3, 5, 8, 30):
+        for shift in (0, 0.3, 2):
+            a, b = rng.normal(shift, 1, n), rng.normal(0, 1, n)
+            words.add(stats.decide([stats.paired_test("a", "b", a, b)], margin=0.5)[0].verdict)
+    assert words <= {"a>b", "b>a", "no difference detected", "underpowered", "equivalent"}
+    assert "equal" not in words
+
+
+def test_small_n_is_underpowered_in_words():
+    [pair] = stats.decide([stats.paired_test("a", "b", [1, 2], [0, 1])])
+    assert pair.verdict == "underpowered" and "at least 3" in pair.notes[0]
+    [pair] = stats.decide([stats.paired_test("a", "b", [1, 2, 3, 1, 2], [1.1, 1.9, 3.2, 0.8, 2.1])])
+    assert pair.verdict == "underpowered"
+    assert "with 5 seeds no exact sign-flip test can reach p<0.05" in pair.notes[0]
+
+
+def test_no_difference_reports_minimum_detectable_effect():
+    rng = np.random.default_rng(2)
+    a, b = rng.normal(0, 1, 12), rng.normal(0, 1, 12)
+    [pair] = stats.decide([stats.paired_test("a", "b", a, b)])
+    assert pair.verdict == "no difference detected"
+    assert pair.mde == pytest.approx((sp.t.ppf(0.975, 11) + sp.t.ppf(0.8, 11)) * np.std(a - b, ddof=1) / np.sqrt(12))
+    assert "smaller than" in pair.notes[0]
+
+
+def test_equivalence_needs_tost_inside_margin():
+    rng = np.random.default_rng(4)
+    base = rng.normal(0, 1, 30)
+    a, b = base + rng.normal(0, 0.01, 30), base + rng.normal(0, 0.01, 30)
+    assert stats.decide([stats.paired_test("a", "b", a, b)], margin=0.05)[0].verdict == "equivalent"
+    assert stats.decide([stats.paired_test("a", "b", a, b)], margin=0.0001)[0].verdict != "equivalent"
+
+
+def test_unpaired_fallback_is_labelled():
+    arms = ["a", "b"]
+    matrix = np.array([[1.0, 2.0, 3.0, np.nan, np.nan, np.nan], [np.nan, np.nan, np.nan, 0.1, 0.2, 0.3]])
+    [pair] = stats.decide(stats.all_pairs(arms, matrix))
+    assert not pair.paired and pair.p_method == "permutation (unpaired)"
+    assert any("unpaired" in n for n in pair.notes)
+
+
+def test_baseline_mode_pairs_every_arm_with_baseline():
+    matrix = np.random.default_rng(0).normal(0, 1, (4, 6))
+    pairs = stats.all_pairs(list("abcd"), matrix, baseline="c")
+    assert [(p.a, p.b) for p in pairs] == [("a", "c"), ("b", "c"), ("d", "c")]
+
+
+def test_bootstrap_is_reproducible_and_warns_at_small_n():
+    d = [0.1, 0.3, -0.2, 0.4]
+    assert stats.paired_bootstrap_ci(d, seed=3) == stats.paired_bootstrap_ci(d, seed=3)
+    assert "under-cover" in stats.paired_bootstrap_ci(d, seed=3)[2]
+
+
+def test_same_inputs_and_seed_give_byte_identical_json():
+    records = make_arms({"a": {"tokens": 1000}, "b": {"tokens": 1000}, "c": {"tokens": 1000}},
+                        seeds=40, budget={"tokens": 1000})
+    one = json.dumps(compare(records, "tokens", seed=11).to_json())
+    two = json.dumps(compare(list(reversed(records)), "tokens", seed=11).to_json())
+    assert one == two
+
+
+def test_seeds_needed_matches_mde():
+    n = stats.seeds_needed(1.0, 1.0)
+    assert n == 10  # design notes: d = 1.0 needs 10 seeds at alpha .05, power .8
+    assert stats.min_detectable_effect(1.0, n) <= 1.0 < stats.min_detectable_effect(1.0, n - 1)
