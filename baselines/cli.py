@@ -79,6 +79,32 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_import(args: argparse.Namespace) -> int:
+    from .importers import IMPORTERS
+    from .records import write_records
+
+    if args.format not in IMPORTERS:
+        raise InputError(f"import: unknown format {args.format!r}; known formats: {', '.join(sorted(IMPORTERS))}")
+    if args.format == "csv" and not args.map:
+        raise InputError("import csv: --map is required, e.g. --map arm=policy,seed=seed,reward=acc,tokens=tok")
+    records = []
+    for path in args.files:
+        if args.format == "csv":
+            records += IMPORTERS["csv"](path, args.map, workload=args.workload)
+        else:
+            records += IMPORTERS[args.format](path, arm_suffix=Path(path).stem if args.arm_from_file else None)
+    seen = {}
+    for record in records:
+        ident = record.identity()
+        if ident in seen:
+            raise InputError(f"import: run (workload={ident[0]!r}, arm={ident[2]!r}, seed={ident[3]}) "
+                             "appears twice across the input files; pass --arm-from-file to tell the files' arms apart")
+        seen[ident] = True
+    write_records(args.output, records)
+    print(f"wrote {len(records)} runs to {args.output}", file=sys.stderr)
+    return EXIT_OK
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="costmatch", description="Cost-matched A/B comparisons of search and "
                      "selection policies: does arm A beat arm B at the same budget?")
@@ -92,6 +118,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--equivalence-margin", type=float, metavar="M",
                    help="report 'equivalent' when a two one-sided tests procedure puts the difference within +-M")
     p.set_defaults(func=cmd_compare)
+
+    p = sub.add_parser("import", help="convert other tools' results into run records")
+    p.add_argument("format", metavar="FORMAT", help="agentdescent or csv")
+    p.add_argument("files", nargs="+", metavar="FILE")
+    p.add_argument("-o", "--output", required=True, metavar="OUT.jsonl")
+    p.add_argument("--map", help="csv only: FIELD=COLUMN pairs, e.g. arm=policy,seed=seed,reward=acc,tokens=tok")
+    p.add_argument("--workload", help="csv only: workload name when no column is mapped to it")
+    p.add_argument("--arm-from-file", action="store_true",
+                   help="append each file's name to its arm names (files that reuse arm names for variants)")
+    p.set_defaults(func=cmd_import)
 
     for name, module in _EXTRA_VERBS:
         __import__(f"baselines.{module}", fromlist=["register"]).register(sub)

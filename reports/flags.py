@@ -28,8 +28,8 @@ def unverified_sentence(item: Unverified, name) -> str:
     if item.reason == "unreported":
         return (f"{name(item.arm)} did not report {noun} on any of its {_plural_runs(item.runs)}: "
                 f"its spend in {noun} is unknown, so equal spend cannot be checked")
-    return (f"{name(item.arm)} reported {noun} in full on only {item.reported_runs} of "
-            f"{_plural_runs(item.runs)}: its figure is a lower bound and cannot be verified")
+    return (f"{name(item.arm)} reported {noun} on only part of its calls or runs ({item.reported_runs} of "
+            f"{_plural_runs(item.runs)} complete): its figure is a lower bound and cannot be verified")
 
 
 def confound_sentence(flag: Flag, name) -> str:
@@ -52,8 +52,8 @@ def unreported_lines(group: Group, name) -> list[tuple[str, str]]:
             who = "any arm" if len(missing) == len(group.arms) else ", ".join(name(a) for a in missing)
             lines.append((unit, f"{noun} not reported by {who} (shown as \u2014: unknown, not 0)"))
         for u in partial:
-            lines.append((unit, f"{name(u.arm)} reports {noun} in full on {u.reported_runs} of "
-                                f"{_plural_runs(u.runs)} only (a lower bound)"))
+            lines.append((unit, f"{name(u.arm)} reports {noun} on only part of its calls or runs "
+                                f"({u.reported_runs} of {_plural_runs(u.runs)} complete): shown as a lower bound"))
     return lines
 
 

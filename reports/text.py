@@ -51,7 +51,7 @@ def decimals_for(half_widths) -> int:
     best = 0
     seen = False
     for hw in half_widths:
-        if hw is None or not math.isfinite(hw) or hw <= 0:
+        if hw is None or not math.isfinite(hw) or hw <= 1e-9:
             continue
         seen = True
         best = max(best, min(6, max(0, 1 - math.floor(math.log10(hw)))))
