@@ -105,6 +105,55 @@ def cmd_import(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+DEFAULT_SUITE = Path(__file__).with_name("data") / "default-suite.toml"
+
+
+def cmd_plan(args: argparse.Namespace) -> int:
+    from .suite import load_suite
+    from .units import ordered_units
+
+    suite = load_suite(args.suite)
+    cells = suite.cells()
+    rows, totals = [], {}
+    for cell in cells:
+        rows.append(f"{cell.workload.name}\t{cell.budget.key()}\t{cell.arm.name}\t{cell.seed}")
+        for unit, value in cell.budget.limits.items():
+            totals[unit] = totals.get(unit, 0) + value
+    print("workload\tbudget\tarm\tseed")
+    print("\n".join(rows))
+    total_text = ", ".join(f"{totals[u]:,.6g} {u}" for u in ordered_units(totals))
+    print(f"{len(cells)} cells; they may spend at most: {total_text} (plus each cell's last-step overshoot)")
+    return EXIT_OK
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from .progress import Progress
+    from .runner import run_suite
+    from .suite import load_suite
+
+    suite = load_suite(args.suite or DEFAULT_SUITE)
+    if args.jobs is not None and args.jobs < 1:
+        raise InputError(f"--jobs must be at least 1, got {args.jobs}")
+    out_dir = Path(args.out or suite.out)
+    progress = Progress(suite.fixed_units, quiet=args.quiet)
+    outcome = run_suite(suite, out_dir, args.jobs, args.backend, args.fresh, args.retry_errors, progress)
+    if outcome.interrupted:
+        print(f"costmatch: interrupted; {len(outcome.records)} finished cell(s) are kept in {outcome.results}; "
+              "run the same command to resume", file=sys.stderr)
+        return 130
+    from reports.run_report import write_run_report
+
+    text = write_run_report(suite, outcome.records, out_dir, plots=not args.no_plots)
+    if not args.quiet:
+        sys.stdout.write(text)
+    failed = sum(r.error is not None for r in outcome.records)
+    if failed:
+        print(f"costmatch: {failed} cell(s) failed; their records carry the error "
+              "(rerun with --retry-errors to try them again)", file=sys.stderr)
+        return EXIT_NEGATIVE
+    return EXIT_OK
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="costmatch", description="Cost-matched A/B comparisons of search and "
                      "selection policies: does arm A beat arm B at the same budget?")
@@ -118,6 +167,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--equivalence-margin", type=float, metavar="M",
                    help="report 'equivalent' when a two one-sided tests procedure puts the difference within +-M")
     p.set_defaults(func=cmd_compare)
+
+    p = sub.add_parser("run", help="run every cell of a suite (the built-in demo suite without SUITE)")
+    p.add_argument("suite", nargs="?", metavar="SUITE.toml")
+    p.add_argument("--out", metavar="DIR", help="output directory (default: the suite's 'out')")
+    p.add_argument("--jobs", type=int, metavar="N", help="parallel cells (default: the suite's 'jobs')")
+    p.add_argument("--backend", choices=["loky", "threading", "sequential", "dask", "ray"],
+                   help="joblib backend: loky processes (default), threading for unpicklable clients, dask, ray")
+    p.add_argument("--fresh", action="store_true", help="start over (the old results file is moved aside)")
+    p.add_argument("--retry-errors", action="store_true", help="rerun the cells whose records carry an error")
+    p.add_argument("--quiet", action="store_true", help="no progress and no printed table")
+    p.add_argument("--no-plots", action="store_true", help="write tables only")
+    p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("plan", help="list the cells of a suite and the most they may spend; runs nothing")
+    p.add_argument("suite", metavar="SUITE.toml")
+    p.set_defaults(func=cmd_plan)
 
     p = sub.add_parser("import", help="convert other tools' results into run records")
     p.add_argument("format", metavar="FORMAT", help="agentdescent or csv")

@@ -240,8 +240,15 @@ def _group(workload, budget, rows: pd.DataFrame, all_units, fixed, tol, alpha, a
             float(np.nanmean(devs[i])) if (~np.isnan(devs[i])).any() else math.nan, spend))
 
     group = Group(workload, dict(budget), summaries, units)
-    _check_fixed(group, arms, spend_by_unit[fixed], partial_by_unit[fixed], arm_slices("seed"),
-                 arm_slices("stop_reason"), failed, budget, fixed, tol, allow_early)
+    # Only scored runs enter the reward column, so only they must be matched in the
+    # fixed unit; a run that failed is counted in `errors`, not judged on its spend.
+    scored_mask = [~np.isnan(r) for r in rewards]
+    for i, arm in enumerate(arms):
+        if not scored_mask[i].any():
+            group.notes.append(f"{arm}: no scored runs ({len(rewards[i])} run(s), {int(failed[i].sum())} with errors)")
+    keep = lambda slices: [s[m] for s, m in zip(slices, scored_mask)]  # noqa: E731
+    _check_fixed(group, arms, keep(spend_by_unit[fixed]), keep(partial_by_unit[fixed]), keep(arm_slices("seed")),
+                 keep(arm_slices("stop_reason")), keep(failed), budget, fixed, tol, allow_early)
     for unit in units:
         if unit != fixed:
             _check_confound(group, arms, unit, tol)
@@ -262,6 +269,8 @@ def _check_fixed(group: Group, arms, spends, partials, seeds, stops, failed, bud
                  allow_early) -> None:
     verified = []
     for i, arm in enumerate(arms):
+        if spends[i].size == 0:
+            continue  # no scored runs: noted by the caller, nothing to verify
         status = _status(spends[i], partials[i])
         if status != MEASURED:
             n_rep = int((~np.isnan(spends[i]) & ~partials[i]).sum())
@@ -333,6 +342,10 @@ def _check_confound(group: Group, arms, unit, tol) -> None:
 
 
 def _pairs(group: Group, arms, rewards, seeds, alpha, baseline, margin, seed) -> None:
+    scored = [i for i in range(len(arms)) if (~np.isnan(rewards[i])).any()]
+    arms = [arms[i] for i in scored]
+    rewards = [rewards[i] for i in scored]
+    seeds = [seeds[i] for i in scored]
     if len(arms) < 2:
         return
     all_seeds = np.unique(np.concatenate(seeds)) if seeds else np.array([], dtype=np.int64)

@@ -32,6 +32,10 @@ class BudgetExhausted(BaseException):
         self.unit, self.spent, self.limit = unit, spent, limit
 
 
+class CellTimeout(BaseException):
+    """Raised when a cell runs past its time limit (a BaseException for the same reason)."""
+
+
 class Meter:
     """Charges one run's spend against its Budget and keeps the anytime trace.
 
@@ -46,6 +50,7 @@ class Meter:
         budget: Budget | None = None,
         measures: Iterable[str] = ("calls", "seconds"),
         clock: Callable[[], float] = time.perf_counter,
+        deadline: float | None = None,
     ):
         self.budget = budget
         self._measured: set[str] = set(measures)
@@ -59,6 +64,7 @@ class Meter:
         self.trace: list[dict[str, Any]] = []
         self.best: float | None = None
         self.choice: Any = _NO_CHOICE
+        self._deadline = deadline  # on this Meter's clock; the runner's per-cell timeout
 
     # -- charging -----------------------------------------------------------
     def call(
@@ -183,6 +189,8 @@ class Meter:
         return ordered_units(u for u, n in self._call_reported.items() if 0 < n < self._calls)
 
     def _enforce(self) -> None:
+        if self._deadline is not None and self._clock() > self._deadline:
+            raise CellTimeout(f"cell ran past its time limit ({self.elapsed():.1f} s)")
         if self.budget is None:
             return
         if self.exhausted is not None:

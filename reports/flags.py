@@ -65,7 +65,7 @@ def group_caption(group: Group, fixed: str, tolerance: float) -> str:
     if group.valid and group.reference is not None:
         where = (f"the requested allowance of {quantity(group.reference)}" if group.reference_source == "budget"
                  else f"the median across arms, {quantity(group.reference)}")
-        head = (f"Budget held fixed in {noun}: every run of all {arms_total} arms is within "
+        head = (f"Budget held fixed in {noun}: every scored run of all {arms_total} arms is within "
                 f"\u00b1{tolerance:.0%} of {where}.")
     else:
         problems = []

@@ -1,0 +1,78 @@
+"""Arms and a workload for runner tests: tiny, deterministic, and some misbehave on purpose."""
+from __future__ import annotations
+
+import os
+import time
+
+import numpy as np
+
+from arms.base import ArmOutput
+
+
+class Toy:
+    """Instance: a target drawn from the seed. Each rollout returns a noisy guess score."""
+
+    measures = ("calls", "seconds", "rollouts")
+
+    def __init__(self, work: int = 0):
+        self.work = work
+
+    def instance(self, seed):
+        rng = np.random.default_rng(seed)
+        return {"target": float(rng.uniform(0, 1)), "seed": seed}
+
+    def score(self, instance, choice):
+        return 1.0 - abs(choice - instance["target"])
+
+
+class Guess:
+    """Guesses uniformly each rollout; keeps the best. `spin` burns CPU per rollout."""
+
+    def __init__(self, spin: int = 0, sleep: float = 0.0):
+        self.spin, self.sleep = spin, sleep
+
+    def run(self, instance, meter, rng):
+        best = -1.0
+        while True:
+            guess = float(rng.uniform(0, 1))
+            if self.spin:
+                x = 0
+                for i in range(self.spin):
+                    x += i * i
+            if self.sleep:
+                time.sleep(self.sleep)
+            meter.rollouts(1)
+            score = 1.0 - abs(guess - instance["target"])
+            if score > best:
+                best = score
+                meter.progress(best, choice=guess)
+
+
+class Crash:
+    def run(self, instance, meter, rng):
+        meter.rollouts(1)
+        raise RuntimeError("arm exploded on purpose")
+
+
+class Hang:
+    def run(self, instance, meter, rng):
+        while True:
+            time.sleep(0.05)
+
+
+class Once:
+    """Returns after one rollout: stops on its own, below the budget."""
+
+    def run(self, instance, meter, rng):
+        meter.rollouts(1)
+        return ArmOutput(0.5, alternatives=[0.1, 0.9])
+
+
+class CrashInSeedTwo:
+    """Crashes only when a file named by COSTMATCH_TEST_FLAG exists (for retry tests)."""
+
+    def run(self, instance, meter, rng):
+        if instance["seed"] == 2 and os.path.exists(os.environ.get("COSTMATCH_TEST_FLAG", "/nonexistent")):
+            raise RuntimeError("flaky")
+        meter.rollouts(1)
+        return 0.5
