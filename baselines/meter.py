@@ -65,6 +65,7 @@ class Meter:
         self.best: float | None = None
         self.choice: Any = _NO_CHOICE
         self._deadline = deadline  # on this Meter's clock; the runner's per-cell timeout
+        self._parent: Meter | None = None
 
     # -- charging -----------------------------------------------------------
     def call(
@@ -84,6 +85,8 @@ class Meter:
         """
         if tokens is None and prompt_tokens is not None and completion_tokens is not None:
             tokens = prompt_tokens + completion_tokens
+        if self._parent is not None:  # the whole run's allowance is checked first
+            self._parent.call(prompt_tokens, completion_tokens, tokens, usd, **other_units)
         self._calls += 1
         reported = {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
                     "tokens": tokens, "usd": usd, **other_units}
@@ -108,9 +111,22 @@ class Meter:
         if unit == "seconds":
             raise ValueError("'seconds' is measured by the Meter's clock, not charged")
         _check_amount(unit, amount)
+        if self._parent is not None:
+            self._parent.charge(unit, amount)
         self._measured.add(unit)
         self._totals[unit] = self._totals.get(unit, 0) + amount
         self._enforce()
+
+    def sub(self, budget: Budget) -> "Meter":
+        """A Meter for one sub-run (a fork, a worker) with its own share of the budget.
+
+        Every charge goes to the parent too, so the run's total is measured
+        once and the parent's allowance still stops everything; the share
+        stops only the sub-run (its BudgetExhausted names the share's unit).
+        """
+        child = Meter(budget, measures=self._measured, clock=self._clock, deadline=self._deadline)
+        child._parent = self
+        return child
 
     def check(self) -> None:
         """Raise BudgetExhausted if any budgeted unit is used up (for loop heads)."""

@@ -97,6 +97,8 @@ def execute_cell(cell: Cell) -> dict[str, Any]:
         stop_reason, error = "error", _error(exc, "arm")
     if meter is not None:
         meter.stop()
+        if stop_reason == "done" and meter.exhausted is not None:
+            stop_reason = f"budget:{meter.exhausted}"  # the arm caught the stop and returned
     from arms.base import ArmOutput  # local: keep the worker's import light
 
     alternatives: list = []

@@ -114,3 +114,23 @@ def test_bad_amounts_are_rejected(bad):
 def test_calls_and_tokens_cannot_be_charged_as_custom_units():
     with pytest.raises(ValueError, match="Meter.call"):
         Meter().charge("tokens", 5)
+
+
+def test_sub_meter_charges_parent_and_stops_on_its_share():
+    parent = Meter(Budget(rollouts=10), measures=("calls", "rollouts"))
+    shares = parent.budget.split(3)
+    child = parent.sub(shares[0])
+    with pytest.raises(BudgetExhausted):
+        for _ in range(10):
+            child.rollouts(1)
+    assert child.spend()["rollouts"] == 4 and parent.spend()["rollouts"] == 4
+    assert parent.exhausted is None  # the share ran out, not the run
+
+
+def test_parent_allowance_stops_a_sub_meter():
+    parent = Meter(Budget(calls=3))
+    child = parent.sub(Budget(calls=100))
+    with pytest.raises(BudgetExhausted) as info:
+        for _ in range(10):
+            child.call()
+    assert parent.spend()["calls"] == 3 and parent.exhausted == "calls" and info.value.limit == 3
