@@ -65,7 +65,7 @@ class Once:
 
     def run(self, instance, meter, rng):
         meter.rollouts(1)
-        return ArmOutput(0.5, alternatives=[0.1, 0.9])
+        return ArmOutput(0.5, alternatives=[0.5, 0.1, 0.9])
 
 
 class CrashInSeedTwo:

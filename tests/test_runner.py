@@ -1,0 +1,220 @@
+"""The runner: suites, parallel cells, crash safety and resume."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from baselines import read_records
+from baselines.cli import main
+from baselines.suite import load_suite
+
+REPO = Path(__file__).resolve().parents[1]
+
+TOY = """
+seeds = {seeds}
+jobs = {jobs}
+timeout = {timeout}
+
+[arms.guess]
+path = "tests.helpers:Guess"
+params = {{ sleep = {sleep} }}
+
+[arms.guess-b]
+path = "tests.helpers:Guess"
+params = {{ spin = 10 }}
+
+[arms.once]
+path = "tests.helpers:Once"
+{extra_arms}
+[[workloads]]
+name = "toy"
+path = "tests.helpers:Toy"
+fixed = "rollouts"
+budget = {{ rollouts = 20 }}
+arms = [{arms}]
+"""
+
+
+def write_suite(tmp_path, name="suite.toml", seeds=4, jobs=1, timeout=30, sleep=0.0, extra_arms="",
+                arms='"guess", "guess-b", "once"'):
+    path = tmp_path / name
+    path.write_text(TOY.format(seeds=seeds, jobs=jobs, timeout=timeout, sleep=sleep, extra_arms=extra_arms,
+                               arms=arms))
+    return path
+
+
+def costmatch(*args, cwd=REPO, **kw):
+    return subprocess.run([sys.executable, "-m", "baselines.cli", *map(str, args)], cwd=cwd,
+                          capture_output=True, text=True, **kw)
+
+
+def comparable(records):
+    """Records without timing fields, as a set of canonical strings."""
+    out = set()
+    for r in records:
+        d = r.to_json()
+        d["spend"] = {k: v for k, v in d["spend"].items() if k != "seconds"}
+        out.add(json.dumps(d, sort_keys=True))
+    return out
+
+
+def test_run_writes_every_cell_and_a_report(tmp_path):
+    suite = write_suite(tmp_path)
+    res = costmatch("run", suite, "--out", tmp_path / "out", "--quiet", "--no-plots")
+    assert res.returncode == 0, res.stderr
+    records = read_records(tmp_path / "out" / "results.jsonl")
+    assert len(records) == 12
+    assert {r.stop_reason for r in records if r.arm != "once"} == {"budget:rollouts"}
+    assert all(r.spend["rollouts"] == 20 for r in records if r.arm != "once")
+    once = [r for r in records if r.arm == "once"]
+    assert all(r.extra["oracle_reward"] >= r.reward for r in once)  # best alternative on test
+    assert (tmp_path / "out" / "report.md").read_text().startswith("# costmatch report")
+    assert json.loads((tmp_path / "out" / "comparison-rollouts.json").read_text())["fixed"] == "rollouts"
+
+
+def test_results_do_not_depend_on_jobs_or_backend(tmp_path):
+    suite = write_suite(tmp_path, seeds=3)
+    sets = []
+    for label, args in [("j1", ["--jobs", "1"]), ("j2", ["--jobs", "2"]), ("thr", ["--jobs", "2", "--backend", "threading"]),
+                        ("dask", ["--jobs", "2", "--backend", "dask"])]:
+        res = costmatch("run", suite, "--out", tmp_path / label, "--quiet", "--no-plots", *args, timeout=240)
+        assert res.returncode == 0, (label, res.stderr[-2000:])
+        sets.append(comparable(read_records(tmp_path / label / "results.jsonl")))
+    assert sets[0] == sets[1] == sets[2] == sets[3]
+
+
+def test_crashing_cell_becomes_error_record_and_exit_1(tmp_path):
+    suite = write_suite(tmp_path, seeds=2, extra_arms='[arms.crash]\npath = "tests.helpers:Crash"\n',
+                        arms='"guess", "crash"')
+    res = costmatch("run", suite, "--out", tmp_path / "out", "--quiet", "--no-plots")
+    assert res.returncode == 1 and "2 cell(s) failed" in res.stderr
+    crashed = [r for r in read_records(tmp_path / "out" / "results.jsonl") if r.arm == "crash"]
+    assert len(crashed) == 2
+    for r in crashed:
+        assert r.reward is None and r.error["type"] == "RuntimeError" and "on purpose" in r.error["message"]
+        assert "helpers.py" in r.error["where"] and r.spend["rollouts"] == 1
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_hung_cell_times_out_into_an_error_record(tmp_path, jobs):
+    suite = write_suite(tmp_path, seeds=1, timeout=1, jobs=jobs,
+                        extra_arms='[arms.hang]\npath = "tests.helpers:Hang"\n', arms='"guess", "hang"')
+    start = time.monotonic()
+    res = costmatch("run", suite, "--out", tmp_path / "out", "--quiet", "--no-plots", timeout=60)
+    assert time.monotonic() - start < 30
+    assert res.returncode == 1
+    [hung] = [r for r in read_records(tmp_path / "out" / "results.jsonl") if r.arm == "hang"]
+    assert hung.error["type"] == "CellTimeout" and hung.stop_reason == "timeout" and hung.reward is None
+
+
+def test_resume_skips_finished_cells_and_retry_errors_reruns_failures(tmp_path, monkeypatch):
+    flag = tmp_path / "flag"
+    flag.touch()
+    suite = write_suite(tmp_path, seeds=3, extra_arms='[arms.flaky]\npath = "tests.helpers:CrashInSeedTwo"\n',
+                        arms='"guess", "flaky"')
+    env = {**os.environ, "COSTMATCH_TEST_FLAG": str(flag)}
+    out = tmp_path / "out"
+    assert costmatch("run", suite, "--out", out, "--quiet", "--no-plots", env=env).returncode == 1
+    first = (out / "results.jsonl").read_text()
+    res = costmatch("run", suite, "--out", out, "--no-plots", env=env)
+    assert "6 finished cell(s) kept, 0 to run" in res.stderr
+    assert (out / "results.jsonl").read_text() == first  # nothing ran twice
+    flag.unlink()
+    assert costmatch("run", suite, "--out", out, "--quiet", "--no-plots", "--retry-errors", env=env).returncode == 0
+    records = read_records(out / "results.jsonl")
+    assert len(records) == 6 and all(r.error is None for r in records)
+
+
+def test_changed_params_under_same_arm_name_are_refused(tmp_path):
+    suite = write_suite(tmp_path, seeds=1)
+    out = tmp_path / "out"
+    assert costmatch("run", suite, "--out", out, "--quiet", "--no-plots").returncode == 0
+    suite.write_text(suite.read_text().replace("spin = 10", "spin = 11"))
+    res = costmatch("run", suite, "--out", out, "--quiet", "--no-plots")
+    assert res.returncode == 2
+    assert "arm 'guess-b' ran with params" in res.stderr and "--fresh" in res.stderr
+    res = costmatch("run", suite, "--out", out, "--quiet", "--no-plots", "--fresh")
+    assert res.returncode == 0 and len(list(out.glob("results.*.jsonl"))) == 1  # old file kept aside
+
+
+def test_sigkill_then_resume_keeps_every_finished_cell_and_matches_uninterrupted_run(tmp_path):
+    suite = write_suite(tmp_path, seeds=8, jobs=2, sleep=0.01)
+    out = tmp_path / "killed"
+    proc = subprocess.Popen([sys.executable, "-m", "baselines.cli", "run", str(suite), "--out", str(out),
+                             "--quiet", "--no-plots"], cwd=REPO, start_new_session=True,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    results = out / "results.jsonl"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if results.exists() and results.read_text().count("\n") >= 6:
+            break
+        time.sleep(0.02)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    before = results.read_bytes()
+    kept = before[: before.rfind(b"\n") + 1].decode().splitlines()
+    assert 6 <= len(kept) < 24, "the kill should land mid-run"
+    res = costmatch("run", suite, "--out", out, "--quiet", "--no-plots")
+    assert res.returncode == 0, res.stderr
+    after = (out / "results.jsonl").read_text().splitlines()
+    assert after[: len(kept)] == kept                       # every finished cell kept, untouched
+    final = read_records(results)                           # and no identity twice (read would fail)
+    assert len(final) == 24
+    ref = tmp_path / "ref"
+    assert costmatch("run", suite, "--out", ref, "--quiet", "--no-plots").returncode == 0
+    assert comparable(final) == comparable(read_records(ref / "results.jsonl"))
+
+
+def test_torn_last_line_is_dropped_on_resume(tmp_path):
+    suite = write_suite(tmp_path, seeds=2)
+    out = tmp_path / "out"
+    assert costmatch("run", suite, "--out", out, "--quiet", "--no-plots").returncode == 0
+    lines = (out / "results.jsonl").read_text().splitlines(keepends=True)
+    (out / "results.jsonl").write_text("".join(lines[:-1]) + lines[-1][: len(lines[-1]) // 2])
+    res = costmatch("run", suite, "--out", out, "--no-plots")
+    assert res.returncode == 0 and "incomplete last line" in res.stderr
+    assert len(read_records(out / "results.jsonl")) == 6
+
+
+@pytest.mark.parametrize("mutate, words", [
+    (lambda s: s.replace("seeds = 4", "seeds = 4\nbogus = 1"), "unknown key 'bogus'"),
+    (lambda s: s.replace("seeds = 4", 'seeds = "four"'), "'seeds' must be a count"),
+    (lambda s: s.replace('"tests.helpers:Guess"', '"tests.helpers:Nope"', 1), "has no 'Nope'"),
+    (lambda s: s.replace('"tests.helpers:Toy"', '"no_such_module:Toy"'), "cannot import module 'no_such_module'"),
+    (lambda s: s.replace('fixed = "rollouts"', 'fixed = "tokens"'), "'tokens' is not a unit of the budget"),
+    (lambda s: s.replace("budget = { rollouts = 20 }", "budget = { rollouts = -1 }"), "must be non-negative"),
+    (lambda s: s.replace("budget = { rollouts = 20 }", "budget = { widgets = 5 }").replace(
+        'fixed = "rollouts"', 'fixed = "widgets"'), "unit 'widgets' is not measured"),
+    (lambda s: s.replace('arms = ["guess"', 'arms = ["ghost"'), "unknown arm 'ghost'"),
+    (lambda s: s.replace("[arms.once]", "[arms.guess]"), "not valid TOML"),
+    (lambda s: s.replace("spin = 10", "spinn = 10"), "check the parameter names"),
+])
+def test_suite_mistakes_stop_before_anything_runs(tmp_path, mutate, words, capsys):
+    suite = write_suite(tmp_path)
+    suite.write_text(mutate(suite.read_text()))
+    code = main(["run", str(suite), "--out", str(tmp_path / "out"), "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 2 and words in err and str(suite) in err and err.count("\n") == 1
+    assert not (tmp_path / "out").exists()
+
+
+def test_plan_lists_cells_and_total_allowance(tmp_path, capsys):
+    suite = write_suite(tmp_path, seeds=3)
+    assert main(["plan", str(suite)]) == 0
+    out = capsys.readouterr().out
+    assert out.count("toy\trollouts=20\t") == 9
+    assert "9 cells; they may spend at most: 180 rollouts" in out
+
+
+def test_default_suite_loads_and_has_the_promised_shape():
+    suite = load_suite(REPO / "baselines" / "data" / "default-suite.toml")
+    assert {(w.name, w.fixed) for w in suite.workloads} == {("search-sim", "tokens"), ("search-sim", "rollouts"),
+                                                           ("bbob", "calls")}
+    assert all(len(w.seeds) >= 5 for w in suite.workloads)
