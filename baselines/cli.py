@@ -7,6 +7,7 @@ a failed command never leaves a half-written file behind.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import math
 import os
@@ -135,6 +136,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.jobs is not None and args.jobs < 1:
         raise InputError(f"--jobs must be at least 1, got {args.jobs}")
     out_dir = Path(args.out or suite.out)
+    if args.looks or args.gate:
+        return _run_sequential(args, suite, out_dir)
     progress = Progress(suite.fixed_units, quiet=args.quiet)
     outcome = run_suite(suite, out_dir, args.jobs, args.backend, args.fresh, args.retry_errors, progress)
     if outcome.interrupted:
@@ -154,6 +157,110 @@ def cmd_run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _print_gate(results, verdict, args, seeds_used=None) -> None:
+    from .gate import gate_markdown
+
+    if getattr(args, "json", False):
+        payload = {"verdict": verdict, "baseline": args.baseline, "candidate": args.candidate,
+                   "groups": [r.to_json() for r in results]}
+        if seeds_used is not None:
+            payload["seeds_used"] = seeds_used
+        print(json.dumps(payload, allow_nan=False))
+    else:
+        print(f"costmatch check: {verdict} ({args.candidate} vs {args.baseline})")
+        for r in results:
+            budget = ", ".join(f"{v:g} {u}" for u, v in r.budget.items())
+            print(f"  {r.workload} at {budget}: {r.verdict}: {r.reason}")
+            for c in r.confounds:
+                print(f"    confound: {c}")
+    summary = os.environ.get("GITHUB_STEP_SUMMARY")
+    if summary:
+        with open(summary, "a", encoding="utf-8") as handle:
+            handle.write(gate_markdown(results, args.baseline, args.candidate, args.fixed or "the suite's units"))
+
+
+def _gate_exit(verdict: str, inconclusive: str) -> int:
+    from .gate import FAIL, PASS
+
+    if verdict == PASS:
+        return EXIT_OK
+    if verdict == FAIL:
+        return EXIT_NEGATIVE
+    return {"pass": EXIT_OK, "fail": EXIT_NEGATIVE}.get(inconclusive, EXIT_INCONCLUSIVE)
+
+
+def _margin(text: str) -> str:
+    try:
+        value = float(text[:-1]) if text.endswith("%") else float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--margin must be a number like 0.02 or a percentage like 2%, got {text!r}")
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"--margin must be finite and non-negative, got {text!r}")
+    return text
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from .gate import overall, run_gate
+    from .records import read_records
+
+    if not 0 < args.alpha < 0.5:
+        raise InputError(f"--alpha must be between 0 and 0.5 (one-sided), got {args.alpha}")
+    for path in args.results + ([args.against] if args.against else []):
+        if not Path(path).is_file():
+            raise InputError(f"{path}: no such results file")
+    records = read_records(args.results, keep_last=args.keep_last)
+    if args.against:
+        stored = [r for r in read_records(args.against) if r.arm == args.baseline]
+        if not stored:
+            raise InputError(f"{args.against}: no runs of baseline arm {args.baseline!r}")
+        records = [r for r in records if r.arm != args.baseline] + stored
+    try:
+        results, _ = run_gate(records, args.fixed, args.baseline, args.candidate, args.margin, args.alpha,
+                              args.tolerance, args.lower_is_better)
+    except ValueError as exc:
+        raise InputError(f"check: {exc}") from None
+    verdict = overall(results)
+    _print_gate(results, verdict, args)
+    return _gate_exit(verdict, args.inconclusive)
+
+
+def _run_sequential(args, suite, out_dir: Path) -> int:
+    from .progress import Progress
+    from .runner import run_suite
+    from .sequential import parse_looks, run_sequential
+
+    if not (args.looks and args.gate and args.margin):
+        raise InputError("the sequential gate needs --looks, --gate BASELINE:CANDIDATE and --margin together")
+    if ":" not in args.gate:
+        raise InputError(f"--gate must be BASELINE:CANDIDATE, got {args.gate!r}")
+    try:
+        looks = parse_looks(args.looks)
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+    args.baseline, args.candidate = args.gate.split(":", 1)
+    args.fixed = None
+    for arm in (args.baseline, args.candidate):
+        if arm not in suite.arms:
+            raise InputError(f"--gate: arm {arm!r} is not in {suite.source}; arms: {', '.join(suite.arms)}")
+
+    def run(look_suite, out, progress):
+        return run_suite(look_suite, out, args.jobs, args.backend, fresh=False, retry_errors=args.retry_errors,
+                         progress=progress)
+
+    if args.fresh and (out_dir / "results.jsonl").exists():
+        run_suite(dataclasses.replace(suite, workloads=[]), out_dir, fresh=True)
+    verdict, used, results, outcome = run_sequential(
+        suite, out_dir, looks, args.baseline, args.candidate, args.margin, args.alpha, args.lower_is_better,
+        run, lambda: Progress(suite.fixed_units, quiet=args.quiet))
+    if outcome is not None and outcome.interrupted:
+        print("costmatch: interrupted; finished cells are kept; run the same command to resume", file=sys.stderr)
+        return 130
+    if not args.json:
+        print(f"costmatch: sequential gate stopped after {used} seeds (looks {args.looks})", file=sys.stderr)
+    _print_gate(results, verdict, args, seeds_used=used)
+    return _gate_exit(verdict, args.inconclusive)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="costmatch", description="Cost-matched A/B comparisons of search and "
                      "selection policies: does arm A beat arm B at the same budget?")
@@ -168,6 +275,19 @@ def build_parser() -> argparse.ArgumentParser:
                    help="report 'equivalent' when a two one-sided tests procedure puts the difference within +-M")
     p.set_defaults(func=cmd_compare)
 
+    p = sub.add_parser("check", help="the CI gate: PASS (0), FAIL (1) or INCONCLUSIVE (3)")
+    _add_results_args(p)
+    p.add_argument("--baseline", required=True, metavar="ARM")
+    p.add_argument("--candidate", required=True, metavar="ARM")
+    p.add_argument("--margin", required=True, type=_margin, metavar="M",
+                   help="largest tolerated loss, in reward units (0.02) or relative to the baseline (2%%)")
+    p.add_argument("--against", metavar="FILE", help="take the baseline arm's runs from this stored results file")
+    p.add_argument("--lower-is-better", action="store_true", help="the reward is a cost: lower is better")
+    p.add_argument("--inconclusive", choices=["inconclusive", "pass", "fail"], default="inconclusive",
+                   help="map INCONCLUSIVE to exit 0 (pass) or 1 (fail) for a binary gate (default: exit 3)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_check)
+
     p = sub.add_parser("run", help="run every cell of a suite (the built-in demo suite without SUITE)")
     p.add_argument("suite", nargs="?", metavar="SUITE.toml")
     p.add_argument("--out", metavar="DIR", help="output directory (default: the suite's 'out')")
@@ -178,6 +298,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--retry-errors", action="store_true", help="rerun the cells whose records carry an error")
     p.add_argument("--quiet", action="store_true", help="no progress and no printed table")
     p.add_argument("--no-plots", action="store_true", help="write tables only")
+    p.add_argument("--looks", metavar="N,N,...", help="sequential gate: add seeds in these pre-planned looks "
+                   "(e.g. 5,10,15,20) and stop once the gate decides; needs --gate and --margin")
+    p.add_argument("--gate", metavar="BASELINE:CANDIDATE", help="the two arms the sequential gate compares")
+    p.add_argument("--margin", type=_margin, metavar="M", help="the sequential gate's margin")
+    p.add_argument("--alpha", type=float, default=0.05, help="the sequential gate's total one-sided alpha")
+    p.add_argument("--lower-is-better", action="store_true")
+    p.add_argument("--inconclusive", choices=["inconclusive", "pass", "fail"], default="inconclusive")
+    p.add_argument("--json", action="store_true", help="print the sequential gate's verdict as JSON")
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("plan", help="list the cells of a suite and the most they may spend; runs nothing")

@@ -1,0 +1,174 @@
+"""The CI gate: verdicts, broken comparisons, exit codes, and its error rates by simulation."""
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from baselines import RunRecord, write_records
+from baselines.cli import main
+from baselines.gate import FAIL, INCONCLUSIVE, PASS, decide_gate, run_gate, spending_schedule
+from baselines.sequential import simulate
+
+MC = 2 * math.sqrt(0.05 * 0.95 / 1000)  # two Monte Carlo standard errors at 1,000 gates
+
+
+def records(diffs, base=0.5, spend=None, cand_spend=None, arm_b="base", arm_c="cand", noise_seed=0):
+    rng = np.random.default_rng(noise_seed)
+    out = []
+    for seed, d in enumerate(diffs):
+        level = base + rng.normal(0, 0.1)
+        out.append(RunRecord("w", arm_b, seed, dict(spend or {"tokens": 1000}), level, budget={"tokens": 1000}))
+        out.append(RunRecord("w", arm_c, seed, dict(cand_spend or spend or {"tokens": 1000}), level + d,
+                             budget={"tokens": 1000}))
+    return out
+
+
+def test_three_way_verdicts():
+    assert decide_gate([0.01, 0.02, 0.0, 0.01, 0.02], margin=0.05)[0] == PASS
+    assert decide_gate([-0.2, -0.21, -0.19, -0.2, -0.22], margin=0.05)[0] == FAIL
+    verdict, mean, lo, hi, needed = decide_gate([0.1, -0.3, 0.2, -0.25], margin=0.05)
+    assert verdict == INCONCLUSIVE and lo < -0.05 < hi and needed is not None and needed > 4
+
+
+def test_broken_comparison_is_fail_whatever_the_rewards():
+    recs = records([0.3] * 6, cand_spend={"tokens": 1500})
+    [res], _ = run_gate(recs, "tokens", "base", "cand", 0.05)
+    assert res.verdict == FAIL and res.reason.startswith("broken comparison") and "cand spent 1,500" in res.reason
+    recs = records([0.3] * 6, cand_spend={"tokens": None})
+    [res], _ = run_gate(recs, "tokens", "base", "cand", 0.05)
+    assert res.verdict == FAIL and "did not report the fixed unit tokens" in res.reason
+
+
+def test_confounds_are_printed_beside_the_verdict(tmp_path, capsys):
+    recs = records([0.0, 0.01, -0.01, 0.0, 0.01, 0.0], spend={"tokens": 1000, "calls": 10},
+                   cand_spend={"tokens": 1000, "calls": 40})
+    path = tmp_path / "r.jsonl"
+    write_records(path, recs)
+    code = main(["check", str(path), "--fixed", "tokens", "--baseline", "base", "--candidate", "cand",
+                 "--margin", "0.05"])
+    out = capsys.readouterr().out
+    assert code == 0 and "PASS" in out and "confound: cand: calls 40 vs 25" in out
+
+
+@pytest.mark.parametrize("diffs, code", [
+    ([0.0, 0.01, -0.01, 0.0, 0.01, 0.0], 0),
+    ([-0.3, -0.31, -0.29, -0.3, -0.32], 1),
+    ([0.2, -0.3, 0.25, -0.2], 3),
+])
+def test_exit_codes_and_json(tmp_path, capsys, diffs, code):
+    path = tmp_path / "r.jsonl"
+    write_records(path, records(diffs))
+    got = main(["check", str(path), "--fixed", "tokens", "--baseline", "base", "--candidate", "cand",
+                "--margin", "0.05", "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert got == code and data["verdict"] == {0: PASS, 1: FAIL, 3: INCONCLUSIVE}[code]
+    if code == 3:
+        assert data["groups"][0]["seeds_needed"] > 4
+        assert main(["check", str(path), "--fixed", "tokens", "--baseline", "base", "--candidate", "cand",
+                     "--margin", "0.05", "--inconclusive", "pass"]) == 0
+
+
+def test_relative_margin_and_lower_is_better(tmp_path, capsys):
+    path = tmp_path / "r.jsonl"
+    write_records(path, records([0.02] * 6, base=1.0))  # candidate 2% *higher*: worse if lower is better
+    args = ["check", str(path), "--fixed", "tokens", "--baseline", "base", "--candidate", "cand"]
+    assert main(args + ["--margin", "5%", "--lower-is-better"]) == 0
+    assert main(args + ["--margin", "1%", "--lower-is-better"]) == 1
+    capsys.readouterr()
+
+
+def test_stored_baseline_with_against(tmp_path, capsys):
+    stored, new = tmp_path / "base.jsonl", tmp_path / "new.jsonl"
+    recs = records([0.0] * 6)
+    write_records(stored, [r for r in recs if r.arm == "base"])
+    write_records(new, [r for r in recs if r.arm == "cand"])
+    assert main(["check", str(new), "--against", str(stored), "--fixed", "tokens", "--baseline", "base",
+                 "--candidate", "cand", "--margin", "0.05"]) == 0
+    capsys.readouterr()
+
+
+def test_github_step_summary_is_appended(tmp_path, monkeypatch, capsys):
+    path, summary = tmp_path / "r.jsonl", tmp_path / "summary.md"
+    write_records(path, records([0.0] * 6))
+    summary.write_text("earlier\n")
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    main(["check", str(path), "--fixed", "tokens", "--baseline", "base", "--candidate", "cand", "--margin", "0.05"])
+    text = summary.read_text()
+    assert text.startswith("earlier\n") and "### costmatch check: ✅ PASS" in text and "| w |" in text
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--baseline", "nope", "--candidate", "cand", "--margin", "0.1"], "arm 'nope' is not in the results"),
+    (["--baseline", "base", "--candidate", "cand", "--margin", "lots"], "--margin must be a number"),
+    (["--baseline", "base", "--candidate", "cand", "--margin", "0.1", "--alpha", "0.7"], "--alpha must be"),
+])
+def test_bad_gate_input_is_exit_2(tmp_path, capsys, argv, words):
+    path = tmp_path / "r.jsonl"
+    write_records(path, records([0.0] * 3))
+    assert main(["check", str(path), "--fixed", "tokens", *argv]) == 2
+    assert words in capsys.readouterr().err
+
+
+# -- error rates, by seeded simulation (the README quotes these) ---------------------------
+def test_identical_candidate_fails_at_most_alpha():
+    assert simulate(0.0, sd=1.0, margin=1.0, n=10, seed=1)["fail"] <= 0.05 + MC
+    assert simulate(0.0, sd=1.0, margin=0.0, n=10, seed=2)["fail"] <= 0.05 + MC  # even with no margin
+
+
+def test_worse_by_twice_the_margin_fails_at_least_80_percent_with_10_seeds():
+    assert simulate(-2.0, sd=1.0, margin=1.0, n=10, seed=3)["fail"] >= 0.80
+
+
+def test_worse_by_exactly_the_margin_passes_at_most_alpha():
+    assert simulate(-1.0, sd=1.0, margin=1.0, n=10, seed=4)["pass"] <= 0.05 + MC
+
+
+def test_sequential_gate_keeps_false_fail_at_alpha_and_saves_seeds():
+    looks = [5, 10, 15, 20]
+    boundary = simulate(-1.0, sd=1.0, margin=1.0, looks=looks, seed=5)   # FAIL here is a false FAIL
+    assert boundary["fail"] <= 0.05 + MC and boundary["pass"] <= 0.05 + MC
+    same = simulate(0.0, sd=1.0, margin=1.0, looks=looks, seed=6)
+    assert same["fail"] <= 0.05 + MC and same["mean_seeds"] < 20
+
+
+def test_peeking_without_a_plan_would_inflate_false_fails():
+    """The reason for the plan: four unadjusted looks at alpha each exceed alpha."""
+    rng = np.random.default_rng(7)
+    false_fail = 0
+    for _ in range(1000):
+        d = rng.normal(-1.0, 1.0, 20)
+        false_fail += any(decide_gate(d[:n], 1.0, 0.05)[0] == FAIL for n in (5, 10, 15, 20))
+    assert false_fail / 1000 > 0.08
+
+
+def test_spending_schedule_sums_to_alpha_and_starts_small():
+    spend = spending_schedule([5, 10, 15, 20], 0.05)
+    assert sum(spend) == pytest.approx(0.05) and spend[0] < spend[-1] and all(s > 0 for s in spend)
+    with pytest.raises(ValueError):
+        spending_schedule([10, 5], 0.05)
+
+
+def test_sequential_run_stops_early_on_a_clear_result(tmp_path, capsys):
+    suite = tmp_path / "s.toml"
+    suite.write_text("""
+seeds = 20
+[arms.good]
+path = "tests.helpers:Guess"
+[arms.bad]
+path = "tests.helpers:Once"
+[[workloads]]
+name = "toy"
+path = "tests.helpers:Toy"
+fixed = "rollouts"
+budget = { rollouts = 30 }
+arms = ["good", "bad"]
+""")
+    code = main(["run", str(suite), "--out", str(tmp_path / "o"), "--quiet", "--looks", "5,10,15,20",
+                 "--gate", "good:bad", "--margin", "0.02", "--json"])
+    data = json.loads(capsys.readouterr().out)
+    # "bad" stops after one rollout: a broken comparison (under-spend), which is FAIL at the first look
+    assert code == 1 and data["verdict"] == FAIL and data["seeds_used"] == 5
