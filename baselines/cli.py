@@ -48,6 +48,10 @@ def _add_results_args(p: argparse.ArgumentParser, fixed_required: bool = True) -
     p.add_argument("--allow-early-stop", action="store_true",
                    help="accept under-spend of runs that stopped on their own as a note, not a break")
     p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
+    p.add_argument("--metric", default="reward",
+                   help="what to compare: reward (default), dev_reward, auc, reward@25%%, reward@50%%, reward@100%%")
+    p.add_argument("--start", type=float, default=0.0,
+                   help="anytime metrics: the score before a run's first trace point (default 0)")
 
 
 def load_comparison(args: argparse.Namespace, baseline: str | None = None):
@@ -64,7 +68,7 @@ def load_comparison(args: argparse.Namespace, baseline: str | None = None):
     try:
         return compare(table, args.fixed, args.tolerance, alpha=args.alpha,
                        allow_early_stop=args.allow_early_stop, baseline=baseline,
-                       margin=getattr(args, "equivalence_margin", None))
+                       margin=getattr(args, "equivalence_margin", None), metric=args.metric, start=args.start)
     except ValueError as exc:
         raise InputError(f"--fixed/--baseline: {exc}") from None
 

@@ -142,14 +142,19 @@ class Comparison:
     tolerance: float
     groups: list[Group]
     alpha: float = 0.05
+    metric: str = "reward"
+    metric_note: str = ""
 
     @property
     def valid(self) -> bool:
         return all(g.valid for g in self.groups)
 
     def to_json(self) -> dict[str, Any]:
-        return {"fixed": self.fixed, "tolerance": self.tolerance, "alpha": self.alpha,
-                "valid": self.valid, "groups": [g.to_json() for g in self.groups]}
+        out = {"fixed": self.fixed, "tolerance": self.tolerance, "alpha": self.alpha,
+               "valid": self.valid, "metric": self.metric, "groups": [g.to_json() for g in self.groups]}
+        if self.metric_note:
+            out["metric_note"] = self.metric_note
+        return out
 
 
 def _num(x) -> float | None:
@@ -161,13 +166,18 @@ def _num(x) -> float | None:
 
 def compare(records: Iterable[RunRecord] | RunTable, fixed: str, tolerance: float = 0.1,
             alpha: float = 0.05, allow_early_stop: bool = False, baseline: str | None = None,
-            margin: float | None = None, seed: int = 0) -> Comparison:
+            margin: float | None = None, seed: int = 0, metric: str = "reward",
+            start: float = 0.0) -> Comparison:
     """Compare arms at equal spend in `fixed`, flagging every other unit that diverged.
 
     `tolerance` is relative (0.1 = 10%). With `allow_early_stop`, a run that
     under-spent the fixed unit because it stopped on its own (a stop reason
     other than ``budget:...`` and no error) is a note, not a break.
     `baseline` restricts the pairs to every arm against that arm.
+    `metric` is what the quality columns and pairs compare: the final
+    ``reward``, ``dev_reward``, or an anytime metric of the trace in the fixed
+    unit: ``auc`` (normalised budget-aware AUC, best-so-far `start` before the
+    first point) or ``reward@25%`` / ``reward@50%`` / ``reward@100%``.
     """
     if not isinstance(tolerance, (int, float)) or not math.isfinite(tolerance) or tolerance < 0:
         raise ValueError(f"tolerance must be a finite non-negative number, got {tolerance!r}")
@@ -180,13 +190,47 @@ def compare(records: Iterable[RunRecord] | RunTable, fixed: str, tolerance: floa
     if baseline is not None and len(table) and baseline not in set(table.frame["arm"].astype(str)):
         raise ValueError(f"unknown baseline arm {baseline!r}; arms present: "
                          f"{', '.join(sorted(set(table.frame['arm'].astype(str))))}")
-    groups = []
     frame = table.frame
+    note = ""
+    if metric != "reward":
+        frame, note = _metric_frame(table, fixed, metric, start)
+    groups = []
     if len(frame):
         for (workload, bkey), rows in frame.groupby(["workload", "budget"], observed=True, sort=True):
             groups.append(_group(str(workload), table.budgets[bkey], rows, table.units, fixed,
                                  tolerance, alpha, allow_early_stop, baseline, margin, seed))
-    return Comparison(fixed, float(tolerance), groups, alpha)
+    return Comparison(fixed, float(tolerance), groups, alpha, metric, note)
+
+
+METRICS = ("reward", "dev_reward", "auc", "reward@25%", "reward@50%", "reward@100%")
+
+
+def _metric_frame(table: RunTable, fixed: str, metric: str, start: float) -> tuple[pd.DataFrame, str]:
+    """A copy of the table whose `reward` column holds `metric` (NaN where it cannot be computed)."""
+    from . import anytime
+
+    if metric not in METRICS:
+        raise ValueError(f"unknown metric {metric!r}; choose one of {', '.join(METRICS)}")
+    frame = table.frame.copy()
+    if metric == "dev_reward":
+        frame["reward"] = frame["dev_reward"]
+        return frame, "metric: the arm's own dev score of its final choice (not held out)"
+    traces = table.traces or [None] * len(frame)
+    values = np.full(len(frame), np.nan)
+    budgets = frame["budget"].astype(str).to_numpy()
+    for i, trace in enumerate(traces):
+        limit = table.budgets[budgets[i]].get(fixed)
+        if trace is None or not limit:
+            continue
+        if metric == "auc":
+            values[i] = anytime.budget_auc(trace, fixed, limit, start)
+        else:
+            fraction = float(metric.split("@")[1].rstrip("%")) / 100
+            values[i] = anytime.best_at(trace, fixed, fraction * limit, start)
+    frame["reward"] = values
+    what = ("normalised budget-aware AUC: (1/B) x integral of best-so-far over spend in "
+            f"{fixed} up to the budget B" if metric == "auc" else f"best-so-far at {metric.split('@')[1]} of the {fixed} budget")
+    return frame, f"metric: {what}, from the runs' traces; start value {start:g} before the first point"
 
 
 def _group(workload, budget, rows: pd.DataFrame, all_units, fixed, tol, alpha, allow_early,

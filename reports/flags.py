@@ -57,7 +57,7 @@ def unreported_lines(group: Group, name) -> list[tuple[str, str]]:
     return lines
 
 
-def group_caption(group: Group, fixed: str, tolerance: float) -> str:
+def group_caption(group: Group, fixed: str, tolerance: float, metric: str = "reward") -> str:
     noun = unit_noun(fixed)
     arms_total = len(group.arms)
     seeds = sorted({a.runs for a in group.arms})
@@ -76,8 +76,8 @@ def group_caption(group: Group, fixed: str, tolerance: float) -> str:
         if not problems:
             problems.append(f"no arm reports {noun}")
         head = (f"NOT A LIKE-FOR-LIKE COMPARISON: equal spend in {noun} was not verified "
-                f"({'; '.join(problems)}); the reward column compares arms at different or unknown budgets.")
-    tail = f" {seed_text} seeds per arm; reward is the mean with a 95% Student-t interval over seeds."
+                f"({'; '.join(problems)}); the {metric} column compares arms at different or unknown budgets.")
+    tail = f" {seed_text} seeds per arm; {metric} is the mean with a 95% Student-t interval over seeds."
     if group.confounded:
         units = sorted({unit_noun(f.unit) for f in group.confounded})
         tail += f" Confounded: {', '.join(units)} (see flags)."

@@ -21,9 +21,9 @@ def spend_cell(spend) -> str:
     return quantity(spend.median, lower_bound=spend.status == "partial")
 
 
-def group_table(group: Group) -> str:
+def group_table(group: Group, metric: str = "reward") -> str:
     decimals = decimals_for((a.ci[1] - a.ci[0]) / 2 for a in group.arms)
-    headers = ["arm", "seeds"] + [md(u) for u in group.units] + ["reward (95% CI)"]
+    headers = ["arm", "seeds"] + [md(u) for u in group.units] + [f"{md(metric)} (95% CI)"]
     rows = []
     for a in group.arms:
         seeds = f"{a.scored}/{a.runs}" if a.scored != a.runs else f"{a.runs}"
@@ -63,11 +63,13 @@ PAIRS_FOOTNOTE = (
 
 def comparison_markdown(comparison: Comparison) -> str:
     parts = [f"**{md(comparison_headline(comparison))}**", ""]
+    if comparison.metric_note:
+        parts += [md(comparison.metric_note), ""]
     for group in comparison.groups:
         budget = ", ".join(f"{quantity(v)} {unit_noun(u)}" for u, v in group.budget.items()) or "no budget recorded"
         parts += [f"### {md(group.workload)} at {md(budget)}", "",
-                  md(group_caption(group, comparison.fixed, comparison.tolerance)), "",
-                  group_table(group), ""]
+                  md(group_caption(group, comparison.fixed, comparison.tolerance, comparison.metric)), "",
+                  group_table(group, comparison.metric), ""]
         bullets = flag_bullets(group, comparison.tolerance)
         if bullets:
             parts += bullets + [""]

@@ -1,0 +1,61 @@
+import math
+
+import pytest
+
+from baselines import anytime, compare
+from tests.conftest import rec
+
+TRACE = [{"spend": {"tokens": 100}, "best": 0.2}, {"spend": {"tokens": 300}, "best": 0.5},
+         {"spend": {"tokens": 600}, "best": 0.4}]  # a dip is not a loss: best-so-far stays 0.5
+
+
+def test_best_at_steps_and_start_value():
+    assert math.isnan(anytime.best_at(TRACE, "tokens", 50))
+    assert anytime.best_at(TRACE, "tokens", 50, start=0.0) == 0.0
+    assert anytime.best_at(TRACE, "tokens", 100) == 0.2
+    assert anytime.best_at(TRACE, "tokens", 999) == 0.5
+    assert math.isnan(anytime.best_at(TRACE, "calls", 999))  # the unit is not in the trace: unknown
+
+
+def test_auc_by_hand():
+    # [0,100): 0 (start), [100,300): 0.2, [300,1000]: 0.5  -> (0 + 40 + 350) / 1000
+    assert anytime.budget_auc(TRACE, "tokens", 1000, start=0.0) == pytest.approx(0.39)
+    assert anytime.budget_auc(TRACE, "tokens", 200, start=0.0) == pytest.approx((0 + 100 * 0.2) / 200)
+    assert math.isnan(anytime.budget_auc(TRACE, "rollouts", 1000))
+
+
+def test_cost_to_target_and_ert_with_censoring():
+    assert anytime.cost_to_target(TRACE, "tokens", 0.5, spent=700) == (300.0, True)
+    assert anytime.cost_to_target(TRACE, "tokens", 0.9, spent=700) == (700.0, False)
+    assert anytime.expected_running_time([300, 700, 500], [True, False, True]) == pytest.approx(750)
+    assert anytime.expected_running_time([700], [False]) == math.inf
+
+
+def test_cost_of_pass():
+    assert anytime.cost_of_pass([10, 20, 30, 40], [1, 0, 1, 0]) == pytest.approx(50)
+    assert anytime.cost_of_pass([10], [0]) == math.inf
+
+
+def test_compare_on_an_anytime_metric_pairs_it_like_the_final_reward():
+    records = []
+    for seed in range(6):
+        good = [{"spend": {"tokens": 100}, "best": 0.5}, {"spend": {"tokens": 900}, "best": 0.6}]
+        slow = [{"spend": {"tokens": 800}, "best": 0.5 + seed * 0.001}, {"spend": {"tokens": 900}, "best": 0.6}]
+        for arm, trace in (("fast", good), ("slow", slow)):
+            r = rec(arm, seed, 0.6, tokens=1000)
+            r.trace = trace
+            records.append(r)
+    final = compare(records, "tokens")
+    assert final.groups[0].pairs[0].verdict in ("no difference detected", "underpowered")
+    auc = compare(records, "tokens", metric="auc")
+    [pair] = auc.groups[0].pairs
+    assert (pair.a, pair.b, pair.verdict) == ("fast", "slow", "a>b")
+    assert auc.metric == "auc" and "start value 0" in auc.metric_note
+    half = compare(records, "tokens", metric="reward@50%")
+    assert half.groups[0].arm("fast").mean == pytest.approx(0.5)
+
+
+def test_anytime_metric_on_a_run_without_trace_is_unscored():
+    records = [rec("a", s, 0.5, tokens=1000) for s in range(3)]
+    c = compare(records, "tokens", metric="auc")
+    assert c.groups[0].arms[0].scored == 0
