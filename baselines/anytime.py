@@ -5,9 +5,11 @@ spend. These are pure functions on traces. Choices the literature leaves open
 are explicit arguments: the score before the first point (`start`, stated in
 every output that uses it) and the normalisation (by the budget B).
 
-Note: trace scores are what the arm *saw* (dev scores for search-sim), so
-anytime comparisons are about the search process; the final `reward` is the
-held-out score of the final choice.
+Which score: a trace point's ``best`` is what the arm *saw* (its dev score,
+optimistically selected); when the workload sets ``score_trace`` the runner
+adds ``reward``, the held-out score of the choice in force at that point,
+and these functions use it, so "who wins at spend X" means what would have
+shipped at X.
 """
 from __future__ import annotations
 
@@ -17,18 +19,29 @@ from typing import Sequence
 import numpy as np
 
 
+def score_field(trace) -> str:
+    """``reward`` (held-out score of the choice in force) when every point has it, else ``best``."""
+    return "reward" if trace and all("reward" in p for p in trace) else "best"
+
+
 def _points(trace, unit: str) -> tuple[np.ndarray, np.ndarray] | None:
-    """Spend in `unit` and best-so-far, or None when any point does not report the unit."""
+    """Spend in `unit` and the score curve, or None when any point does not report the unit.
+
+    With held-out ``reward`` points the curve is that reward as it was (a later
+    choice can score lower on test); with ``best`` it is the running maximum.
+    """
     if not trace:
         return np.zeros(0), np.zeros(0)
+    key = score_field(trace)
     xs, ys = [], []
     for point in trace:
         x = point.get("spend", {}).get(unit)
-        if x is None or point.get("best") is None:
+        if x is None or point.get(key) is None:
             return None
         xs.append(float(x))
-        ys.append(float(point["best"]))
-    return np.asarray(xs), np.maximum.accumulate(np.asarray(ys))
+        ys.append(float(point[key]))
+    ys = np.asarray(ys)
+    return np.asarray(xs), (ys if key == "reward" else np.maximum.accumulate(ys))
 
 
 def best_at(trace, unit: str, x: float, start: float = math.nan) -> float:

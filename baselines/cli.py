@@ -84,6 +84,33 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_report(args: argparse.Namespace) -> int:
+    from reports.markdown import comparison_markdown
+    from reports.plots import write_comparison_plots
+    from reports.tables import comparison_latex, to_csv
+
+    comparison = load_comparison(args, baseline=args.baseline)
+    if args.format == "md":
+        text = comparison_markdown(comparison, baseline=args.baseline, paper=True)
+    elif args.format == "latex":
+        text = comparison_latex(comparison, baseline=args.baseline)
+    else:
+        text = to_csv(comparison, baseline=args.baseline)
+    if args.plots:
+        from .records import read_records
+        records = read_records(args.results, keep_last=args.keep_last)
+        files = write_comparison_plots(comparison, records, Path(args.plots), x_unit=args.x_unit)
+        print(f"costmatch: wrote {len(files)} figure file(s) to {args.plots}", file=sys.stderr)
+    if args.out:
+        out = Path(args.out)
+        tmp = out.with_name(out.name + ".tmp")
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, out)
+    else:
+        sys.stdout.write(text)
+    return EXIT_OK
+
+
 def cmd_import(args: argparse.Namespace) -> int:
     from .importers import IMPORTERS
     from .records import write_records
@@ -278,6 +305,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--equivalence-margin", type=float, metavar="M",
                    help="report 'equivalent' when a two one-sided tests procedure puts the difference within +-M")
     p.set_defaults(func=cmd_compare)
+
+    p = sub.add_parser("report", help="paper-ready tables (md, latex, csv) and cost-reward plots")
+    _add_results_args(p)
+    p.add_argument("--format", choices=["md", "latex", "csv"], default="md")
+    p.add_argument("--baseline", metavar="ARM", help="add each arm's paired difference to this arm")
+    p.add_argument("--plots", metavar="DIR", help="write figures (PNG and SVG) to this directory")
+    p.add_argument("--x-unit", metavar="UNIT", help="cost-reward x axis (default: tokens, else another reported unit)")
+    p.add_argument("--out", metavar="FILE", help="write the table here instead of stdout")
+    p.set_defaults(func=cmd_report)
 
     p = sub.add_parser("check", help="the CI gate: PASS (0), FAIL (1) or INCONCLUSIVE (3)")
     _add_results_args(p)

@@ -62,6 +62,7 @@ class Meter:
         self._stopped_at: float | None = None
         self.exhausted: str | None = None
         self.trace: list[dict[str, Any]] = []
+        self.trace_choices: list[Any] = []  # the choice in force at each trace point
         self.best: float | None = None
         self.choice: Any = _NO_CHOICE
         self._deadline = deadline  # on this Meter's clock; the runner's per-cell timeout
@@ -174,6 +175,7 @@ class Meter:
             self.choice = choice
         snap = {u: v for u, v in self.spend().items() if v is not None and u != "seconds"}
         self.trace.append({"spend": snap, "best": self.best})
+        self.trace_choices.append(self.choice)
 
     @property
     def has_choice(self) -> bool:

@@ -117,6 +117,8 @@ def execute_cell(cell: Cell) -> dict[str, Any]:
                 reward = workload.score(instance, choice)
                 if alternatives:
                     oracle = max(workload.score(instance, alt) for alt in alternatives)
+                if getattr(workload, "score_trace", False):
+                    _score_trace(workload, instance, meter)
             except Exception as exc:
                 error = _error(exc, "score")
                 reward = None
@@ -128,6 +130,22 @@ def execute_cell(cell: Cell) -> dict[str, Any]:
                        tuple(meter.partial()) if meter is not None else (),
                        {"workload_params": dict(spec_w.params)} | ({"oracle_reward": oracle} if oracle is not None else {}))
     return record.to_json()
+
+
+def _score_trace(workload, instance, meter: Meter) -> None:
+    """Add the held-out reward of the choice in force at each trace point (cheap workloads only).
+
+    Anytime comparisons then read what would have shipped at spend X, not
+    the arm's own (optimistically selected) dev score.
+    """
+    cache: dict[int, float] = {}
+    for point, choice in zip(meter.trace, meter.trace_choices):
+        if not meter.has_choice or choice is None:
+            continue
+        key = id(choice)
+        if key not in cache:
+            cache[key] = float(workload.score(instance, choice))
+        point["reward"] = cache[key]
 
 
 # -- the results file ------------------------------------------------------------

@@ -8,28 +8,12 @@ from baselines.units import unit_noun
 
 from .flags import (comparison_headline, confound_sentence, group_caption, unequal_sentence,
                     unreported_lines, unverified_sentence)
-from .text import DASH, decimals_for, fixed, interval, md, quantity
+from .tables import group_markdown
+from .text import decimals_for, fixed, interval, md, quantity
 
 
 def _name(arm: str) -> str:
     return f"**{md(arm)}**"
-
-
-def spend_cell(spend) -> str:
-    if spend.status == "unreported":
-        return DASH
-    return quantity(spend.median, lower_bound=spend.status == "partial")
-
-
-def group_table(group: Group, metric: str = "reward") -> str:
-    decimals = decimals_for((a.ci[1] - a.ci[0]) / 2 for a in group.arms)
-    headers = ["arm", "seeds"] + [md(u) for u in group.units] + [f"{md(metric)} (95% CI)"]
-    rows = []
-    for a in group.arms:
-        seeds = f"{a.scored}/{a.runs}" if a.scored != a.runs else f"{a.runs}"
-        reward = f"{fixed(a.mean, decimals)} {interval(a.ci[0], a.ci[1], decimals)}"
-        rows.append([md(a.arm), seeds] + [spend_cell(a.spend[u]) for u in group.units] + [reward])
-    return tabulate(rows, headers, tablefmt="github", disable_numparse=True)
 
 
 def pairs_table(group: Group) -> str:
@@ -61,7 +45,11 @@ PAIRS_FOOTNOTE = (
     "\"underpowered\" and \"no difference detected\" are not evidence of equality.")
 
 
-def comparison_markdown(comparison: Comparison) -> str:
+def comparison_markdown(comparison: Comparison, baseline: str | None = None, paper: bool = False) -> str:
+    """The summary: headline, per group a caption, table, flags and pairs.
+
+    `paper` drops columns of units that no arm reports (the flags still name them).
+    """
     parts = [f"**{md(comparison_headline(comparison))}**", ""]
     if comparison.metric_note:
         parts += [md(comparison.metric_note), ""]
@@ -69,7 +57,7 @@ def comparison_markdown(comparison: Comparison) -> str:
         budget = ", ".join(f"{quantity(v)} {unit_noun(u)}" for u, v in group.budget.items()) or "no budget recorded"
         parts += [f"### {md(group.workload)} at {md(budget)}", "",
                   md(group_caption(group, comparison.fixed, comparison.tolerance, comparison.metric)), "",
-                  group_table(group, comparison.metric), ""]
+                  group_markdown(group, comparison.metric, baseline, drop_unreported=paper), ""]
         bullets = flag_bullets(group, comparison.tolerance)
         if bullets:
             parts += bullets + [""]

@@ -14,6 +14,7 @@ from baselines.compare import Comparison, compare
 from baselines.records import RunRecord, budget_key
 
 from .markdown import comparison_markdown
+from .plots import ranking_across_units, ranking_markdown
 
 
 def comparisons_by_fixed_unit(suite, records: list[RunRecord]) -> list[tuple[str, Comparison]]:
@@ -37,13 +38,17 @@ def write_run_report(suite, records: list[RunRecord], out_dir: Path, plots: bool
     sections = [f"# costmatch report: {suite.name}", ""]
     for unit, comparison in comparisons_by_fixed_unit(suite, records):
         sections += [f"## At equal {unit}", "", comparison_markdown(comparison)]
+        for group in comparison.groups:
+            ranking = ranking_markdown(ranking_across_units(group, records))
+            if ranking:
+                sections += [f"#### {group.workload}: ranking at equal spend in each unit, from the same runs", "",
+                             ranking, ""]
         _atomic_write(out_dir / f"comparison-{unit}.json",
                       json.dumps(comparison.to_json(), ensure_ascii=False, allow_nan=False, indent=1) + "\n")
         if plots:
             from .plots import write_comparison_plots
             figures = write_comparison_plots(comparison, records, out_dir / "plots")
-            if figures:
-                sections += ["Figures: " + ", ".join(f"`{p.relative_to(out_dir)}`" for p in figures), ""]
+            sections += [f"![{p.stem}]({p.relative_to(out_dir)})" for p in figures if p.suffix == ".png"] + [""]
     text = "\n".join(sections).rstrip() + "\n"
     _atomic_write(out_dir / "report.md", text)
     return text

@@ -75,6 +75,8 @@ def ratio(spend: float, reference: float) -> str:
     if reference == 0:
         return "against a reference of 0"
     r = spend / reference
+    if r >= 10:
+        return f"{r:,.0f}x the reference"
     if r >= 1.5 or r <= 0.5:
         return f"{r:.2g}x the reference"
     return f"{(r - 1) * 100:+.0f}%"

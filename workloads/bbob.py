@@ -87,6 +87,7 @@ class BBOB:
     """The workload. ``functions`` are BBOB function numbers 1-24."""
 
     measures = ("calls", "seconds")
+    score_trace = True  # a function evaluation outside the budget: anytime curves use true precision
 
     def __init__(self, functions: list[int] = (1, 8, 10, 15, 21), dimension: int = 5):
         functions = list(functions)

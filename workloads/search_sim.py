@@ -151,6 +151,7 @@ class SearchSim:
     """The workload: ``instance(seed)`` and held-out ``score``. Parameters are documented above."""
 
     measures = ("calls", "seconds", "rollouts", "prompt_tokens", "completion_tokens", "tokens")
+    score_trace = True  # held-out scoring is cheap here: anytime curves use what would have shipped
 
     def __init__(self, population: int = 4, initial_size_tokens: int = 2000,
                  initial_quality: tuple[float, float] = (0.2, 0.4), base_prompt_tokens: int = 1500,
