@@ -167,13 +167,14 @@ def _num(x) -> float | None:
 def compare(records: Iterable[RunRecord] | RunTable, fixed: str, tolerance: float = 0.1,
             alpha: float = 0.05, allow_early_stop: bool = False, baseline: str | None = None,
             margin: float | None = None, seed: int = 0, metric: str = "reward",
-            start: float = 0.0) -> Comparison:
+            start: float = 0.0, pairs: bool = True) -> Comparison:
     """Compare arms at equal spend in `fixed`, flagging every other unit that diverged.
 
     `tolerance` is relative (0.1 = 10%). With `allow_early_stop`, a run that
     under-spent the fixed unit because it stopped on its own (a stop reason
     other than ``budget:...`` and no error) is a note, not a break.
-    `baseline` restricts the pairs to every arm against that arm.
+    `baseline` restricts the pairs to every arm against that arm; with
+    ``pairs=False`` no paired tests are run (flags and per-arm summaries only).
     `metric` is what the quality columns and pairs compare: the final
     ``reward``, ``dev_reward``, or an anytime metric of the trace in the fixed
     unit: ``auc`` (normalised budget-aware AUC, best-so-far `start` before the
@@ -196,9 +197,9 @@ def compare(records: Iterable[RunRecord] | RunTable, fixed: str, tolerance: floa
         frame, note = _metric_frame(table, fixed, metric, start)
     groups = []
     if len(frame):
-        for (workload, bkey), rows in frame.groupby(["workload", "budget"], observed=True, sort=True):
+        for workload, bkey, rows in _split_groups(frame):
             groups.append(_group(str(workload), table.budgets[bkey], rows, table.units, fixed,
-                                 tolerance, alpha, allow_early_stop, baseline, margin, seed))
+                                 tolerance, alpha, allow_early_stop, baseline, margin, seed, pairs))
     return Comparison(fixed, float(tolerance), groups, alpha, metric, note)
 
 
@@ -234,55 +235,31 @@ def _metric_frame(table: RunTable, fixed: str, metric: str, start: float) -> tup
 
 
 def _group(workload, budget, rows: pd.DataFrame, all_units, fixed, tol, alpha, allow_early,
-           baseline, margin, seed) -> Group:
-    arm_codes = rows["arm"].astype(str).to_numpy()
-    arms = sorted(set(arm_codes))
-    order = {a: i for i, a in enumerate(arms)}
-    arm_idx = np.fromiter((order[a] for a in arm_codes), dtype=np.int64, count=len(arm_codes))
+           baseline, margin, seed, want_pairs=True) -> Group:
+    arms, arm_idx = _sorted_codes(rows["arm"])
     # Sort by arm, then seed: sums then run in one order whatever the input order,
     # so permuted inputs give byte-identical output.
-    sort = np.lexsort((rows["seed"].to_numpy(), arm_idx))
-    bounds = np.searchsorted(arm_idx[sort], np.arange(len(arms) + 1))
+    seeds = rows["seed"].to_numpy()
+    in_order = len(arm_idx) < 2 or bool(np.all((np.diff(arm_idx) > 0) | ((np.diff(arm_idx) == 0) & (np.diff(seeds) > 0))))
+    sort = None if in_order else np.lexsort((seeds, arm_idx))
+    bounds = np.searchsorted(arm_idx if sort is None else arm_idx[sort], np.arange(len(arms) + 1))
     # Every unit any record mentions is shown for every group: a unit this
     # workload does not report appears as unreported, never as absent or 0.
     units = ordered_units(set(all_units) | {fixed})
 
     def arm_slices(column: str) -> list[np.ndarray]:
-        values = rows[column].to_numpy()[sort]
+        if column in rows.columns:
+            values = rows[column].to_numpy()
+            values = values if sort is None else values[sort]
+        elif column.startswith("spend:"):
+            values = np.full(len(arm_idx), np.nan)
+        else:
+            values = np.zeros(len(arm_idx), dtype=bool)
         return [values[bounds[i]:bounds[i + 1]] for i in range(len(arms))]
 
-    spend_by_unit: dict[str, list[np.ndarray]] = {}
-    partial_by_unit: dict[str, list[np.ndarray]] = {}
-    for unit in units:
-        if f"spend:{unit}" in rows.columns:
-            spend_by_unit[unit] = arm_slices(f"spend:{unit}")
-            partial_by_unit[unit] = arm_slices(f"partial:{unit}")
-        else:
-            spend_by_unit[unit] = [np.full(bounds[i + 1] - bounds[i], np.nan) for i in range(len(arms))]
-            partial_by_unit[unit] = [np.zeros(bounds[i + 1] - bounds[i], bool) for i in range(len(arms))]
-
     rewards = arm_slices("reward")
-    devs = arm_slices("dev_reward")
     failed = arm_slices("failed")
-    summaries = []
-    for i, arm in enumerate(arms):
-        scored = rewards[i][~np.isnan(rewards[i])]
-        mean, lo, hi = t_interval(scored)
-        spend = {}
-        for unit in units:
-            values, partial = spend_by_unit[unit][i], partial_by_unit[unit][i]
-            full = ~np.isnan(values) & ~partial
-            status = _status(values, partial)
-            reported = values[~np.isnan(values)]
-            spend[unit] = UnitSpend(float(np.median(reported)) if reported.size else None, status,
-                                    int(full.sum()))
-        summaries.append(ArmSummary(
-            arm, len(rewards[i]), int(scored.size), int(failed[i].sum()), mean, (lo, hi),
-            float(scored.min()) if scored.size else math.nan,
-            float(np.median(scored)) if scored.size else math.nan,
-            float(scored.max()) if scored.size else math.nan,
-            float(np.nanmean(devs[i])) if (~np.isnan(devs[i])).any() else math.nan, spend))
-
+    summaries = _summaries(arms, arm_slices, units)
     group = Group(workload, dict(budget), summaries, units)
     # Only scored runs enter the reward column, so only they must be matched in the
     # fixed unit; a run that failed is counted in `errors`, not judged on its spend.
@@ -291,13 +268,88 @@ def _group(workload, budget, rows: pd.DataFrame, all_units, fixed, tol, alpha, a
         if not scored_mask[i].any():
             group.notes.append(f"{arm}: no scored runs ({len(rewards[i])} run(s), {int(failed[i].sum())} with errors)")
     keep = lambda slices: [s[m] for s, m in zip(slices, scored_mask)]  # noqa: E731
-    _check_fixed(group, arms, keep(spend_by_unit[fixed]), keep(partial_by_unit[fixed]), keep(arm_slices("seed")),
+    _check_fixed(group, arms, keep(arm_slices(f"spend:{fixed}")), keep(arm_slices(f"partial:{fixed}")), keep(arm_slices("seed")),
                  keep(arm_slices("stop_reason")), keep(failed), budget, fixed, tol, allow_early)
     for unit in units:
         if unit != fixed:
             _check_confound(group, arms, unit, tol)
-    _pairs(group, arms, rewards, arm_slices("seed"), alpha, baseline, margin, seed)
+    if want_pairs:
+        _pairs(group, arms, rewards, arm_slices("seed"), alpha, baseline, margin, seed)
     return group
+
+
+def _split_groups(frame: pd.DataFrame):
+    """(workload, budget key, rows) per group, sorted; one group is the frame itself (no copy)."""
+    w = frame["workload"].cat.codes.to_numpy().astype(np.int64)
+    b = frame["budget"].cat.codes.to_numpy().astype(np.int64)
+    combined = w * (int(b.max()) + 1) + b
+    uniques = np.unique(combined)
+    names = []
+    for code in uniques:
+        wc, bc = divmod(int(code), int(b.max()) + 1)
+        names.append((str(frame["workload"].cat.categories[wc]), str(frame["budget"].cat.categories[bc]), code))
+    for workload, bkey, code in sorted(names):
+        rows = frame if len(uniques) == 1 else frame[combined == code]
+        yield workload, bkey, rows
+
+
+def _per_arm(slices: list[np.ndarray], func) -> np.ndarray:
+    """`func(block, axis=1)` per arm: one call on a 2-D block when every arm has as many runs."""
+    sizes = {len(s) for s in slices}
+    if len(sizes) == 1 and sizes != {0}:
+        return func(np.vstack(slices), axis=1)
+    return np.array([func(s[None, :], axis=1)[0] if len(s) else np.nan for s in slices])
+
+
+def _nanmedian(block: np.ndarray, axis: int) -> np.ndarray:
+    nan = np.isnan(block)
+    if not nan.any():
+        return np.median(block, axis=axis)  # one partition for the whole block
+    if nan.all():
+        return np.full(block.shape[0], np.nan)
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN arm: unreported, handled by the caller
+        return np.nanmedian(block, axis=axis)
+
+
+def _summaries(arms: list[str], slices, units: list[str]) -> list[ArmSummary]:
+    """Per-arm counts, reward statistics and spend medians (2-D array work when arms have equal runs)."""
+    rewards, devs, failed = slices("reward"), slices("dev_reward"), slices("failed")
+    reward_median = _per_arm(rewards, _nanmedian)
+    stats_by_unit = {}
+    for unit in units:
+        values, partial = slices(f"spend:{unit}"), slices(f"partial:{unit}")
+        reported = _per_arm([~np.isnan(v) for v in values], np.sum)
+        full = _per_arm([~np.isnan(v) & ~p for v, p in zip(values, partial)], np.sum)
+        stats_by_unit[unit] = (_per_arm(values, _nanmedian), reported, full)
+    out = []
+    for i, arm in enumerate(arms):
+        scored = rewards[i][~np.isnan(rewards[i])]
+        mean, lo, hi = t_interval(scored)
+        spend = {}
+        for unit in units:
+            medians, reported, full = stats_by_unit[unit]
+            status = UNREPORTED if reported[i] == 0 else PARTIAL if full[i] < len(rewards[i]) else MEASURED
+            spend[unit] = UnitSpend(float(medians[i]) if reported[i] else None, status, int(full[i]))
+        out.append(ArmSummary(
+            arm, len(rewards[i]), int(scored.size), int(failed[i].sum()), mean, (lo, hi),
+            float(scored.min()) if scored.size else math.nan,
+            float(reward_median[i]) if scored.size else math.nan,
+            float(scored.max()) if scored.size else math.nan,
+            float(np.nanmean(devs[i])) if (~np.isnan(devs[i])).any() else math.nan, spend))
+    return out
+
+
+def _sorted_codes(column: pd.Series) -> tuple[list[str], np.ndarray]:
+    """Arm names in sorted order and each row's index into them (categorical codes, no strings per row)."""
+    codes = column.cat.codes.to_numpy()
+    used = np.unique(codes)
+    names = np.asarray(column.cat.categories.astype(str))[used]
+    order = np.argsort(names, kind="stable")
+    rank = np.empty(int(codes.max()) + 1 if codes.size else 0, dtype=np.int64)
+    rank[used[order]] = np.arange(len(used))
+    return [str(n) for n in names[order]], rank[codes]
 
 
 def _status(values: np.ndarray, partial: np.ndarray) -> str:
@@ -393,11 +445,9 @@ def _pairs(group: Group, arms, rewards, seeds, alpha, baseline, margin, seed) ->
     if len(arms) < 2:
         return
     all_seeds = np.unique(np.concatenate(seeds)) if seeds else np.array([], dtype=np.int64)
-    position = {int(s): j for j, s in enumerate(all_seeds)}
     matrix = np.full((len(arms), len(all_seeds)), np.nan)
     for i in range(len(arms)):
-        cols = np.fromiter((position[int(s)] for s in seeds[i]), dtype=np.int64, count=len(seeds[i]))
-        matrix[i, cols] = rewards[i]
+        matrix[i, np.searchsorted(all_seeds, seeds[i])] = rewards[i]
     if baseline is not None and baseline not in arms:
         group.notes.append(f"baseline arm {baseline!r} did not run on this workload and budget")
         return

@@ -59,7 +59,7 @@ def t_interval(values, level: float = 0.95) -> tuple[float, float, float]:
 
 def min_exact_p(n: int) -> float:
     """Smallest two-sided p an exact sign-flip test can give with n pairs."""
-    return 1.0 if n < 1 else min(1.0, 2.0 / 2.0 ** n)
+    return 1.0 if n < 1 else min(1.0, math.ldexp(1.0, 1 - n))  # 2 / 2**n, underflows to 0
 
 
 def min_detectable_effect(sd: float, n: int, alpha: float = 0.05, power: float = 0.8) -> float:
@@ -303,11 +303,12 @@ def all_pairs(arms: list[str], matrix, level: float = 0.95, seed: int = 0,
     complete = ~np.isnan(x).any(axis=1) if x.size else np.zeros(k, bool)
     idx = [(i, j) for i in range(k) for j in range(i + 1, k)] if baseline is None else \
         [(i, arms.index(baseline)) for i in range(k) if arms[i] != baseline]
+    fast = _complete_pairs(arms, x, [(i, j) for i, j in idx if complete[i] and complete[j]], level, seed)
     out: list[PairResult] = []
     for i, j in idx:
         pair_seed = seed * 1000003 + i * 1009 + j
         if complete[i] and complete[j]:
-            out.append(paired_test(arms[i], arms[j], x[i], x[j], level, pair_seed))
+            out.append(fast[(i, j)])
             continue
         both = ~np.isnan(x[i]) & ~np.isnan(x[j])
         if both.sum() >= 2:
@@ -315,6 +316,54 @@ def all_pairs(arms: list[str], matrix, level: float = 0.95, seed: int = 0,
         else:
             out.append(unpaired_test(arms[i], arms[j], x[i][~np.isnan(x[i])],
                                      x[j][~np.isnan(x[j])], level, pair_seed))
+    return out
+
+
+def _complete_pairs(arms, x, pairs, level: float, seed: int) -> dict[tuple[int, int], PairResult]:
+    """`paired_test` for many pairs of fully scored rows at once (same numbers, array work).
+
+    Pairs sharing a first arm are one block of differences; the t parts and
+    the sign-flip normal limit are whole-array operations, and only small n
+    (exact or Monte Carlo sign flips) loops per pair.
+    """
+    out: dict[tuple[int, int], PairResult] = {}
+    if not pairs:
+        return out
+    n = x.shape[1]
+    alpha = 1 - level
+    q = _t_ppf(0.5 + level / 2, n - 1) if n >= 2 else math.nan
+    mde_factor = (_t_ppf(1 - alpha / 2, n - 1) + _t_ppf(0.8, n - 1)) / math.sqrt(n) if n >= 2 else math.inf
+    by_first: dict[int, list[int]] = {}
+    for i, j in pairs:
+        by_first.setdefault(i, []).append(j)
+    for i, js in by_first.items():
+        d = x[i][None, :] - x[js]
+        mean = d.mean(axis=1)
+        if n >= 2:
+            sd = d.std(axis=1, ddof=1)
+            se = sd / math.sqrt(n)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                p_t = np.where(sd > 0, 2 * _special.stdtr(n - 1, -np.abs(mean) / se),
+                               np.where(mean == 0, 1.0, 0.0))
+        else:
+            sd = se = p_t = np.full(len(js), np.nan)
+        if n > MONTE_CARLO_MAX_N:
+            scale = np.sqrt((d * d).sum(axis=1))
+            with np.errstate(divide="ignore", invalid="ignore"):
+                p_sign = np.where(scale > 0, 2 * _special.ndtr(-np.abs(d.sum(axis=1)) / scale), 1.0)
+            methods = ["normal-limit"] * len(js)
+        else:
+            p_sign, methods = [], []
+            for row, j in zip(d, js):
+                p, m = sign_flip_p(row, seed * 1000003 + i * 1009 + j)
+                p_sign.append(p)
+                methods.append(m)
+        for r, j in enumerate(js):
+            m, s_ = float(mean[r]), float(sd[r])
+            half = q * s_ / math.sqrt(n) if n >= 2 else math.nan
+            out[(i, j)] = PairResult(arms[i], arms[j], n, m, (m - half, m + half), float(p_sign[r]),
+                                     f"sign-flip {methods[r]}", float(p_t[r]), s_, True,
+                                     mde_factor * s_ if n >= 2 else math.inf)
     return out
 
 

@@ -1,22 +1,36 @@
 """Records as columns, so a million-line comparison is array work.
 
 Why not a list of dicts: per-record Python objects for 10^6 runs cost
-gigabytes and minutes; one float column per unit costs 8 MB. NaN in a spend
-column means *unreported*: it stays NaN through every aggregate (nanmedian
-over reporting runs only) and is never filled with 0.
+gigabytes; one float column per unit costs 8 MB. NaN in a spend column
+means *unreported*: it stays NaN through every aggregate (medians over
+reporting runs only) and is never filled with 0.
+
+Reading has two paths that must agree (a test checks they do): a fast one
+that validates whole chunks of lines with list comprehensions and numpy, and
+the line-by-line validator of `records.py`. Whenever a chunk does not pass
+the fast checks, it is read again line by line, which either raises the
+precise ``path:line: problem`` error or accepts what the fast path was too
+strict for.
 """
 from __future__ import annotations
 
+import gc
+import json
 import math
 import os
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from pathlib import Path
+from typing import Iterable
 
 import numpy as np
 import pandas as pd
 
-from .records import RunRecord, _located_records, budget_key, duplicate_error
+from .errors import InputError
+from .records import SCHEMA, RunRecord, _loads, _number, _trace, budget_key, duplicate_error, record_from_json
 from .units import ordered_units
+
+
+
 
 
 @dataclass
@@ -34,110 +48,311 @@ class RunTable:
         return len(self.frame)
 
     @classmethod
-    def from_records(cls, records: Iterable[RunRecord], keep_last: bool = False,
-                     where: Sequence[str] | None = None) -> "RunTable":
-        builder = _Builder(keep_last)
-        for i, record in enumerate(records):
-            builder.add(record, where[i] if where else f"record {i + 1}")
-        return builder.build()
+    def from_records(cls, records: Iterable[RunRecord], keep_last: bool = False) -> "RunTable":
+        builder = _Builder()
+        builder.add_records([(f"record {i + 1}", r) for i, r in enumerate(records)])
+        return builder.build(keep_last)
 
     @classmethod
     def read(cls, paths: Iterable[str | os.PathLike], keep_last: bool = False) -> "RunTable":
-        """Read and validate JSON Lines files straight into columns."""
-        builder = _Builder(keep_last)
-        for path in paths:
-            for where, record in _located_records(path):
-                builder.add(record, where)
-        return builder.build()
+        """Read and validate JSON Lines files straight into columns.
+
+        The cyclic garbage collector is paused while reading: parsing creates
+        millions of short-lived dicts without cycles, and collector passes
+        over them more than doubled the read time of a million-line file.
+        """
+        builder = _Builder()
+        was_enabled = gc.isenabled()
+        gc.disable()
+        try:
+            for path in paths:
+                _read_file(Path(path), builder)
+            return builder.build(keep_last)
+        finally:
+            if was_enabled:
+                gc.enable()
+
+
+def _read_file(path: Path, builder: "_Builder") -> None:
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read results file ({exc.strerror})") from None
+    if not data.strip():
+        return
+    chunk = _arrow_chunk(data)
+    if chunk is not None:
+        builder.add_frame(*chunk, where=(path, None))
+        return
+    # read again line by line: the exact error, or what the bulk checks were too strict for
+    lines, numbers = _nonblank_lines(data)
+    builder.add_records(_slow_chunk(path, lines, numbers))
+
+
+def _nonblank_lines(data: bytes) -> tuple[list[bytes], list[int]]:
+    raw = data.splitlines()
+    numbered = [(i + 1, line) for i, line in enumerate(raw) if line and not line.isspace()]
+    return [line for _, line in numbered], [n for n, _ in numbered]
+
+
+def _slow_chunk(path: Path, lines: list[bytes], numbers) -> list[tuple[str, RunRecord]]:
+    out = []
+    for line, n in zip(lines, numbers):
+        where = f"{path}:{n}"
+        try:
+            text = line.decode("utf-8")
+        except UnicodeDecodeError:
+            raise InputError(f"{where}: not UTF-8 text; results files are UTF-8 JSON Lines") from None
+        out.append((where, record_from_json(_loads(text, where), where)))
+    return out
+
+
+def _numeric(col, nonneg: bool = False) -> np.ndarray | None:
+    """A float column (null -> NaN), or None when a value is not a finite number of the right sign."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if pa.types.is_null(col.type):
+        return np.full(len(col), np.nan)
+    if not (pa.types.is_integer(col.type) or pa.types.is_floating(col.type)):
+        return None
+    arr = col.cast(pa.float64()).to_numpy(zero_copy_only=False)
+    valid = ~np.asarray(col.is_null().to_numpy(zero_copy_only=False), dtype=bool)
+    values = arr[valid]
+    if not np.isfinite(values).all() or (nonneg and (values < 0).any()):
+        return None
+    return arr
+
+
+def _arrow_chunk(data: bytes):
+    """(frame, budgets, traces) for a whole file checked in bulk, or None to fall back.
+
+    pyarrow parses JSON Lines into typed columns in C++; the checks below are
+    whole-column operations. Anything unusual (a type conflict between lines,
+    NaN, a missing required field, a non-object line) returns None and the
+    file is read again line by line, so errors still name the line.
+    """
+    try:
+        import pyarrow as pa
+        import pyarrow.json as pj
+    except ImportError:  # pragma: no cover - pyarrow is a declared dependency
+        return None
+    try:
+        table = pj.read_json(pa.BufferReader(data))
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
+        return None
+    n = table.num_rows
+    names = set(table.column_names)
+    if not {"workload", "arm", "seed", "spend", "reward"} <= names:
+        return None
+    cols = {n: table.column(n).combine_chunks() for n in
+            ("workload", "arm", "seed", "spend", "reward", "dev_reward", "budget", "schema",
+             "stop_reason", "error", "partial", "trace", "params") if n in names}
+    for name in ("workload", "arm"):
+        c = cols[name]
+        if not pa.types.is_string(c.type) or c.null_count or (c.is_valid().to_numpy(zero_copy_only=False).size and
+                                                              (np.asarray(pa.compute.utf8_length(c)) == 0).any()):
+            return None
+    if not pa.types.is_integer(cols["seed"].type) or cols["seed"].null_count:
+        return None
+    if "schema" in cols and (not pa.types.is_string(cols["schema"].type) or
+                             set(cols["schema"].drop_null().unique().to_pylist()) - {SCHEMA}):
+        return None
+    if "stop_reason" in cols and not (pa.types.is_string(cols["stop_reason"].type) or
+                                      pa.types.is_null(cols["stop_reason"].type)):
+        return None
+    if "params" in cols and not (pa.types.is_struct(cols["params"].type) or pa.types.is_null(cols["params"].type)):
+        return None
+    if cols["reward"].null_count and not _rewards_present(data, cols["reward"]):
+        return None  # a null reward must be written out; a missing one is an error (line by line)
+    reward = _numeric(cols["reward"])
+    dev = _numeric(cols["dev_reward"]) if "dev_reward" in cols else np.full(n, np.nan)
+    spend_col = cols["spend"]
+    if reward is None or dev is None or not pa.types.is_struct(spend_col.type) or spend_col.null_count:
+        return None
+    frame = {"workload": cols["workload"].dictionary_encode().to_pandas(),
+             "arm": cols["arm"].dictionary_encode().to_pandas(),
+             "seed": cols["seed"].to_numpy().astype(np.int64), "reward": reward, "dev_reward": dev}
+    spend = {}
+    for i in range(spend_col.type.num_fields):
+        unit = spend_col.type.field(i).name
+        values = _numeric(spend_col.field(i), nonneg=True)
+        if values is None:
+            return None
+        spend[unit] = values
+    if "prompt_tokens" in spend and "completion_tokens" in spend:
+        derived = spend["prompt_tokens"] + spend["completion_tokens"]
+        spend["tokens"] = np.where(np.isnan(spend.get("tokens", derived * np.nan)), derived,
+                                   spend.get("tokens", derived))
+    budgets, budget_keys = _budget_keys(cols.get("budget"), n)
+    if budgets is None:
+        return None
+    frame["budget"] = pd.Categorical(budget_keys)
+    frame["stop_reason"] = cols["stop_reason"].to_pandas().to_numpy(dtype=object) if "stop_reason" in cols \
+        else np.full(n, None, dtype=object)
+    frame["failed"] = np.asarray(cols["error"].is_valid().to_numpy(zero_copy_only=False), dtype=bool) \
+        if "error" in cols else np.zeros(n, dtype=bool)
+    partial: dict[str, np.ndarray] = {}
+    if "partial" in cols and cols["partial"].null_count < n:
+        if not (pa.types.is_list(cols["partial"].type) and pa.types.is_string(cols["partial"].type.value_type)):
+            return None
+        for i, units in enumerate(cols["partial"].to_pylist()):
+            for unit in units or ():
+                partial.setdefault(unit, np.zeros(n, dtype=bool))[i] = True
+    traces = None
+    if "trace" in cols and cols["trace"].null_count < n:
+        traces = cols["trace"].to_pylist()
+        try:
+            for t in traces:
+                if t is not None:
+                    for point in t:  # Arrow fills absent struct fields with None: drop them again
+                        point["spend"] = {u: v for u, v in (point.get("spend") or {}).items() if v is not None}
+                        if point.get("reward") is None:
+                            point.pop("reward", None)
+                    _trace(t, "")
+        except (InputError, AttributeError, TypeError):
+            return None
+    for unit in set(spend) | set(partial):
+        frame[f"spend:{unit}"] = spend.get(unit, np.full(n, np.nan))
+        frame[f"partial:{unit}"] = partial.get(unit, np.zeros(n, dtype=bool))
+    return pd.DataFrame(frame), budgets, traces
+
+
+def _rewards_present(data: bytes, reward_col) -> bool:
+    """Arrow reads a missing key as null; check the few null-reward lines really say "reward": null."""
+    rows = set(np.flatnonzero(np.asarray(reward_col.is_null().to_numpy(zero_copy_only=False), dtype=bool)).tolist())
+    lines, _ = _nonblank_lines(data) if len(rows) > 0 else ([], [])
+    for i in rows:
+        try:
+            obj = json.loads(lines[i])
+        except (ValueError, IndexError):
+            return False
+        if not isinstance(obj, dict) or "reward" not in obj:
+            return False
+    return True
+
+
+def _budget_keys(col, n: int):
+    """Canonical budget key per row and the budgets by key (None when a value is invalid)."""
+    import pyarrow as pa
+
+    if col is None or pa.types.is_null(col.type):
+        return {"": {}}, [""] * n
+    if not pa.types.is_struct(col.type):
+        return None, None
+    units = [col.type.field(i).name for i in range(col.type.num_fields)]
+    values = []
+    for i in range(len(units)):
+        v = _numeric(col.field(i), nonneg=True)
+        if v is None:
+            return None, None
+        values.append(v)
+    if not units:
+        return {"": {}}, [""] * n
+    matrix = np.where(np.isnan(np.column_stack(values)), -1.0, np.column_stack(values))
+    inverse = pd.DataFrame(matrix).groupby(list(range(len(units))), sort=False).ngroup().to_numpy()
+    first = np.unique(inverse, return_index=True)[1]
+    uniq = matrix[first]
+    budgets, keys = {}, []
+    for row in uniq:
+        b = {u: (int(v) if float(v).is_integer() else float(v)) for u, v in zip(units, row) if v >= 0}
+        key = budget_key(b)
+        budgets[key] = b
+        keys.append(key)
+    return budgets, [keys[i] for i in np.asarray(inverse).ravel()]
 
 
 class _Builder:
-    def __init__(self, keep_last: bool):
-        self.keep_last = keep_last
-        self.cols: dict[str, list] = {k: [] for k in (
-            "workload", "budget", "arm", "seed", "reward", "dev_reward", "stop_reason", "failed")}
-        self.spend: dict[str, list] = {}
-        self.partial: list[tuple[int, str]] = []
+    """Collects per-file frames (bulk path) or record lists (line path), then one table."""
+
+    def __init__(self):
+        self.frames: list[pd.DataFrame] = []
+        self.traces: list[list | None] = []
+        self.where: list = []  # per frame: (path, line numbers) or a list of labels
         self.budgets: dict[str, dict[str, float]] = {}
-        self.budget_cache: dict[tuple, str] = {}
-        self.traces: list = []
-        self.any_trace = False
-        self.seen: dict[tuple, tuple[int, str]] = {}
-        self.n = 0
 
-    def add(self, r: RunRecord, where: str) -> None:
-        bkey_items = tuple(r.budget.items())
-        bkey = self.budget_cache.get(bkey_items)
-        if bkey is None:
-            bkey = budget_key(r.budget)
-            self.budget_cache[bkey_items] = bkey
-            self.budgets.setdefault(bkey, dict(r.budget))
-        ident = (r.workload, bkey, r.arm, r.seed)
-        if ident in self.seen:
-            if not self.keep_last:
-                raise duplicate_error(where, ident, self.seen[ident][1])
-            self._replace(self.seen[ident][0], r, bkey)
+    def add_frame(self, frame: pd.DataFrame, budgets: dict, traces: list | None, where) -> None:
+        for key, budget in budgets.items():
+            self.budgets.setdefault(key, budget)
+        self.frames.append(frame)
+        self.traces.append(traces)
+        self.where.append(where)
+
+    def add_records(self, located: list[tuple[str, RunRecord]]) -> None:
+        if not located:
             return
-        self.seen[ident] = (self.n, where)
-        c = self.cols
-        c["workload"].append(r.workload)
-        c["budget"].append(bkey)
-        c["arm"].append(r.arm)
-        c["seed"].append(r.seed)
-        c["reward"].append(math.nan if r.reward is None else r.reward)
-        c["dev_reward"].append(math.nan if r.dev_reward is None else r.dev_reward)
-        c["stop_reason"].append(r.stop_reason)
-        c["failed"].append(r.error is not None)
-        spend = r.spend
-        for unit, column in self.spend.items():
-            value = spend.get(unit)
-            column.append(math.nan if value is None else value)
-        for unit in spend:
-            if unit not in self.spend:
-                value = spend[unit]
-                self.spend[unit] = [math.nan] * self.n + [math.nan if value is None else value]
-        for unit in r.partial:
-            self.partial.append((self.n, unit))
-            if unit not in self.spend:
-                self.spend[unit] = [math.nan] * (self.n + 1)
-        self.traces.append(r.trace)
-        self.any_trace = self.any_trace or r.trace is not None
-        self.n += 1
-
-    def _replace(self, row: int, r: RunRecord, bkey: str) -> None:
-        c = self.cols
-        c["reward"][row] = math.nan if r.reward is None else r.reward
-        c["dev_reward"][row] = math.nan if r.dev_reward is None else r.dev_reward
-        c["stop_reason"][row] = r.stop_reason
-        c["failed"][row] = r.error is not None
-        for unit in r.spend:
-            if unit not in self.spend:
-                self.spend[unit] = [math.nan] * self.n
-        for unit, column in self.spend.items():
-            value = r.spend.get(unit)
-            column[row] = math.nan if value is None else value
-        self.partial = [(i, u) for i, u in self.partial if i != row] + [(row, u) for u in r.partial]
-        self.traces[row] = r.trace
-        self.any_trace = self.any_trace or r.trace is not None
-
-    def build(self) -> RunTable:
-        c = self.cols
-        data = {
-            "workload": pd.Categorical(c["workload"]),
-            "budget": pd.Categorical(c["budget"]),
-            "arm": pd.Categorical(c["arm"]),
-            "seed": np.asarray(c["seed"], dtype=np.int64),
-            "reward": np.asarray(c["reward"], dtype=float),
-            "dev_reward": np.asarray(c["dev_reward"], dtype=float),
-            "stop_reason": c["stop_reason"],
-            "failed": np.asarray(c["failed"], dtype=bool),
+        n = len(located)
+        recs = [r for _, r in located]
+        frame: dict[str, object] = {
+            "workload": pd.Categorical([r.workload for r in recs]), "arm": pd.Categorical([r.arm for r in recs]),
+            "seed": np.array([r.seed for r in recs], dtype=np.int64),
+            "reward": np.array([math.nan if r.reward is None else r.reward for r in recs], dtype=float),
+            "dev_reward": np.array([math.nan if r.dev_reward is None else r.dev_reward for r in recs], dtype=float),
+            "stop_reason": np.array([r.stop_reason for r in recs], dtype=object),
+            "failed": np.array([r.error is not None for r in recs], dtype=bool),
         }
-        units = ordered_units(self.spend)
-        for unit in units:
-            data[f"spend:{unit}"] = np.asarray(self.spend[unit], dtype=float)
-            flags = np.zeros(self.n, dtype=bool)
-            data[f"partial:{unit}"] = flags
-        for row, unit in self.partial:
-            data[f"partial:{unit}"][row] = True
-        frame = pd.DataFrame(data)
-        return RunTable(frame, self.budgets, units, self.traces if self.any_trace else None)
+        budgets, keys = {}, []
+        for r in recs:
+            key = budget_key(r.budget)
+            budgets.setdefault(key, dict(r.budget))
+            keys.append(key)
+        frame["budget"] = pd.Categorical(keys)
+        for i, r in enumerate(recs):
+            for unit, value in r.spend.items():
+                column = frame.setdefault(f"spend:{unit}", np.full(n, np.nan))
+                frame.setdefault(f"partial:{unit}", np.zeros(n, dtype=bool))
+                if value is not None:
+                    column[i] = value
+            for unit in r.partial:
+                frame.setdefault(f"spend:{unit}", np.full(n, np.nan))
+                frame.setdefault(f"partial:{unit}", np.zeros(n, dtype=bool))[i] = True
+        traces = [r.trace for r in recs]
+        self.add_frame(pd.DataFrame(frame), budgets, traces if any(t is not None for t in traces) else None,
+                       [w for w, _ in located])
+
+    def _label(self, row: int) -> str:
+        """`path:line` of a row (line numbers of bulk-read files are recomputed only here, on error)."""
+        for frame, where in zip(self.frames, self.where):
+            if row < len(frame):
+                if isinstance(where, tuple):
+                    _, numbers = _nonblank_lines(where[0].read_bytes())
+                    return f"{where[0]}:{numbers[row]}"
+                return where[row]
+            row -= len(frame)
+        return f"record {row}"
+
+    def build(self, keep_last: bool) -> RunTable:
+        if not self.frames:
+            empty = pd.DataFrame({"workload": pd.Categorical([]), "budget": pd.Categorical([]),
+                                  "arm": pd.Categorical([]), "seed": np.zeros(0, dtype=np.int64),
+                                  "reward": np.zeros(0), "dev_reward": np.zeros(0),
+                                  "stop_reason": np.zeros(0, dtype=object), "failed": np.zeros(0, dtype=bool)})
+            return RunTable(empty, {}, [], None)
+        units = ordered_units({c.split(":", 1)[1] for f in self.frames for c in f.columns if c.startswith("spend:")})
+        for f in self.frames:
+            for unit in units:
+                if f"spend:{unit}" not in f.columns:
+                    f[f"spend:{unit}"] = np.nan
+                    f[f"partial:{unit}"] = False
+        frame = self.frames[0] if len(self.frames) == 1 else pd.concat(self.frames, ignore_index=True)
+        for name in ("workload", "budget", "arm"):
+            if not isinstance(frame[name].dtype, pd.CategoricalDtype):
+                frame[name] = frame[name].astype("category")
+        any_trace = any(t is not None for t in self.traces)
+        traces = [t for f, ts in zip(self.frames, self.traces) for t in (ts or [None] * len(f))] if any_trace else None
+        ident = frame[["workload", "budget", "arm", "seed"]]
+        dup = ident.duplicated(keep="last" if keep_last else "first").to_numpy()
+        if dup.any():
+            if not keep_last:
+                row = int(np.flatnonzero(dup)[0])
+                key = tuple(ident.iloc[row])
+                same = (ident["workload"] == key[0]) & (ident["budget"] == key[1]) & \
+                    (ident["arm"] == key[2]) & (ident["seed"] == key[3])
+                first = int(np.flatnonzero(same.to_numpy())[0])
+                raise duplicate_error(self._label(row), (str(key[0]), str(key[1]), str(key[2]), int(key[3])),
+                                      self._label(first))
+            keep = ~dup
+            frame = frame[keep].reset_index(drop=True)
+            if traces is not None:
+                traces = [t for t, k in zip(traces, keep) if k]
+        return RunTable(frame, self.budgets, units, traces)

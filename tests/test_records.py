@@ -113,3 +113,62 @@ def test_records_survive_write_read_round_trip(tmp_path_factory, arm, seed, spen
     assert back == record
     for unit, value in spend.items():
         assert (back.spend[unit] is None) == (value is None)
+
+
+# -- the bulk reader (RunTable.read) must agree with the line-by-line reader -----------------
+from baselines.table import RunTable  # noqa: E402
+
+
+@pytest.mark.parametrize("line, words", [
+    ("{not json", "not valid JSON"),
+    ("[1, 2]", "must be a JSON object"),
+    ({**GOOD, "arm": ""}, "field 'arm' must be a non-empty string"),
+    ({k: v for k, v in GOOD.items() if k != "reward"}, "field 'reward' is missing"),
+    ('{"workload": "w", "arm": "a", "seed": 1, "spend": {}, "reward": NaN}', "field 'reward' is nan"),
+    ({**GOOD, "spend": {"tokens": -3}}, "'spend.tokens' is negative"),
+    ({**GOOD, "seed": 1.5}, "field 'seed' must be an integer"),
+    ({**GOOD, "reward": "0.5"}, "field 'reward' must be a number"),
+    ({**GOOD, "schema": "costmatch.run/9"}, "field 'schema'"),
+])
+def test_bulk_reader_reports_the_same_line_errors(tmp_path, line, words):
+    path = write_lines(tmp_path, GOOD | {"seed": 0}, line)
+    with pytest.raises(InputError, match=words) as info:
+        RunTable.read([path])
+    assert str(info.value).startswith(f"{path}:2: ")
+
+
+def test_bulk_reader_duplicate_names_both_lines(tmp_path):
+    path = write_lines(tmp_path, GOOD, "", GOOD | {"reward": 0.9})
+    with pytest.raises(InputError, match=r":3: duplicate run .* first seen at .*:1;"):
+        RunTable.read([path])
+    assert len(RunTable.read([path], keep_last=True)) == 1
+
+
+def _plain(frame):
+    frame = frame.copy()
+    for c in ("workload", "budget", "arm"):
+        frame[c] = frame[c].astype(str)
+    return frame.sort_values(["workload", "budget", "arm", "seed"]).reset_index(drop=True)
+
+
+def _frames_equal(a: RunTable, b: RunTable) -> None:
+    fa, fb = _plain(a.frame), _plain(b.frame)
+    cols = sorted(fa.columns)
+    assert cols == sorted(fb.columns)
+    for c in cols:
+        assert list(fa[c].fillna(-1)) == list(fb[c].fillna(-1)), c
+    assert a.budgets == b.budgets and a.units == b.units
+
+
+@given(rows=st.lists(st.fixed_dictionaries({
+    "arm": st.sampled_from(["a", "b|c", "ü"]), "seed": st.integers(0, 30),
+    "spend": st.dictionaries(st.sampled_from(["tokens", "calls", "prompt_tokens", "completion_tokens", "x"]),
+                             spend_values, max_size=4),
+    "reward": st.one_of(st.none(), st.floats(-5, 5, allow_nan=False)),
+    "budget": st.sampled_from([{}, {"tokens": 1000}, {"tokens": 1000, "calls": 7}]),
+    "partial": st.sampled_from([[], ["tokens"]]),
+}), min_size=1, max_size=25, unique_by=lambda r: (r["arm"], r["seed"], str(r["budget"]))))
+def test_bulk_and_line_readers_build_the_same_table(tmp_path_factory, rows):
+    path = tmp_path_factory.mktemp("bulk") / "r.jsonl"
+    path.write_text("".join(json.dumps({"workload": "w", **r}) + "\n" for r in rows))
+    _frames_equal(RunTable.read([path]), RunTable.from_records(read_records(path)))

@@ -163,3 +163,21 @@ def test_seeds_needed_matches_mde():
     n = stats.seeds_needed(1.0, 1.0)
     assert n == 10  # design notes: d = 1.0 needs 10 seeds at alpha .05, power .8
     assert stats.min_detectable_effect(1.0, n) <= 1.0 < stats.min_detectable_effect(1.0, n - 1)
+
+
+@pytest.mark.parametrize("n", [2, 5, 25, 1500])
+def test_array_all_pairs_equals_pair_by_pair(n):
+    rng = np.random.default_rng(n)
+    matrix = rng.normal(0, 1, (4, n)) + np.arange(4)[:, None] * 0.1
+    arms = list("abcd")
+    fast = stats.all_pairs(arms, matrix, seed=3)
+    k = 0
+    for i in range(4):
+        for j in range(i + 1, 4):
+            slow = stats.paired_test(arms[i], arms[j], matrix[i], matrix[j], seed=3 * 1000003 + i * 1009 + j)
+            got = fast[k]
+            k += 1
+            assert (got.a, got.b, got.n, got.p_method) == (slow.a, slow.b, slow.n, slow.p_method)
+            for field in ("diff", "p", "p_t", "sd", "mde"):
+                assert getattr(got, field) == pytest.approx(getattr(slow, field), rel=1e-9, nan_ok=True), field
+            assert got.ci == pytest.approx(slow.ci, rel=1e-9, nan_ok=True)
