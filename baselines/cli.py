@@ -200,8 +200,9 @@ def _print_gate(results, verdict, args, seeds_used=None) -> None:
         print(json.dumps(payload, allow_nan=False))
     else:
         print(f"costmatch check: {verdict} ({args.candidate} vs {args.baseline})")
+        from reports.text import quantity
         for r in results:
-            budget = ", ".join(f"{v:g} {u}" for u, v in r.budget.items())
+            budget = ", ".join(f"{quantity(v)} {u}" for u, v in r.budget.items())
             print(f"  {r.workload} at {budget}: {r.verdict}: {r.reason}")
             for c in r.confounds:
                 print(f"    confound: {c}")

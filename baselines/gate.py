@@ -188,7 +188,7 @@ def overall(results: list[GateResult]) -> str:
 
 def gate_markdown(results: list[GateResult], baseline: str, candidate: str, fixed: str) -> str:
     """GitHub job-summary markdown (appended to $GITHUB_STEP_SUMMARY)."""
-    from reports.text import md
+    from reports.text import md, quantity
 
     icon = {PASS: "✅", FAIL: "❌", INCONCLUSIVE: "⚠️"}
     lines = [f"### costmatch check: {icon[overall(results)]} {overall(results)}", "",
@@ -196,7 +196,7 @@ def gate_markdown(results: list[GateResult], baseline: str, candidate: str, fixe
              "| workload | budget | verdict | n | diff | bounds | margin | reason |",
              "|---|---|---|---|---|---|---|---|"]
     for r in results:
-        budget = ", ".join(f"{v:g} {u}" for u, v in r.budget.items())
+        budget = ", ".join(f"{quantity(v)} {u}" for u, v in r.budget.items())
         bounds = f"[{r.lower:+.3g}, {r.upper:+.3g}]" if math.isfinite(r.lower) and math.isfinite(r.upper) else "n/a"
         diff = f"{r.diff:+.3g}" if math.isfinite(r.diff) else "n/a"
         margin = f"{r.margin:.3g}" if math.isfinite(r.margin) else "n/a"

@@ -37,9 +37,10 @@ def _atomic_write(path: Path, text: str) -> None:
 def write_run_report(suite, records: list[RunRecord], out_dir: Path, plots: bool = True) -> str:
     sections = [f"# costmatch report: {suite.name}", ""]
     for unit, comparison in comparisons_by_fixed_unit(suite, records):
-        sections += [f"## At equal {unit}", "", comparison_markdown(comparison)]
+        sections += [f"## At equal {unit}", "", comparison_markdown(comparison, paper=True)]
         for group in comparison.groups:
-            ranking = ranking_markdown(ranking_across_units(group, records))
+            by_unit = ranking_across_units(group, records)
+            ranking = ranking_markdown(by_unit) if len(by_unit) > 1 else ""
             if ranking:
                 sections += [f"#### {group.workload}: ranking at equal spend in each unit, from the same runs", "",
                              ranking, ""]
