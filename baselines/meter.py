@@ -67,6 +67,7 @@ class Meter:
         self.choice: Any = _NO_CHOICE
         self._deadline = deadline  # on this Meter's clock; the runner's per-cell timeout
         self._parent: Meter | None = None
+        self._voided: dict[str, str] = {}  # unit -> why it is unreported for the whole run
 
     # -- charging -----------------------------------------------------------
     def call(
@@ -200,11 +201,27 @@ class Meter:
         for unit in CALL_UNITS:
             if unit not in out:
                 out[unit] = 0 if (self._calls == 0 and unit in self._measured) else None
+        for unit in self._voided:
+            out[unit] = None
         return {u: out[u] for u in ordered_units(out)}
 
     def partial(self) -> list[str]:
         """Units reported on some calls only: their figure is a lower bound."""
-        return ordered_units(u for u, n in self._call_reported.items() if 0 < n < self._calls)
+        return ordered_units(u for u, n in self._call_reported.items()
+                             if 0 < n < self._calls and u not in self._voided)
+
+    def voided(self, unit: str) -> bool:
+        return unit in self._voided
+
+    def void(self, unit: str, reason: str) -> None:
+        """Make `unit` unreported for this whole run (e.g. usd once one call could not be priced).
+
+        A partial dollar figure would read as a lower bound; a price table that
+        lacks a model cannot bound anything, so the unit becomes unknown.
+        """
+        self._voided.setdefault(unit, reason)
+        if self._parent is not None:
+            self._parent.void(unit, reason)
 
     def _enforce(self) -> None:
         if self._deadline is not None and self._clock() > self._deadline:

@@ -1,0 +1,68 @@
+"""Dated per-model prices, so `usd` is computed from measured tokens, never guessed.
+
+The shipped table (`arms/data/prices.json`) carries its date and source;
+a user's JSON file of the same shape overrides or adds models. A model that
+is not in the table is never priced at 0: the run's `usd` becomes
+unreported, with the model named in a warning.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from baselines.errors import InputError
+
+DEFAULT_PRICES = Path(__file__).with_name("data") / "prices.json"
+
+
+@dataclass(frozen=True)
+class Price:
+    """USD per million tokens."""
+
+    input: float
+    output: float
+    cached_input: float
+
+    def cost(self, prompt_tokens: float, completion_tokens: float, cached_tokens: float = 0.0) -> float:
+        uncached = max(0.0, prompt_tokens - cached_tokens)
+        return (uncached * self.input + cached_tokens * self.cached_input + completion_tokens * self.output) / 1e6
+
+
+@dataclass(frozen=True)
+class PriceTable:
+    date: str
+    source: str
+    models: dict[str, Price]
+
+    def get(self, model: str) -> Price | None:
+        return self.models.get(model)
+
+
+def _parse(data: dict, where: str) -> PriceTable:
+    if not isinstance(data, dict) or not isinstance(data.get("models"), dict):
+        raise InputError(f"{where}: a price file is a JSON object with 'date', 'source' and 'models'")
+    models = {}
+    for name, p in data["models"].items():
+        try:
+            models[name] = Price(float(p["input"]), float(p["output"]), float(p.get("cached_input", p["input"])))
+        except (KeyError, TypeError, ValueError):
+            raise InputError(f"{where}: models.{name} needs numeric 'input' and 'output' (USD per million tokens)") from None
+        if min(models[name].input, models[name].output, models[name].cached_input) < 0:
+            raise InputError(f"{where}: models.{name} has a negative price")
+    return PriceTable(str(data.get("date", "undated")), str(data.get("source", "unknown")), models)
+
+
+def load_prices(override: str | Path | None = None) -> PriceTable:
+    """The shipped table, with `override` (a JSON file of the same shape) on top."""
+    base = _parse(json.loads(DEFAULT_PRICES.read_text()), str(DEFAULT_PRICES))
+    if override is None:
+        return base
+    path = Path(override)
+    try:
+        extra = _parse(json.loads(path.read_text()), str(path))
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read price file ({exc.strerror})") from None
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{path}: not JSON ({exc.msg})") from None
+    return PriceTable(extra.date, f"{extra.source} (over {base.source[:40]}...)", {**base.models, **extra.models})

