@@ -356,7 +356,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_plan)
 
     p = sub.add_parser("import", help="convert other tools' results into run records")
-    p.add_argument("format", metavar="FORMAT", help="agentdescent or csv")
+    p.add_argument("format", metavar="FORMAT", help="agentdescent, inspect (inspect_ai logs) or csv")
     p.add_argument("files", nargs="+", metavar="FILE")
     p.add_argument("-o", "--output", required=True, metavar="OUT.jsonl")
     p.add_argument("--map", help="csv only: FIELD=COLUMN pairs, e.g. arm=policy,seed=seed,reward=acc,tokens=tok")

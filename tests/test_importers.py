@@ -2,6 +2,7 @@
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -108,3 +109,64 @@ def test_cli_import_unknown_format_is_exit_2(tmp_path):
                          capture_output=True, text=True)
     assert res.returncode == 2 and res.stderr.count("\n") == 1 and "known formats" in res.stderr
     assert not (tmp_path / "o").exists()
+
+
+# -- inspect_ai logs, written for real with the mockllm model -------------------------------
+def _write_inspect_log(log_dir, model_name, usages, contents, epochs=2):
+    inspect_ai = pytest.importorskip("inspect_ai", reason="the test extra installs inspect_ai")
+    from inspect_ai import Task, eval as inspect_eval
+    from inspect_ai.dataset import Sample
+    from inspect_ai.model import ModelOutput, ModelUsage, get_model
+    from inspect_ai.scorer import match
+    from inspect_ai.solver import generate
+
+    outputs = []
+    for usage, content in zip(usages, contents):
+        out = ModelOutput.from_content(model=model_name, content=content)
+        out.usage = None if usage is None else ModelUsage(input_tokens=usage[0], output_tokens=usage[1],
+                                                          total_tokens=usage[0] + usage[1],
+                                                          reasoning_tokens=usage[2] if len(usage) > 2 else None)
+        outputs.append(out)
+    task = Task(dataset=[Sample(input=f"{i}+1?", target=str(i + 1)) for i in range(3)], solver=[generate()],
+                scorer=match(), name="arith")
+    [log] = inspect_eval(task, model=get_model(model_name, custom_outputs=outputs), epochs=epochs,
+                         log_dir=str(log_dir), display="none")
+    return Path(log.location)
+
+
+def test_inspect_log_usage_units_calls_and_primary_scorer(tmp_path):
+    from baselines.importers import import_inspect
+    path = _write_inspect_log(tmp_path, "mockllm/model", [(10, 2, 1), (11, 3, 0), (12, 4, 2)] * 2,
+                              ["1", "2", "x", "1", "x", "x"])
+    records = import_inspect(path)
+    assert [(r.workload, r.arm, r.seed) for r in records] == [("arith", "mockllm/model", 1), ("arith", "mockllm/model", 2)]
+    first = records[0]
+    assert first.spend["calls"] == 3 and first.spend["prompt_tokens"] == 33 and first.spend["completion_tokens"] == 9
+    assert first.spend["tokens"] == 42 and first.spend["reasoning_tokens"] == 3 and first.spend["usd"] is None
+    assert sum(r.spend["prompt_tokens"] for r in records) == 66
+    assert sorted(r.reward for r in records) == pytest.approx([1 / 3, 2 / 3])
+
+
+def test_inspect_samples_without_usage_make_tokens_partial_and_compare_says_so(tmp_path):
+    from baselines.importers import import_inspect
+    full = import_inspect(_write_inspect_log(tmp_path / "a", "mockllm/model", [(10, 2)] * 6, ["1"] * 6), "full")
+    leaky = import_inspect(_write_inspect_log(tmp_path / "b", "mockllm/model", [(10, 2), None, (10, 2)] * 2,
+                                              ["1"] * 6), "leaky")
+    assert all("tokens" in r.partial for r in leaky) and all(not r.partial for r in full)
+    c = compare(full + leaky, "tokens")
+    assert [(u.arm, u.reason) for u in c.groups[0].unverified] == [("mockllm/model [leaky]", "partial")]
+
+
+def test_inspect_import_cli_and_bad_file(tmp_path):
+    pytest.importorskip("inspect_ai")
+    path = _write_inspect_log(tmp_path, "mockllm/model", [(5, 1)] * 6, ["1"] * 6)
+    out = tmp_path / "o.jsonl"
+    res = subprocess.run([sys.executable, "-m", "baselines.cli", "import", "inspect", str(path), "-o", str(out)],
+                         capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    assert len(out.read_text().splitlines()) == 2
+    bad = tmp_path / "bad.eval"
+    bad.write_text("not a log")
+    res = subprocess.run([sys.executable, "-m", "baselines.cli", "import", "inspect", str(bad), "-o", str(out)],
+                         capture_output=True, text=True)
+    assert res.returncode == 2 and "not an inspect_ai evaluation log" in res.stderr and res.stderr.count("\n") == 1

@@ -12,10 +12,12 @@ from typing import Callable
 from ..records import RunRecord
 from .agentdescent import import_agentdescent
 from .csv_table import import_csv
+from .inspect_log import import_inspect
 
 IMPORTERS: dict[str, Callable[..., list[RunRecord]]] = {
     "agentdescent": import_agentdescent,
     "csv": import_csv,
+    "inspect": import_inspect,
 }
 
-__all__ = ["IMPORTERS", "import_agentdescent", "import_csv"]
+__all__ = ["IMPORTERS", "import_agentdescent", "import_csv", "import_inspect"]
