@@ -149,3 +149,16 @@ def test_report_cli_writes_table_and_plots(tmp_path, capsys):
                  "--out", str(out), "--baseline", "a"]) == 0
     assert out.read_text().startswith(r"\begin{table}")
     assert sorted(p.suffix for p in (tmp_path / "p").iterdir()) == [".png", ".svg"]
+
+
+def test_budget_sweep_figure_marks_the_crossing(tmp_path):
+    recs = []
+    for budget, rewards in ((1000, {"a": 0.6, "b": 0.4}), (4000, {"a": 0.7, "b": 0.9})):
+        for arm, level in rewards.items():
+            for seed in range(4):
+                recs.append(RunRecord("w", arm, seed, {"tokens": budget}, level + 0.01 * seed,
+                                      budget={"tokens": budget}))
+    c = compare(recs, "tokens")
+    files = plots.budget_sweep(c, "w", plots.Style(["a", "b"]), tmp_path / "sweep")
+    assert [f.suffix for f in files] == [".png", ".svg"]
+    assert "a → b" in (tmp_path / "sweep.svg").read_text() or "a \u2192 b" in (tmp_path / "sweep.svg").read_text()

@@ -218,3 +218,22 @@ def test_default_suite_loads_and_has_the_promised_shape():
     assert {(w.name, w.fixed) for w in suite.workloads} == {("search-sim", "tokens"), ("search-sim", "rollouts"),
                                                            ("bbob", "calls")}
     assert all(len(w.seeds) >= 5 for w in suite.workloads)
+
+
+def test_sigterm_stops_scheduling_and_keeps_finished_cells(tmp_path):
+    suite = write_suite(tmp_path, seeds=30, jobs=2, sleep=0.02)
+    out = tmp_path / "termed"
+    proc = subprocess.Popen([sys.executable, "-m", "baselines.cli", "run", str(suite), "--out", str(out),
+                             "--quiet", "--no-plots"], cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            text=True)
+    results = out / "results.jsonl"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not (results.exists() and results.read_text().count("\n") >= 4):
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and "run the same command to resume" in err
+    kept = read_records(results)
+    assert 4 <= len(kept) < 90
+    assert costmatch("run", suite, "--out", out, "--quiet", "--no-plots").returncode == 0
+    assert len(read_records(results)) == 90
