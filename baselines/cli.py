@@ -13,7 +13,6 @@ import math
 import os
 import sys
 from pathlib import Path
-from typing import Callable
 
 from .errors import InputError
 

@@ -14,22 +14,22 @@ from __future__ import annotations
 
 import contextlib
 import json
-import math
 import os
 import signal
 import sys
+import threading
 import time
 import traceback
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterator
 
 import numpy as np
 
 from .errors import InputError
 from .meter import BudgetExhausted, CellTimeout, Meter
-from .records import RunRecord, append_record, budget_key, iter_records, record_from_json, write_records
+from .records import RunRecord, append_record, iter_records, record_from_json, write_records
 from .suite import Cell, Suite, resolve
 
 
@@ -54,7 +54,7 @@ def _alarm(timeout: float | None):
     interrupted from inside a thread, which the README states.
     """
     usable = timeout is not None and hasattr(signal, "setitimer") and \
-        __import__("threading").current_thread() is __import__("threading").main_thread()
+        threading.current_thread() is threading.main_thread()
     if not usable:
         yield
         return

@@ -9,7 +9,6 @@ looks stays at most alpha.
 from __future__ import annotations
 
 import dataclasses
-import math
 from pathlib import Path
 
 import numpy as np

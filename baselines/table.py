@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import InputError
-from .records import SCHEMA, RunRecord, _loads, _number, _trace, budget_key, duplicate_error, record_from_json
+from .records import SCHEMA, RunRecord, _loads, _trace, budget_key, duplicate_error, record_from_json
 from .units import ordered_units
 
 
@@ -110,7 +110,6 @@ def _slow_chunk(path: Path, lines: list[bytes], numbers) -> list[tuple[str, RunR
 def _numeric(col, nonneg: bool = False) -> np.ndarray | None:
     """A float column (null -> NaN), or None when a value is not a finite number of the right sign."""
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     if pa.types.is_null(col.type):
         return np.full(len(col), np.nan)

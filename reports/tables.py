@@ -7,7 +7,6 @@ interval's half-width), one precision per column. Captions come from
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import pandas as pd

@@ -113,7 +113,7 @@ def test_cli_import_unknown_format_is_exit_2(tmp_path):
 
 # -- inspect_ai logs, written for real with the mockllm model -------------------------------
 def _write_inspect_log(log_dir, model_name, usages, contents, epochs=2):
-    inspect_ai = pytest.importorskip("inspect_ai", reason="the test extra installs inspect_ai")
+    pytest.importorskip("inspect_ai", reason="the test extra installs inspect_ai")
     from inspect_ai import Task, eval as inspect_eval
     from inspect_ai.dataset import Sample
     from inspect_ai.model import ModelOutput, ModelUsage, get_model

@@ -1,13 +1,10 @@
 """Reports: table structure, escaping, captions that follow the flags, figures' structure."""
 from __future__ import annotations
 
-import hashlib
 import io
-import json
 import xml.etree.ElementTree as ET
 
 import pandas as pd
-import pytest
 
 from baselines import RunRecord, compare
 from baselines.cli import main

@@ -4,7 +4,6 @@ Run with `python3 -m pytest -m slow`; `.ci/run` runs them after the default suit
 """
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 from pathlib import Path

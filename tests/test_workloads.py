@@ -4,9 +4,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from arms import optimizers, selection
 from baselines import Budget, BudgetExhausted, Meter
-from baselines.runner import arm_rng, execute_cell
+from baselines.runner import execute_cell
 from baselines.suite import ArmSpec, Cell, WorkloadSpec
 from workloads.bbob import BBOB
 from workloads.search_sim import SearchSim
