@@ -113,6 +113,7 @@ class Group:
     pairs: list[PairResult] = field(default_factory=list)
     reference: float | None = None
     reference_source: str | None = None
+    early_stopped: list[str] = field(default_factory=list)  # arms whose under-spend was accepted
 
     @property
     def valid(self) -> bool:
@@ -132,7 +133,7 @@ class Group:
                 "unverified": [u.to_json() for u in self.unverified],
                 "confounded": [f.to_json() for f in self.confounded],
                 "unreported": [u.to_json() for u in self.unreported],
-                "notes": list(self.notes),
+                "notes": list(self.notes), "early_stopped": list(self.early_stopped),
                 "pairs": [p.to_json() for p in self.pairs]}
 
 
@@ -395,6 +396,7 @@ def _check_fixed(group: Group, arms, spends, partials, seeds, stops, failed, bud
                     & ~failed[i]
                 early = drifted & on_own
                 if early.any():
+                    group.early_stopped.append(arms[i])
                     group.notes.append(
                         f"{arms[i]}: {int(early.sum())} run(s) stopped on their own below the "
                         f"{fixed} budget (min {np.min(values[early]):,.6g} of {reference:,.6g}); accepted as early stops")

@@ -66,7 +66,11 @@ def group_caption(group: Group, fixed: str, tolerance: float, metric: str = "rew
         where = (f"the requested allowance of {quantity(group.reference)}" if group.reference_source == "budget"
                  else f"the median across arms, {quantity(group.reference)}")
         head = (f"Budget held fixed in {noun}: every scored run of all {arms_total} arms is within "
-                f"\u00b1{tolerance:.0%} of {where}.")
+                f"\u00b1{tolerance:.0%} of {where}")
+        if group.early_stopped:
+            head += (f", except runs of {', '.join(group.early_stopped)} that stopped on their own below it "
+                     "(accepted as early stops; see notes)")
+        head += "."
     else:
         problems = []
         if group.unverified:

@@ -224,3 +224,11 @@ def test_an_unreported_unit_never_shows_up_as_a_number(spec, fixed):
                 row = next(l for l in text.splitlines() if l.startswith(f"| {arm} "))
                 cells = [c.strip() for c in row.strip("|").split("|")]
                 assert cells[2 + c.groups[0].units.index(unit)] == "\u2014"
+
+
+def test_caption_names_accepted_early_stops():
+    records = make_arms({"a": {"calls": 100}, "nm": {"calls": 40}}, budget={"calls": 100})
+    for r in records:
+        r.stop_reason = "converged" if r.arm == "nm" else "budget:calls"
+    text = comparison_markdown(compare(records, "calls", allow_early_stop=True))
+    assert "except runs of nm that stopped on their own below it" in text

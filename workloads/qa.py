@@ -1,7 +1,8 @@
 """qa: a test-time-compute workload on a real model endpoint.
 
-Questions with exact answers are generated from the seed (two- and
-three-digit arithmetic, "Compute 47 * 8. Answer with the number only."), so
+Questions with exact answers are generated from the seed (arithmetic with
+operands of up to `digits` digits, "Compute 47 * 8. Answer with the number
+only."), so
 the task set ships as code, needs no download, and every arm at a seed gets
 the same questions. The model is any OpenAI-compatible endpoint
 (`base_url`, `model`, and the *name* of the environment variable that holds
@@ -30,13 +31,16 @@ class Question:
     text: str
 
 
-def make_questions(seed: int, n: int) -> tuple[list[Question], dict[str, int]]:
+def make_questions(seed: int, n: int, digits: int = 3, ops: str = "+-*") -> tuple[list[Question], dict[str, int]]:
+    """`n` questions for `seed`: operands of up to `digits` digits, operators drawn from `ops`."""
     rng = np.random.default_rng([seed, 7919])
     questions, answers = [], {}
+    top = 10 ** digits
+    low = 10 ** (digits - 1) if digits > 1 else 1
     for i in range(n):
-        op = ["+", "-", "*"][int(rng.integers(3))]
-        a = int(rng.integers(10, 1000))
-        b = int(rng.integers(2, 100 if op == "*" else 1000))
+        op = ops[int(rng.integers(len(ops)))]
+        a = int(rng.integers(low, top))
+        b = int(rng.integers(2 if op == "*" else low, min(top, 100) if op == "*" else top))
         qid = f"s{seed}-q{i}"
         questions.append(Question(qid, f"Compute {a} {op} {b}. Answer with the number only."))
         answers[qid] = a + b if op == "+" else a - b if op == "-" else a * b
@@ -90,7 +94,7 @@ def smollm2_path() -> str:
 class QAInstance:
     def __init__(self, workload: "QA", seed: int):
         self.workload, self.seed = workload, seed
-        self.questions, self._answers = make_questions(seed, workload.n_questions)
+        self.questions, self._answers = make_questions(seed, workload.n_questions, workload.digits, workload.ops)
         self.model = workload.model
 
     def client(self, meter) -> MeteredOpenAI:
@@ -104,11 +108,15 @@ class QA:
 
     def __init__(self, base_url: str = "http://127.0.0.1:8000/v1", model: str = "smollm2-135m-instruct",
                  api_key_env: str = "OPENAI_API_KEY", backend: str = "openai", n_questions: int = 10,
+                 digits: int = 3, ops: str = "+-*",
                  prices: str | None = None, max_attempts: int = 3, backoff: float = 0.5, timeout: float = 60.0):
         if backend not in ("openai", "llama-cpp"):
             raise ValueError(f"backend must be 'openai' or 'llama-cpp', got {backend!r}")
         if n_questions < 1:
             raise ValueError("n_questions must be >= 1")
+        if not 1 <= digits <= 6 or not ops or set(ops) - set("+-*"):
+            raise ValueError("digits must be 1-6 and ops a non-empty string of + - *")
+        self.digits, self.ops = digits, ops
         self.base_url, self.model, self.api_key_env, self.backend = base_url, model, api_key_env, backend
         self.n_questions, self.max_attempts, self.backoff, self.timeout = n_questions, max_attempts, backoff, timeout
         self.prices = load_prices(prices)
