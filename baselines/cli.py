@@ -68,7 +68,7 @@ def load_comparison(args: argparse.Namespace, baseline: str | None = None):
         return compare(table, args.fixed, args.tolerance, alpha=args.alpha,
                        allow_early_stop=args.allow_early_stop, baseline=baseline,
                        margin=getattr(args, "equivalence_margin", None), metric=args.metric, start=args.start,
-                       pairs=not getattr(args, "no_pairs", False))
+                       pairs=not getattr(args, "no_pairs", False), bootstrap=getattr(args, "bootstrap", False))
     except ValueError as exc:
         raise InputError(f"--fixed/--baseline: {exc}") from None
 
@@ -304,6 +304,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the JSON of contract section 3")
     p.add_argument("--baseline", metavar="ARM", help="pair every arm with this arm only")
     p.add_argument("--no-pairs", action="store_true", help="flags and per-arm summaries only (no paired tests)")
+    p.add_argument("--bootstrap", action="store_true",
+                   help="add a seeded paired bootstrap interval per pair (secondary: it under-covers at small n)")
     p.add_argument("--equivalence-margin", type=float, metavar="M",
                    help="report 'equivalent' when a two one-sided tests procedure puts the difference within +-M")
     p.set_defaults(func=cmd_compare)

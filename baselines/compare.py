@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from .records import RunRecord
-from .stats import PairResult, all_pairs, decide, t_interval
+from .stats import PairResult, add_bootstrap, all_pairs, decide, t_interval
 from .table import RunTable
 from .units import STANDARD_UNITS, ordered_units
 
@@ -168,14 +168,15 @@ def _num(x) -> float | None:
 def compare(records: Iterable[RunRecord] | RunTable, fixed: str, tolerance: float = 0.1,
             alpha: float = 0.05, allow_early_stop: bool = False, baseline: str | None = None,
             margin: float | None = None, seed: int = 0, metric: str = "reward",
-            start: float = 0.0, pairs: bool = True) -> Comparison:
+            start: float = 0.0, pairs: bool = True, bootstrap: bool = False) -> Comparison:
     """Compare arms at equal spend in `fixed`, flagging every other unit that diverged.
 
     `tolerance` is relative (0.1 = 10%). With `allow_early_stop`, a run that
     under-spent the fixed unit because it stopped on its own (a stop reason
     other than ``budget:...`` and no error) is a note, not a break.
     `baseline` restricts the pairs to every arm against that arm; with
-    ``pairs=False`` no paired tests are run (flags and per-arm summaries only).
+    ``pairs=False`` no paired tests are run (flags and per-arm summaries only);
+    `bootstrap` adds a secondary paired bootstrap interval (seeded) to each pair.
     `metric` is what the quality columns and pairs compare: the final
     ``reward``, ``dev_reward``, or an anytime metric of the trace in the fixed
     unit: ``auc`` (normalised budget-aware AUC, best-so-far `start` before the
@@ -200,7 +201,7 @@ def compare(records: Iterable[RunRecord] | RunTable, fixed: str, tolerance: floa
     if len(frame):
         for workload, bkey, rows in _split_groups(frame):
             groups.append(_group(str(workload), table.budgets[bkey], rows, table.units, fixed,
-                                 tolerance, alpha, allow_early_stop, baseline, margin, seed, pairs))
+                                 tolerance, alpha, allow_early_stop, baseline, margin, seed, pairs, bootstrap))
     return Comparison(fixed, float(tolerance), groups, alpha, metric, note)
 
 
@@ -236,7 +237,7 @@ def _metric_frame(table: RunTable, fixed: str, metric: str, start: float) -> tup
 
 
 def _group(workload, budget, rows: pd.DataFrame, all_units, fixed, tol, alpha, allow_early,
-           baseline, margin, seed, want_pairs=True) -> Group:
+           baseline, margin, seed, want_pairs=True, bootstrap=False) -> Group:
     arms, arm_idx = _sorted_codes(rows["arm"])
     # Sort by arm, then seed: sums then run in one order whatever the input order,
     # so permuted inputs give byte-identical output.
@@ -275,7 +276,7 @@ def _group(workload, budget, rows: pd.DataFrame, all_units, fixed, tol, alpha, a
         if unit != fixed:
             _check_confound(group, arms, unit, tol)
     if want_pairs:
-        _pairs(group, arms, rewards, arm_slices("seed"), alpha, baseline, margin, seed)
+        _pairs(group, arms, rewards, arm_slices("seed"), alpha, baseline, margin, seed, bootstrap)
     return group
 
 
@@ -439,7 +440,7 @@ def _check_confound(group: Group, arms, unit, tol) -> None:
                                          "median of arms", lower_bound=lower_bound))
 
 
-def _pairs(group: Group, arms, rewards, seeds, alpha, baseline, margin, seed) -> None:
+def _pairs(group: Group, arms, rewards, seeds, alpha, baseline, margin, seed, bootstrap=False) -> None:
     scored = [i for i in range(len(arms)) if (~np.isnan(rewards[i])).any()]
     arms = [arms[i] for i in scored]
     rewards = [rewards[i] for i in scored]
@@ -455,3 +456,5 @@ def _pairs(group: Group, arms, rewards, seeds, alpha, baseline, margin, seed) ->
         return
     pairs = all_pairs(arms, matrix, 1 - alpha, seed, baseline)
     group.pairs = decide(pairs, alpha, margin)
+    if bootstrap:
+        add_bootstrap(group.pairs, arms, matrix, 1 - alpha, seed)

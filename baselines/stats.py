@@ -152,13 +152,16 @@ class PairResult:
     verdict: str = ""
     equivalent: bool = False
     notes: list[str] = field(default_factory=list)
+    bootstrap_ci: tuple[float, float] | None = None   # secondary; under-covers at small n
 
     def to_json(self) -> dict:
         return {"a": self.a, "b": self.b, "n": self.n, "diff": _num(self.diff),
                 "ci": [_num(self.ci[0]), _num(self.ci[1])], "p": _num(self.p),
                 "p_method": self.p_method, "p_t": _num(self.p_t),
                 "p_adjusted": _num(self.p_adjusted), "paired": self.paired,
-                "mde": _num(self.mde), "verdict": self.verdict, "notes": list(self.notes)}
+                "mde": _num(self.mde), "verdict": self.verdict, "notes": list(self.notes),
+                **({"bootstrap_ci": [_num(self.bootstrap_ci[0]), _num(self.bootstrap_ci[1])]}
+                   if self.bootstrap_ci is not None else {})}
 
 
 def _num(x: float):
@@ -368,6 +371,26 @@ def _complete_pairs(arms, x, pairs, level: float, seed: int) -> dict[tuple[int, 
 
 
 # -- bootstrap (secondary) ------------------------------------------------------
+def add_bootstrap(pairs: list[PairResult], arms: list[str], matrix, level: float = 0.95, seed: int = 0,
+                  draws: int = 10000) -> None:
+    """Attach a paired percentile bootstrap interval to each paired result (after `decide`).
+
+    Seeded per pair, so the same inputs give the same intervals; the small-n
+    warning is added to the pair's notes, where every output shows it.
+    """
+    x = np.asarray(matrix, dtype=float)
+    index = {a: i for i, a in enumerate(arms)}
+    for k, pair in enumerate(pairs):
+        if not pair.paired:
+            continue
+        a, b = x[index[pair.a]], x[index[pair.b]]
+        both = ~np.isnan(a) & ~np.isnan(b)
+        lo, hi, warning = paired_bootstrap_ci(a[both] - b[both], level, draws, seed * 1000003 + k)
+        pair.bootstrap_ci = (lo, hi)
+        if warning:
+            pair.notes.append(warning)
+
+
 def paired_bootstrap_ci(diffs, level: float = 0.95, draws: int = 10000, seed: int = 0) -> tuple[float, float, str | None]:
     """Percentile bootstrap of the mean paired difference, reproducible from `seed`.
 

@@ -20,12 +20,17 @@ def pairs_table(group: Group) -> str:
     if not group.pairs:
         return ""
     decimals = decimals_for((p.ci[1] - p.ci[0]) / 2 for p in group.pairs)
+    boot = any(p.bootstrap_ci is not None for p in group.pairs)
     rows = []
     for p in group.pairs:
-        rows.append([md(p.a), md(p.b), str(p.n), fixed(p.diff, decimals, signed=True),
-                     interval(p.ci[0], p.ci[1], decimals, signed=True), f"{p.p:.3g}",
-                     f"{p.p_adjusted:.3g}", p.verdict + ("" if p.paired else " (unpaired)")])
-    headers = ["a", "b", "n", "a − b", "95% CI", "p (sign-flip)", "p (t, Holm)", "verdict"]
+        row = [md(p.a), md(p.b), str(p.n), fixed(p.diff, decimals, signed=True),
+               interval(p.ci[0], p.ci[1], decimals, signed=True), f"{p.p:.3g}",
+               f"{p.p_adjusted:.3g}", p.verdict + ("" if p.paired else " (unpaired)")]
+        if boot:
+            row.append(interval(*p.bootstrap_ci, decimals, signed=True) if p.bootstrap_ci else "n/a")
+        rows.append(row + [md("; ".join(p.notes))])
+    headers = ["a", "b", "n", "a − b", "95% CI", "p (sign-flip)", "p (t, Holm)", "verdict"] + \
+        (["bootstrap 95% CI"] if boot else []) + ["notes"]
     return tabulate(rows, headers, tablefmt="github", disable_numparse=True)
 
 

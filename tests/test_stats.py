@@ -181,3 +181,14 @@ def test_array_all_pairs_equals_pair_by_pair(n):
             for field in ("diff", "p", "p_t", "sd", "mde"):
                 assert getattr(got, field) == pytest.approx(getattr(slow, field), rel=1e-9, nan_ok=True), field
             assert got.ci == pytest.approx(slow.ci, rel=1e-9, nan_ok=True)
+
+
+def test_bootstrap_in_compare_is_seeded_and_warns_in_every_output():
+    records = make_arms({"a": {"tokens": 1000}, "b": {"tokens": 1000}}, seeds=5, budget={"tokens": 1000})
+    one = compare(records, "tokens", bootstrap=True, seed=4).to_json()
+    two = compare(records, "tokens", bootstrap=True, seed=4).to_json()
+    pair = one["groups"][0]["pairs"][0]
+    assert pair["bootstrap_ci"] == two["groups"][0]["pairs"][0]["bootstrap_ci"]
+    assert any("under-cover" in n for n in pair["notes"])
+    from reports.markdown import comparison_markdown
+    assert "bootstrap 95% CI" in comparison_markdown(compare(records, "tokens", bootstrap=True))
