@@ -106,3 +106,77 @@ def fractions_of_budget(trace, unit: str, budget: float, fractions=(0.25, 0.5, 1
                         start: float = math.nan) -> dict[str, float]:
     """Best-so-far at 25, 50 and 100% of the budget (keys like ``"reward@50%"``)."""
     return {f"reward@{int(f * 100)}%": best_at(trace, unit, f * budget, start) for f in fractions}
+
+
+def seeded_bootstrap(stat, columns: list[np.ndarray], draws: int = 2000, seed: int = 0,
+                     level: float = 0.95) -> tuple[float, float]:
+    """Percentile interval of `stat(*columns)` resampling seeds jointly (rows stay paired).
+
+    Used for aggregates that have no per-seed value (ERT, cost-of-pass): the
+    same seeds are drawn for every column, so a difference between two arms
+    is a paired difference. Seeded: the same inputs give the same interval.
+    Like every bootstrap it under-covers at small n; callers say so.
+    """
+    n = len(columns[0])
+    if n < 2:
+        return (math.nan, math.nan)
+    rng = np.random.default_rng(seed)
+    values = []
+    with np.errstate(invalid="ignore"):
+        for _ in range(draws):
+            idx = rng.integers(0, n, n)
+            values.append(stat(*(c[idx] for c in columns)))
+    values = np.sort(np.asarray(values, dtype=float))
+    values = values[~np.isnan(values)]  # inf - inf: undefined draws are left out
+    if values.size == 0:
+        return (math.nan, math.nan)
+    # nearest-rank percentiles: no arithmetic on the values, so infinite costs stay infinite
+    lo = values[int(math.floor((1 - level) / 2 * (values.size - 1)))]
+    hi = values[int(math.ceil((1 + level) / 2 * (values.size - 1)))]
+    return (float(lo), float(hi))
+
+
+def cost_table(records, unit: str, target: float, seed: int = 0, baseline: str | None = None) -> list[dict]:
+    """Per arm: runs reaching `target`, ERT and cost-of-pass in `unit`, with seeded paired bootstrap intervals.
+
+    A run reaches the target when its trace does (cost = spend at that point)
+    or, without a trace, when its final reward does (cost = its spend); runs
+    that never reach it are censored at their whole spend. Cost-of-pass uses
+    final reward >= target as the pass. With `baseline`, each arm's ERT
+    difference to it is bootstrapped on the seeds both share.
+    """
+    by_arm: dict[str, dict[int, tuple[float, bool, float, bool]]] = {}
+    for r in records:
+        spent = r.spend.get(unit)
+        if spent is None or r.reward is None:
+            continue
+        if r.trace:
+            cost, hit = cost_to_target(r.trace, unit, target, spent)
+        else:
+            cost, hit = float(spent), r.reward >= target
+        if math.isnan(cost):
+            continue
+        by_arm.setdefault(r.arm, {})[r.seed] = (cost, hit, float(spent), r.reward >= target)
+    ert = lambda c, h: expected_running_time(c, h)  # noqa: E731
+    cop = lambda s, p: (float(np.mean(s)) / float(np.mean(p))) if np.mean(p) > 0 else math.inf  # noqa: E731
+    rows = []
+    for k, arm in enumerate(sorted(by_arm)):
+        runs = by_arm[arm]
+        cost = np.array([v[0] for v in runs.values()])
+        hit = np.array([v[1] for v in runs.values()], dtype=float)
+        spent = np.array([v[2] for v in runs.values()])
+        passed = np.array([v[3] for v in runs.values()], dtype=float)
+        row = {"arm": arm, "runs": len(runs), "reached": int(hit.sum()), "ert": ert(cost, hit),
+               "ert_ci": seeded_bootstrap(lambda c, h: ert(c, h), [cost, hit], seed=seed * 7919 + k),
+               "cost_of_pass": cop(spent, passed),
+               "cost_of_pass_ci": seeded_bootstrap(cop, [spent, passed], seed=seed * 7919 + k + 1)}
+        if baseline is not None and arm != baseline and baseline in by_arm:
+            shared = sorted(set(runs) & set(by_arm[baseline]))
+            if len(shared) >= 2:
+                a = [np.array([runs[s][i] for s in shared], dtype=float) for i in (0, 1)]
+                b = [np.array([by_arm[baseline][s][i] for s in shared], dtype=float) for i in (0, 1)]
+                diff = lambda ca, ha, cb, hb: ert(ca, ha) - ert(cb, hb)  # noqa: E731
+                row["ert_diff_vs_baseline"] = diff(a[0], a[1], b[0], b[1])
+                row["ert_diff_ci"] = seeded_bootstrap(diff, [a[0], a[1], b[0], b[1]], seed=seed * 7919 + k + 2)
+        rows.append(row)
+    return rows

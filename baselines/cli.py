@@ -77,11 +77,43 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from reports.markdown import comparison_markdown
 
     comparison = load_comparison(args, baseline=args.baseline)
+    costs = _cost_tables(args, comparison) if args.target is not None else None
     if args.json:
-        sys.stdout.write(json.dumps(comparison.to_json(), ensure_ascii=False, allow_nan=False) + "\n")
+        payload = comparison.to_json()
+        if costs is not None:
+            payload["cost_to_target"] = costs
+        sys.stdout.write(json.dumps(payload, ensure_ascii=False, allow_nan=False, default=_finite) + "\n")
     else:
         sys.stdout.write(comparison_markdown(comparison))
+        if costs is not None:
+            from reports.tables import cost_markdown
+            sys.stdout.write("\n" + cost_markdown(costs, comparison.fixed, args.target))
     return EXIT_OK
+
+
+def _finite(value):
+    raise TypeError(f"not JSON: {value!r}")
+
+
+def _cost_tables(args, comparison) -> list[dict]:
+    """ERT and cost-of-pass per group (records re-read: traces are needed)."""
+    from .anytime import cost_table
+    from .records import budget_key, read_records
+
+    records = read_records(args.results, keep_last=args.keep_last)
+    out = []
+    for g in comparison.groups:
+        key = budget_key(g.budget)
+        rows = cost_table([r for r in records if r.workload == g.workload and budget_key(r.budget) == key],
+                          comparison.fixed, args.target, baseline=args.baseline)
+        for row in rows:
+            for k, v in list(row.items()):
+                if isinstance(v, float) and not math.isfinite(v):
+                    row[k] = None if math.isnan(v) else "inf"
+                elif isinstance(v, tuple):
+                    row[k] = [None if math.isnan(x) else ("inf" if math.isinf(x) else x) for x in v]
+        out.append({"workload": g.workload, "budget": g.budget, "target": args.target, "arms": rows})
+    return out
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -304,6 +336,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the JSON of contract section 3")
     p.add_argument("--baseline", metavar="ARM", help="pair every arm with this arm only")
     p.add_argument("--no-pairs", action="store_true", help="flags and per-arm summaries only (no paired tests)")
+    p.add_argument("--target", type=float, metavar="R",
+                   help="also report the cost to reach reward R (ERT, censored runs counted) and cost-of-pass "
+                        "(reward >= R is a pass) in the fixed unit, with seeded paired bootstrap intervals")
     p.add_argument("--bootstrap", action="store_true",
                    help="add a seeded paired bootstrap interval per pair (secondary: it under-covers at small n)")
     p.add_argument("--equivalence-margin", type=float, metavar="M",

@@ -191,3 +191,26 @@ def comparison_latex(comparison: Comparison, baseline: str | None = None) -> str
         label = "tab:costmatch-" + "".join(ch if ch.isalnum() else "-" for ch in f"{g.workload}-{i}")
         out.append(group_latex(g, comparison, baseline, label))
     return "\n".join(out)
+
+
+def cost_markdown(groups: list[dict], unit: str, target: float) -> str:
+    """The cost-to-target table of `compare --target`."""
+    def fmt(v):
+        return "∞" if v == "inf" else ("n/a" if v is None else quantity(v))
+
+    def ci(v):
+        return "n/a" if v is None else f"[{fmt(v[0])}, {fmt(v[1])}]"
+
+    parts = []
+    for g in groups:
+        parts.append(f"Cost to reach reward {target:g} in {unit_noun(unit)} ({md(g['workload'])}): ERT counts "
+                     "runs that never reached it at their whole spend; cost-of-pass is mean spend over the pass "
+                     "rate. Intervals: seeded paired bootstrap over seeds (they under-cover at small n).")
+        rows = [[md(r["arm"]), f"{r['reached']}/{r['runs']}", fmt(r["ert"]), ci(r["ert_ci"]), fmt(r["cost_of_pass"]),
+                 ci(r["cost_of_pass_ci"]),
+                 (f"{fmt(r['ert_diff_vs_baseline'])} {ci(r.get('ert_diff_ci'))}" if "ert_diff_vs_baseline" in r else "")]
+                for r in g["arms"]]
+        parts.append(tabulate(rows, ["arm", "reached", "ERT", "95% CI", "cost-of-pass", "95% CI", "ERT − baseline"],
+                              tablefmt="github", disable_numparse=True))
+        parts.append("")
+    return "\n".join(parts)

@@ -59,3 +59,23 @@ def test_anytime_metric_on_a_run_without_trace_is_unscored():
     records = [rec("a", s, 0.5, tokens=1000) for s in range(3)]
     c = compare(records, "tokens", metric="auc")
     assert c.groups[0].arms[0].scored == 0
+
+
+def test_cost_table_ert_cost_of_pass_and_paired_difference():
+    records = []
+    for seed in range(6):
+        fast = rec("fast", seed, 1.0, tokens=1000)
+        fast.trace = [{"spend": {"tokens": 100 + seed}, "best": 0.9}]
+        slow = rec("slow", seed, 1.0 if seed % 2 else 0.0, tokens=1000)
+        slow.trace = [{"spend": {"tokens": 800}, "best": 0.9 if seed % 2 else 0.1}]
+        never = rec("never", seed, 0.0, tokens=1000)
+        records += [fast, slow, never]
+    rows = {r["arm"]: r for r in anytime.cost_table(records, "tokens", 0.5, baseline="slow")}
+    assert rows["fast"]["reached"] == 6 and rows["fast"]["ert"] == pytest.approx(102.5)
+    assert rows["slow"]["ert"] == pytest.approx((3 * 800 + 3 * 1000) / 3)
+    assert rows["never"]["ert"] == math.inf and rows["never"]["ert_ci"][1] == math.inf
+    assert rows["slow"]["cost_of_pass"] == pytest.approx(2000)
+    lo, hi = rows["fast"]["ert_diff_ci"]
+    assert lo <= rows["fast"]["ert_diff_vs_baseline"] <= hi < 0
+    again = {r["arm"]: r for r in anytime.cost_table(records, "tokens", 0.5, baseline="slow")}
+    assert again["fast"]["ert_ci"] == rows["fast"]["ert_ci"]  # seeded
