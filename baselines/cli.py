@@ -185,7 +185,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
             totals[unit] = totals.get(unit, 0) + value
     print("workload\tbudget\tarm\tseed")
     print("\n".join(rows))
-    total_text = ", ".join(f"{totals[u]:,.6g} {u}" for u in ordered_units(totals))
+    from reports.text import quantity
+    total_text = ", ".join(f"{quantity(totals[u])} {u}" for u in ordered_units(totals))
     print(f"{len(cells)} cells; they may spend at most: {total_text} (plus each cell's last-step overshoot)")
     return EXIT_OK
 
@@ -328,6 +329,8 @@ def _run_sequential(args, suite, out_dir: Path) -> int:
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="costmatch", description="Cost-matched A/B comparisons of search and "
                      "selection policies: does arm A beat arm B at the same budget?")
+    from . import __version__
+    parser.add_argument("--version", action="version", version=f"costmatch {__version__}")
     sub = parser.add_subparsers(dest="verb", metavar="VERB", parser_class=_Parser)
     sub.required = True
 
