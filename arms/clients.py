@@ -82,8 +82,6 @@ class _Metered:
         if max_attempts < 1:
             raise ValueError(f"max_attempts must be >= 1, got {max_attempts}")
         self.meter, self.prices, self.max_attempts, self.backoff = meter, prices, max_attempts, backoff
-        self.attempts = 0
-        self.failures = 0
 
     def _cap(self, kwargs: dict) -> dict:
         allowance = self.meter.token_allowance()
@@ -117,11 +115,9 @@ class _Metered:
         last: BaseException | None = None
         for attempt in range(self.max_attempts):
             capped = self._cap(kwargs)
-            self.attempts += 1
             try:
                 response = create(**capped)
             except self.retryable as exc:
-                self.failures += 1
                 self._charge(model, Usage(*self._error_usage(exc)), failed=True)
                 last = exc
                 if attempt + 1 < self.max_attempts and self.backoff:

@@ -102,12 +102,6 @@ def cost_of_pass(costs: Sequence[float], rewards: Sequence[float], threshold: fl
     return float(np.mean(costs)) / rate if rate > 0 else math.inf
 
 
-def fractions_of_budget(trace, unit: str, budget: float, fractions=(0.25, 0.5, 1.0),
-                        start: float = math.nan) -> dict[str, float]:
-    """Best-so-far at 25, 50 and 100% of the budget (keys like ``"reward@50%"``)."""
-    return {f"reward@{int(f * 100)}%": best_at(trace, unit, f * budget, start) for f in fractions}
-
-
 def seeded_bootstrap(stat, columns: list[np.ndarray], draws: int = 2000, seed: int = 0,
                      level: float = 0.95) -> tuple[float, float]:
     """Percentile interval of `stat(*columns)` resampling seeds jointly (rows stay paired).
@@ -158,7 +152,6 @@ def cost_table(records, unit: str, target: float, seed: int = 0, baseline: str |
             continue
         by_arm.setdefault(r.arm, {})[r.seed] = (cost, hit, float(spent), r.reward >= target)
     ert = lambda c, h: expected_running_time(c, h)  # noqa: E731
-    cop = lambda s, p: (float(np.mean(s)) / float(np.mean(p))) if np.mean(p) > 0 else math.inf  # noqa: E731
     rows = []
     for k, arm in enumerate(sorted(by_arm)):
         runs = by_arm[arm]
@@ -168,8 +161,9 @@ def cost_table(records, unit: str, target: float, seed: int = 0, baseline: str |
         passed = np.array([v[3] for v in runs.values()], dtype=float)
         row = {"arm": arm, "runs": len(runs), "reached": int(hit.sum()), "ert": ert(cost, hit),
                "ert_ci": seeded_bootstrap(lambda c, h: ert(c, h), [cost, hit], seed=seed * 7919 + k),
-               "cost_of_pass": cop(spent, passed),
-               "cost_of_pass_ci": seeded_bootstrap(cop, [spent, passed], seed=seed * 7919 + k + 1)}
+               "cost_of_pass": cost_of_pass(spent, passed, threshold=0.5),
+               "cost_of_pass_ci": seeded_bootstrap(lambda s, p: cost_of_pass(s, p, threshold=0.5), [spent, passed],
+                                                   seed=seed * 7919 + k + 1)}
         if baseline is not None and arm != baseline and baseline in by_arm:
             shared = sorted(set(runs) & set(by_arm[baseline]))
             if len(shared) >= 2:
