@@ -70,7 +70,7 @@ def load_comparison(args: argparse.Namespace, baseline: str | None = None):
                        margin=getattr(args, "equivalence_margin", None), metric=args.metric, start=args.start,
                        pairs=not getattr(args, "no_pairs", False), bootstrap=getattr(args, "bootstrap", False))
     except ValueError as exc:
-        raise InputError(f"--fixed/--baseline: {exc}") from None
+        raise InputError(f"{args.verb}: {exc}") from None
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
