@@ -49,31 +49,38 @@ class SingleSample(_Strategy):
         return parse_answer(self.ask(client, model, _messages(text), 0.0, rng))
 
 
-class SelfConsistency(_Strategy):
+class _Sampling(_Strategy):
+    """Draws `count` independent samples per question at a temperature."""
+
+    def __init__(self, count: int, temperature: float, name: str):
+        if count < 1:
+            raise ValueError(f"{name} must be >= 1")
+        self.count, self.temperature = count, temperature
+
+    def samples(self, client, model, text, rng) -> list[int | None]:
+        return [parse_answer(self.ask(client, model, _messages(text), self.temperature, rng))
+                for _ in range(self.count)]
+
+
+class SelfConsistency(_Sampling):
     """k samples at a temperature; the most frequent parsed answer wins (ties: the first seen)."""
 
     def __init__(self, k: int = 5, temperature: float = 0.7):
-        if k < 1:
-            raise ValueError("k must be >= 1")
-        self.k, self.temperature = k, temperature
+        super().__init__(k, temperature, "k")
 
     def answer(self, client, model, text, rng):
-        votes = [parse_answer(self.ask(client, model, _messages(text), self.temperature, rng)) for _ in range(self.k)]
-        counted = Counter(v for v in votes if v is not None)
+        counted = Counter(v for v in self.samples(client, model, text, rng) if v is not None)
         return counted.most_common(1)[0][0] if counted else None
 
 
-class BestOfNVerifier(_Strategy):
+class BestOfNVerifier(_Sampling):
     """n samples, then one verifier call that picks a candidate by its number."""
 
     def __init__(self, n: int = 4, temperature: float = 0.7):
-        if n < 1:
-            raise ValueError("n must be >= 1")
-        self.n, self.temperature = n, temperature
+        super().__init__(n, temperature, "n")
 
     def answer(self, client, model, text, rng):
-        candidates = [parse_answer(self.ask(client, model, _messages(text), self.temperature, rng))
-                      for _ in range(self.n)]
+        candidates = self.samples(client, model, text, rng)
         listed = "\n".join(f"{i + 1}. {c}" for i, c in enumerate(candidates))
         verdict = self.ask(client, model, [
             {"role": "system", "content": "You check arithmetic. Reply with the number of the correct candidate."},
