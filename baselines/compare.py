@@ -249,19 +249,22 @@ def _group(workload, budget, rows: pd.DataFrame, all_units, fixed, tol, alpha, a
     # workload does not report appears as unreported, never as absent or 0.
     units = ordered_units(set(all_units) | {fixed})
 
-    def arm_slices(column: str) -> list[np.ndarray]:
+    def sorted_column(column: str) -> np.ndarray:
+        """A column in (arm, seed) order, contiguous; a unit the group lacks is all unreported."""
         if column in rows.columns:
             values = rows[column].to_numpy()
-            values = values if sort is None else values[sort]
-        elif column.startswith("spend:"):
-            values = np.full(len(arm_idx), np.nan)
-        else:
-            values = np.zeros(len(arm_idx), dtype=bool)
+            return np.ascontiguousarray(values if sort is None else values[sort])
+        if column.startswith("spend:"):
+            return np.full(len(arm_idx), np.nan)
+        return np.zeros(len(arm_idx), dtype=bool)
+
+    def arm_slices(column: str) -> list[np.ndarray]:
+        values = sorted_column(column)
         return [values[bounds[i]:bounds[i + 1]] for i in range(len(arms))]
 
     rewards = arm_slices("reward")
     failed = arm_slices("failed")
-    summaries = _summaries(arms, arm_slices, units)
+    summaries = _summaries(arms, sorted_column, bounds, units)
     group = Group(workload, dict(budget), summaries, units)
     # Only scored runs enter the reward column, so only they must be matched in the
     # fixed unit; a run that failed is counted in `errors`, not judged on its spend.
@@ -285,7 +288,8 @@ def _split_groups(frame: pd.DataFrame):
     w = frame["workload"].cat.codes.to_numpy().astype(np.int64)
     b = frame["budget"].cat.codes.to_numpy().astype(np.int64)
     combined = w * (int(b.max()) + 1) + b
-    uniques = np.unique(combined)
+    # one workload and one budget (the common case) needs no hashing of a million codes
+    uniques = combined[:1] if combined.min() == combined.max() else np.unique(combined)
     names = []
     for code in uniques:
         wc, bc = divmod(int(code), int(b.max()) + 1)
@@ -295,12 +299,36 @@ def _split_groups(frame: pd.DataFrame):
         yield workload, bkey, rows
 
 
-def _per_arm(slices: list[np.ndarray], func) -> np.ndarray:
-    """`func(block, axis=1)` per arm: one call on a 2-D block when every arm has as many runs."""
-    sizes = {len(s) for s in slices}
-    if len(sizes) == 1 and sizes != {0}:
-        return func(np.vstack(slices), axis=1)
-    return np.array([func(s[None, :], axis=1)[0] if len(s) else np.nan for s in slices])
+def _arm_medians(values: np.ndarray, bounds: np.ndarray) -> np.ndarray:
+    """Median per arm of a column sorted by arm (NaN = unreported, skipped).
+
+    When every arm has as many runs the column is one (arms x runs) block and
+    a single partition computes every median.
+    """
+    sizes = np.diff(bounds)
+    if len(sizes) and sizes.min() == sizes.max() and sizes[0] > 0:
+        return _nanmedian(values.reshape(len(sizes), int(sizes[0])), axis=1)
+    return np.array([_nanmedian(values[a:b][None, :], axis=1)[0] if b > a else np.nan
+                     for a, b in zip(bounds[:-1], bounds[1:])])
+
+
+def _medians_of(columns: list[np.ndarray], bounds: np.ndarray) -> list[np.ndarray]:
+    """`_arm_medians` of several columns; on large groups two threads share the work.
+
+    Selection (numpy's partition) releases the GIL, and per-arm medians of a
+    million-row group are most of a comparison's time, so both cores help.
+    """
+    if len(columns) > 1 and bounds[-1] >= 200_000:
+        from concurrent.futures import ThreadPoolExecutor
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            return list(pool.map(lambda values: _arm_medians(values, bounds), columns))
+    return [_arm_medians(values, bounds) for values in columns]
+
+
+def _arm_sums(mask: np.ndarray, bounds: np.ndarray) -> np.ndarray:
+    """Count of True per arm of a boolean column sorted by arm."""
+    counts = np.concatenate(([0], np.cumsum(mask, dtype=np.int64)))
+    return counts[bounds[1:]] - counts[bounds[:-1]]
 
 
 def _nanmedian(block: np.ndarray, axis: int) -> np.ndarray:
@@ -315,31 +343,36 @@ def _nanmedian(block: np.ndarray, axis: int) -> np.ndarray:
         return np.nanmedian(block, axis=axis)
 
 
-def _summaries(arms: list[str], slices, units: list[str]) -> list[ArmSummary]:
-    """Per-arm counts, reward statistics and spend medians (2-D array work when arms have equal runs)."""
-    rewards, devs, failed = slices("reward"), slices("dev_reward"), slices("failed")
-    reward_median = _per_arm(rewards, _nanmedian)
+def _summaries(arms: list[str], column, bounds: np.ndarray, units: list[str]) -> list[ArmSummary]:
+    """Per-arm counts, reward statistics and spend medians, computed on whole sorted columns."""
+    reward, dev, failed = column("reward"), column("dev_reward"), column("failed")
+    errors = _arm_sums(failed.astype(bool), bounds)
+    spends = {unit: column(f"spend:{unit}") for unit in units}
+    medians = _medians_of([reward] + list(spends.values()), bounds)
+    reward_median = medians[0]
     stats_by_unit = {}
-    for unit in units:
-        values, partial = slices(f"spend:{unit}"), slices(f"partial:{unit}")
-        reported = _per_arm([~np.isnan(v) for v in values], np.sum)
-        full = _per_arm([~np.isnan(v) & ~p for v, p in zip(values, partial)], np.sum)
-        stats_by_unit[unit] = (_per_arm(values, _nanmedian), reported, full)
+    for k, unit in enumerate(units):
+        values, partial = spends[unit], column(f"partial:{unit}").astype(bool)
+        known = ~np.isnan(values)
+        stats_by_unit[unit] = (medians[k + 1], _arm_sums(known, bounds), _arm_sums(known & ~partial, bounds))
     out = []
     for i, arm in enumerate(arms):
-        scored = rewards[i][~np.isnan(rewards[i])]
+        a, b = bounds[i], bounds[i + 1]
+        runs = int(b - a)
+        scored = reward[a:b][~np.isnan(reward[a:b])]
         mean, lo, hi = t_interval(scored)
         spend = {}
         for unit in units:
             medians, reported, full = stats_by_unit[unit]
-            status = UNREPORTED if reported[i] == 0 else PARTIAL if full[i] < len(rewards[i]) else MEASURED
+            status = UNREPORTED if reported[i] == 0 else PARTIAL if full[i] < runs else MEASURED
             spend[unit] = UnitSpend(float(medians[i]) if reported[i] else None, status, int(full[i]))
+        devs = dev[a:b]
         out.append(ArmSummary(
-            arm, len(rewards[i]), int(scored.size), int(failed[i].sum()), mean, (lo, hi),
+            arm, runs, int(scored.size), int(errors[i]), mean, (lo, hi),
             float(scored.min()) if scored.size else math.nan,
             float(reward_median[i]) if scored.size else math.nan,
             float(scored.max()) if scored.size else math.nan,
-            float(np.nanmean(devs[i])) if (~np.isnan(devs[i])).any() else math.nan, spend))
+            float(np.nanmean(devs)) if (~np.isnan(devs)).any() else math.nan, spend))
     return out
 
 

@@ -232,3 +232,29 @@ def test_caption_names_accepted_early_stops():
         r.stop_reason = "converged" if r.arm == "nm" else "budget:calls"
     text = comparison_markdown(compare(records, "calls", allow_early_stop=True))
     assert "except runs of nm that stopped on their own below it" in text
+
+
+def test_large_group_summaries_match_plain_numpy():
+    """Groups past 200k rows take the threaded median path; its numbers must not change."""
+    import numpy as np
+    import pandas as pd
+    from baselines.table import RunTable
+
+    rng = np.random.default_rng(0)
+    arms, seeds = 25, 10_000
+    tokens = rng.normal(1000, 10, arms * seeds)
+    tokens[::7] = np.nan  # unreported on some runs: medians over reporting runs only
+    frame = pd.DataFrame({
+        "workload": pd.Categorical(["w"] * (arms * seeds)), "budget": pd.Categorical(["tokens=1000"] * (arms * seeds)),
+        "arm": pd.Categorical(np.repeat([f"a{i:02d}" for i in range(arms)], seeds)),
+        "seed": np.tile(np.arange(seeds), arms), "reward": rng.normal(0.5, 0.1, arms * seeds),
+        "dev_reward": np.full(arms * seeds, np.nan), "stop_reason": None, "failed": False,
+        "spend:tokens": tokens, "partial:tokens": False})
+    table = RunTable(frame.sample(frac=1, random_state=1).reset_index(drop=True), {"tokens=1000": {"tokens": 1000}},
+                     ["tokens"])
+    group = compare(table, "tokens", pairs=False).groups[0]
+    for i, summary in enumerate(group.arms):
+        block = slice(i * seeds, (i + 1) * seeds)
+        assert summary.spend["tokens"].median == pytest.approx(np.nanmedian(tokens[block]))
+        assert summary.spend["tokens"].status == "partial"
+        assert summary.median == pytest.approx(np.median(frame["reward"].to_numpy()[block]))
