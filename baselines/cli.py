@@ -53,15 +53,36 @@ def _add_results_args(p: argparse.ArgumentParser, fixed_required: bool = True) -
                    help="anytime metrics: the score before a run's first trace point (default 0)")
 
 
-def load_comparison(args: argparse.Namespace, baseline: str | None = None):
-    """Read the results files named on the command line and compare them."""
-    from .compare import compare
-    from .table import RunTable
-
+def _check_files(args: argparse.Namespace) -> None:
     for path in args.results:
         if not Path(path).is_file():
             raise InputError(f"{path}: no such results file; pass the results.jsonl that `costmatch run` wrote")
-    table = RunTable.read(args.results, keep_last=args.keep_last)
+
+
+def _records_if(args: argparse.Namespace, needed: bool):
+    """Per-run records (traces, per-run spend), read once, only when a table is not enough."""
+    if not needed:
+        return None
+    from .records import read_records
+
+    _check_files(args)
+    return read_records(args.results, keep_last=args.keep_last)
+
+
+def load_comparison(args: argparse.Namespace, baseline: str | None = None, records=None):
+    """Compare the results files named on the command line (or `records` already read from them).
+
+    Without `records` the files go through the fast columnar reader, which
+    keeps no per-run objects; callers that need those read them once and pass them.
+    """
+    from .compare import compare
+    from .table import RunTable
+
+    if records is None:
+        _check_files(args)
+        table = RunTable.read(args.results, keep_last=args.keep_last)
+    else:
+        table = RunTable.from_records(records)
     if len(table) == 0:
         raise InputError(f"{', '.join(args.results)}: no runs in the results; nothing to compare")
     try:
@@ -76,8 +97,9 @@ def load_comparison(args: argparse.Namespace, baseline: str | None = None):
 def cmd_compare(args: argparse.Namespace) -> int:
     from reports.markdown import comparison_markdown
 
-    comparison = load_comparison(args, baseline=args.baseline)
-    costs = _cost_tables(args, comparison) if args.target is not None else None
+    records = _records_if(args, args.target is not None)
+    comparison = load_comparison(args, baseline=args.baseline, records=records)
+    costs = _cost_tables(args, comparison, records) if records is not None else None
     if args.json:
         payload = comparison.to_json()
         if costs is not None:
@@ -95,12 +117,20 @@ def _finite(value):
     raise TypeError(f"not JSON: {value!r}")
 
 
-def _cost_tables(args, comparison) -> list[dict]:
-    """ERT and cost-of-pass per group (records re-read: traces are needed)."""
-    from .anytime import cost_table
-    from .records import budget_key, read_records
+def _json_number(x: float):
+    """JSON has no infinity: an unbounded cost is the string "inf" (or "-inf"); NaN is null."""
+    if math.isnan(x):
+        return None
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    return x
 
-    records = read_records(args.results, keep_last=args.keep_last)
+
+def _cost_tables(args, comparison, records) -> list[dict]:
+    """ERT and cost-of-pass per group (needs the per-run records: traces)."""
+    from .anytime import cost_table
+    from .records import budget_key
+
     out = []
     for g in comparison.groups:
         key = budget_key(g.budget)
@@ -108,10 +138,10 @@ def _cost_tables(args, comparison) -> list[dict]:
                           comparison.fixed, args.target, baseline=args.baseline)
         for row in rows:
             for k, v in list(row.items()):
-                if isinstance(v, float) and not math.isfinite(v):
-                    row[k] = None if math.isnan(v) else "inf"
+                if isinstance(v, float):
+                    row[k] = _json_number(v)
                 elif isinstance(v, tuple):
-                    row[k] = [None if math.isnan(x) else ("inf" if math.isinf(x) else x) for x in v]
+                    row[k] = [_json_number(x) for x in v]
         out.append({"workload": g.workload, "budget": g.budget, "target": args.target, "arms": rows})
     return out
 
@@ -121,7 +151,8 @@ def cmd_report(args: argparse.Namespace) -> int:
     from reports.plots import write_comparison_plots
     from reports.tables import comparison_latex, to_csv
 
-    comparison = load_comparison(args, baseline=args.baseline)
+    records = _records_if(args, bool(args.plots))
+    comparison = load_comparison(args, baseline=args.baseline, records=records)
     if args.format == "md":
         text = comparison_markdown(comparison, baseline=args.baseline, paper=True)
     elif args.format == "latex":
@@ -129,8 +160,6 @@ def cmd_report(args: argparse.Namespace) -> int:
     else:
         text = to_csv(comparison, baseline=args.baseline)
     if args.plots:
-        from .records import read_records
-        records = read_records(args.results, keep_last=args.keep_last)
         files = write_comparison_plots(comparison, records, Path(args.plots), x_unit=args.x_unit)
         print(f"costmatch: wrote {len(files)} figure file(s) to {args.plots}", file=sys.stderr)
     if args.out:

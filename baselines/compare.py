@@ -364,7 +364,7 @@ def _summaries(arms: list[str], column, bounds: np.ndarray, units: list[str]) ->
         spend = {}
         for unit in units:
             medians, reported, full = stats_by_unit[unit]
-            status = UNREPORTED if reported[i] == 0 else PARTIAL if full[i] < runs else MEASURED
+            status = _status(int(reported[i]), int(full[i]), runs)
             spend[unit] = UnitSpend(float(medians[i]) if reported[i] else None, status, int(full[i]))
         devs = dev[a:b]
         out.append(ArmSummary(
@@ -387,13 +387,9 @@ def _sorted_codes(column: pd.Series) -> tuple[list[str], np.ndarray]:
     return [str(n) for n in names[order]], rank[codes]
 
 
-def _status(values: np.ndarray, partial: np.ndarray) -> str:
-    reported = ~np.isnan(values)
-    if not reported.any():
-        return UNREPORTED
-    if (~reported).any() or partial.any():
-        return PARTIAL
-    return MEASURED
+def _status(reported: int, full: int, runs: int) -> str:
+    """Unreported when no run reports the unit, partial unless every run reports it in full."""
+    return UNREPORTED if reported == 0 else PARTIAL if full < runs else MEASURED
 
 
 def _check_fixed(group: Group, arms, spends, partials, seeds, stops, failed, budget, fixed, tol,
@@ -402,10 +398,11 @@ def _check_fixed(group: Group, arms, spends, partials, seeds, stops, failed, bud
     for i, arm in enumerate(arms):
         if spends[i].size == 0:
             continue  # no scored runs: noted by the caller, nothing to verify
-        status = _status(spends[i], partials[i])
+        known = ~np.isnan(spends[i])
+        n_full = int((known & ~partials[i]).sum())
+        status = _status(int(known.sum()), n_full, len(spends[i]))
         if status != MEASURED:
-            n_rep = int((~np.isnan(spends[i]) & ~partials[i]).sum())
-            group.unverified.append(Unverified(arm, fixed, status, n_rep, len(spends[i])))
+            group.unverified.append(Unverified(arm, fixed, status, n_full, len(spends[i])))
         else:
             verified.append(i)
     if fixed in budget:

@@ -21,6 +21,7 @@ import numpy as np
 from scipy import special
 
 from .compare import Comparison, Group
+from .stats import t_interval, t_quantile, unpaired_test
 
 PASS, FAIL, INCONCLUSIVE = "PASS", "FAIL", "INCONCLUSIVE"
 
@@ -50,10 +51,6 @@ class GateResult:
                 "confounds": list(self.confounds)}
 
 
-def _t_quantile(q: float, df: float) -> float:
-    return float(special.stdtrit(df, q))
-
-
 def decide_gate(diffs, margin: float, alpha: float = 0.05) -> tuple[str, float, float, float, int | None]:
     """Verdict on per-seed differences (candidate - baseline, higher is better).
 
@@ -64,9 +61,8 @@ def decide_gate(diffs, margin: float, alpha: float = 0.05) -> tuple[str, float, 
     n = d.size
     if n < 2:
         return INCONCLUSIVE, float(d.mean()) if n else math.nan, -math.inf, math.inf, None
-    mean, sd = float(d.mean()), float(d.std(ddof=1))
-    half = _t_quantile(1 - alpha, n - 1) * sd / math.sqrt(n)
-    lower, upper = mean - half, mean + half
+    mean, lower, upper = t_interval(d, 1 - 2 * alpha)  # one-sided alpha on each side
+    sd = float(d.std(ddof=1))
     if lower > -margin:
         return PASS, mean, lower, upper, None
     if upper < -margin:
@@ -83,7 +79,7 @@ def seeds_to_decide(mean: float, sd: float, margin: float, alpha: float, cap: in
         return 2
     n = 2
     while n <= cap:
-        if _t_quantile(1 - alpha, n - 1) * sd / math.sqrt(n) < distance:
+        if t_quantile(1 - alpha, n - 1) * sd / math.sqrt(n) < distance:
             return n
         n = n + 1 if n < 100 else int(n * 1.1)
     return None
@@ -160,17 +156,14 @@ def gate_group(group: Group, baseline: str, candidate: str, margin_text, alpha: 
 
 
 def _unpaired(sign, base, cand, margin, alpha):
-    b, c = np.asarray(base, float), np.asarray(cand, float)
-    if b.size < 2 or c.size < 2:
+    """Welch bounds (stats.unpaired_test) at one-sided alpha each, for arms that share no seeds."""
+    if len(base) < 2 or len(cand) < 2:
         return INCONCLUSIVE, math.nan, -math.inf, math.inf, None
-    mean = sign * float(c.mean() - b.mean())
-    vb, vc = b.var(ddof=1) / b.size, c.var(ddof=1) / c.size
-    se = math.sqrt(vb + vc)
-    df = (vb + vc) ** 2 / ((vb ** 2 / (b.size - 1)) + (vc ** 2 / (c.size - 1))) if se > 0 else 1.0
-    half = _t_quantile(1 - alpha, df) * se
-    lower, upper = mean - half, mean + half
+    pair = unpaired_test("candidate", "baseline", [sign * c for c in cand], [sign * b for b in base],
+                         level=1 - 2 * alpha)
+    lower, upper = pair.ci
     verdict = PASS if lower > -margin else FAIL if upper < -margin else INCONCLUSIVE
-    return verdict, mean, lower, upper, None
+    return verdict, pair.diff, lower, upper, None
 
 
 def _broken(result: GateResult, reason: str) -> GateResult:

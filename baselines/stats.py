@@ -34,7 +34,7 @@ UNDERPOWERED = "underpowered"
 EQUIVALENT = "equivalent"
 
 
-def _t_ppf(q: float, df: float) -> float:
+def t_quantile(q: float, df: float) -> float:
     """Student-t quantile (scipy.special ufunc: microseconds, not a distribution object)."""
     return float(_special.stdtrit(df, q))
 
@@ -53,7 +53,7 @@ def t_interval(values, level: float = 0.95) -> tuple[float, float, float]:
     mean = float(x.mean())
     if n < 2:
         return (mean, math.nan, math.nan)
-    half = float(_t_ppf(0.5 + level / 2, n - 1) * x.std(ddof=1) / math.sqrt(n))
+    half = float(t_quantile(0.5 + level / 2, n - 1) * x.std(ddof=1) / math.sqrt(n))
     return (mean, mean - half, mean + half)
 
 
@@ -67,24 +67,7 @@ def min_detectable_effect(sd: float, n: int, alpha: float = 0.05, power: float =
     if n < 2 or not math.isfinite(sd):
         return math.inf
     df = n - 1
-    return float((_t_ppf(1 - alpha / 2, df) + _t_ppf(power, df)) * sd / math.sqrt(n))
-
-
-def seeds_needed(effect: float, sd: float, alpha: float = 0.05, power: float = 0.8,
-                 two_sided: bool = True, cap: int = 100000) -> int | None:
-    """Smallest n at which a paired t test detects `effect` with `power` (None if > cap)."""
-    if sd <= 0:
-        return 2
-    if effect <= 0 or not math.isfinite(effect):
-        return None
-    q = 1 - alpha / 2 if two_sided else 1 - alpha
-    n = 2
-    while n <= cap:
-        df = n - 1
-        if (_t_ppf(q, df) + _t_ppf(power, df)) * sd / math.sqrt(n) <= effect:
-            return n
-        n = n + 1 if n < 200 else int(n * 1.05) + 1
-    return None
+    return float((t_quantile(1 - alpha / 2, df) + t_quantile(power, df)) * sd / math.sqrt(n))
 
 
 # -- sign-flip permutation test --------------------------------------------------
@@ -192,7 +175,7 @@ def unpaired_test(a: str, b: str, xa, xb, level: float = 0.95, seed: int = 0) ->
         se = math.sqrt(va + vb)
         df = (va + vb) ** 2 / ((va ** 2 / (na - 1) if va else 0) + (vb ** 2 / (nb - 1) if vb else 0)) \
             if (va + vb) > 0 else 1.0
-        half = float(_t_ppf(0.5 + level / 2, df) * se)
+        half = float(t_quantile(0.5 + level / 2, df) * se)
         p_t = float(2 * _t_sf(abs(diff) / se, df)) if se > 0 else (1.0 if diff == 0 else 0.0)
         sd = se * math.sqrt(min(na, nb))
     else:
@@ -286,7 +269,7 @@ def _tost(pair: PairResult, alpha: float, margin: float) -> bool:
     se = pair.sd / math.sqrt(pair.n)
     if se == 0:
         return abs(pair.diff) < margin
-    q = _t_ppf(1 - alpha, pair.n - 1)
+    q = t_quantile(1 - alpha, pair.n - 1)
     return pair.diff - q * se > -margin and pair.diff + q * se < margin
 
 
@@ -334,8 +317,8 @@ def _complete_pairs(arms, x, pairs, level: float, seed: int) -> dict[tuple[int, 
         return out
     n = x.shape[1]
     alpha = 1 - level
-    q = _t_ppf(0.5 + level / 2, n - 1) if n >= 2 else math.nan
-    mde_factor = (_t_ppf(1 - alpha / 2, n - 1) + _t_ppf(0.8, n - 1)) / math.sqrt(n) if n >= 2 else math.inf
+    q = t_quantile(0.5 + level / 2, n - 1) if n >= 2 else math.nan
+    mde_factor = (t_quantile(1 - alpha / 2, n - 1) + t_quantile(0.8, n - 1)) / math.sqrt(n) if n >= 2 else math.inf
     by_first: dict[int, list[int]] = {}
     for i, j in pairs:
         by_first.setdefault(i, []).append(j)

@@ -196,7 +196,7 @@ def comparison_latex(comparison: Comparison, baseline: str | None = None) -> str
 def cost_markdown(groups: list[dict], unit: str, target: float) -> str:
     """The cost-to-target table of `compare --target`."""
     def fmt(v):
-        return "∞" if v == "inf" else ("n/a" if v is None else quantity(v))
+        return {"inf": "∞", "-inf": "−∞"}.get(v) if isinstance(v, str) else ("n/a" if v is None else quantity(v))
 
     def ci(v):
         return "n/a" if v is None else f"[{fmt(v[0])}, {fmt(v[1])}]"

@@ -79,3 +79,24 @@ def test_cost_table_ert_cost_of_pass_and_paired_difference():
     assert lo <= rows["fast"]["ert_diff_vs_baseline"] <= hi < 0
     again = {r["arm"]: r for r in anytime.cost_table(records, "tokens", 0.5, baseline="slow")}
     assert again["fast"]["ert_ci"] == rows["fast"]["ert_ci"]  # seeded
+
+
+def test_compare_target_cli_keeps_the_sign_of_unbounded_differences(tmp_path, capsys):
+    import json
+    from baselines.cli import main
+    from baselines.records import write_records
+
+    records = []
+    for seed in range(4):
+        good = rec("good", seed, 1.0, tokens=1000)
+        good.trace = [{"spend": {"tokens": 100}, "best": 1.0}]
+        bad = rec("bad", seed, 1.0 if seed == 0 else 0.0, tokens=1000)  # resamples without its one success
+        bad.trace = [{"spend": {"tokens": 900}, "best": 1.0 if seed == 0 else 0.0}]
+        records += [good, bad]
+    path = tmp_path / "r.jsonl"
+    write_records(path, records)
+    assert main(["compare", str(path), "--fixed", "tokens", "--target", "0.5", "--baseline", "bad", "--json"]) == 0
+    rows = {r["arm"]: r for r in json.loads(capsys.readouterr().out)["cost_to_target"][0]["arms"]}
+    assert rows["good"]["ert_diff_ci"][0] == "-inf" and rows["good"]["ert_diff_vs_baseline"] < 0
+    assert main(["compare", str(path), "--fixed", "tokens", "--target", "0.5", "--baseline", "bad"]) == 0
+    assert "−∞" in capsys.readouterr().out
