@@ -18,7 +18,7 @@ GE = "\u2265"            # lower-bound marker for a partly reported unit
 # (GitHub renders $...$ as math).
 _MD_ALWAYS = str.maketrans({"|": "\\|", "`": "\\`", "$": "\\$", "\n": " ", "\r": " ", "\t": " "})
 _MD_EMPHASIS = re.compile(r"(?<![A-Za-z0-9])[*_]|[*_](?![A-Za-z0-9])|\*")
-_MD_TAG = re.compile(r"<(?=[A-Za-z/!?])")
+_MD_TAG = re.compile(r"<(?=[A-Za-z/!?])([^<>]*>)?")
 _MD_ENTITY = re.compile(r"&(?=#?[A-Za-z0-9]+;)")
 _MD_LINK = re.compile(r"[\[\]]")
 _MD_BACKSLASH = re.compile(r"\\(?=[!-/:-@\[-`{-~])")
@@ -37,7 +37,7 @@ def md(text: object) -> str:
     text = _MD_EMPHASIS.sub(lambda m: "\\" + m.group(0), text)
     text = _MD_LINK.sub(lambda m: "\\" + m.group(0), text)
     text = _MD_ENTITY.sub("&amp;", text)
-    return _MD_TAG.sub("&lt;", text)
+    return _MD_TAG.sub(lambda m: "&lt;" + (m.group(1)[:-1] + "&gt;" if m.group(1) else ""), text)
 
 
 def tex(text: object) -> str:

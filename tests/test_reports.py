@@ -144,7 +144,9 @@ def test_report_cli_writes_table_and_plots(tmp_path, capsys):
     out = tmp_path / "t.tex"
     assert main(["report", str(path), "--fixed", "tokens", "--format", "latex", "--plots", str(tmp_path / "p"),
                  "--out", str(out), "--baseline", "a"]) == 0
-    assert out.read_text().startswith(r"\begin{table}")
+    text = out.read_text()
+    assert text.startswith("% costmatch tables. Needs in the preamble: \\usepackage{booktabs}")
+    assert "\\begin{table" in text
     assert sorted(p.suffix for p in (tmp_path / "p").iterdir()) == [".png", ".svg"]
 
 
