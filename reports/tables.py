@@ -346,7 +346,7 @@ def confound_ratio(spend: float, reference: float, lower_bound: bool = False) ->
         text = "> 0 (ref 0)"
     else:
         r = spend / reference
-        text = f"{r:.2g}\u00d7" if (r >= 1.5 or r <= 0.5) else f"{(r - 1) * 100:+.0f}%".replace("-", "\u2212")
+        text = f"{r:,.0f}\u00d7" if r >= 10 else f"{r:.2g}\u00d7" if (r >= 1.5 or r <= 0.5) else f"{(r - 1) * 100:+.0f}%".replace("-", "\u2212")
     return (GE if lower_bound else "") + text
 
 
