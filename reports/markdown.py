@@ -8,7 +8,7 @@ from tabulate import tabulate
 from baselines.compare import Comparison, Group
 from baselines.units import unit_noun
 
-from .flags import (comparison_headline, confound_sentence, group_caption, unequal_sentence,
+from .flags import (comparison_headline, skipped_lines, confound_sentence, group_caption, unequal_sentence,
                     unreported_lines, unverified_sentence)
 from .ranges import range_for
 from .tables import confound_markdown, group_markdown
@@ -91,4 +91,7 @@ def comparison_markdown(comparison: Comparison, baseline: str | None = None, pap
             parts += [pairs_table(group, rng), ""]
     if any(g.pairs for g in comparison.groups):
         parts += [PAIRS_FOOTNOTE, ""]
+    skipped = skipped_lines(comparison)
+    if skipped:
+        parts += ["Groups left out of this comparison:", ""] + [f"- {md(line)}" for line in skipped] + [""]
     return "\n".join(parts).rstrip() + "\n"

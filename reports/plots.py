@@ -108,7 +108,7 @@ def _quantity_axis(axis, nbins: int = 5) -> None:
     from matplotlib.ticker import FuncFormatter, MaxNLocator
 
     axis.set_major_locator(MaxNLocator(nbins=nbins, steps=[1, 2, 2.5, 5, 10]))
-    axis.set_major_formatter(FuncFormatter(lambda v, _pos: quantity(v)))
+    axis.set_major_formatter(FuncFormatter(lambda v, _pos: quantity(v, compact=True)))
 
 
 def _legend(ax, handles: list, labels: list, outside: bool = True) -> None:
@@ -348,12 +348,17 @@ def sweep_crossings(series: dict[str, list[tuple[float, float]]]) -> list[tuple[
             if best[i] and best[i + 1] and best[i] != best[i + 1]]
 
 
+def _fixed_of(group: Group, comparison: Comparison) -> str | None:
+    """The unit this group was matched in (each group has its own since budgets may differ in unit)."""
+    return getattr(group, "fixed", "") or comparison.fixed
+
+
 def budget_sweep_plot(comparison: Comparison, workload: str, style: Style, width: str = "single",
-                      ranges: dict | None = None) -> Plot | None:
-    """Mean reward against budget (log axis) when a workload ran at two or more budgets in the fixed unit."""
-    fixed = comparison.fixed
+                      ranges: dict | None = None, fixed: str | None = None) -> Plot | None:
+    """Mean reward against budget (log axis) when a workload ran at two or more budgets in one fixed unit."""
+    fixed = fixed or comparison.fixed
     groups = [g for g in comparison.groups if g.workload == workload and fixed in g.budget
-              and _finite(g.budget[fixed]) and g.budget[fixed] > 0]
+              and _fixed_of(g, comparison) == fixed and _finite(g.budget[fixed]) and g.budget[fixed] > 0]
     if len(groups) < 2:
         return None
     name = f"sweep-{slug(workload)}-{slug(fixed)}"
@@ -386,7 +391,7 @@ def budget_sweep_plot(comparison: Comparison, workload: str, style: Style, width
     ax.set_xscale("log")
     budgets = sorted({g.budget[fixed] for g in groups})
     ax.xaxis.set_major_locator(FixedLocator(budgets))
-    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _pos: quantity(v)))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _pos: quantity(v, compact=True)))
     ax.xaxis.set_minor_formatter(NullFormatter())
     ax.set_title(title)
     ax.set_xlabel(f"budget ({unit_noun(fixed)})")
@@ -533,7 +538,7 @@ def cost_units(group: Group, fixed: str, x_unit: str | None = None) -> list[str]
     """Units for cost-reward x axes: `x_unit` if given, else the first reported unit other than the fixed one."""
     if x_unit is not None:
         return [x_unit]
-    held = set(group.budget) | {fixed}
+    held = set(group.budget) | ({fixed} if fixed else set())
     for unit in ("tokens", "usd", "calls", "rollouts", "seconds"):
         if unit not in held and unit in group.units and any(a.spend[unit].status == "measured" for a in group.arms):
             return [unit]
@@ -553,22 +558,25 @@ def comparison_plots(comparison: Comparison, records: list[RunRecord], x_unit: s
     for g in comparison.groups:
         st = styles[g.workload]
         tag = f"{slug(g.workload)}-{budget_tag(g.budget)}"
-        units = cost_units(g, comparison.fixed, x_unit)
+        fixed = _fixed_of(g, comparison)
+        units = cost_units(g, fixed, x_unit)
         if not units:
             yield Plot(f"cost-reward-{tag}", f"{g.workload} at {budget_text(g.budget)}",
                        reason="no unit other than the one the budget holds fixed is reported by every arm")
         for unit in units:
-            yield cost_reward_plot(g, records, unit, st, comparison.fixed, comparison.metric, width, ranges,
+            yield cost_reward_plot(g, records, unit, st, fixed, comparison.metric, width, ranges,
                                    name=f"cost-reward-{tag}-{slug(unit)}")
-        yield anytime_plot(g, records, comparison.fixed, st, width, ranges, name=f"anytime-{tag}")
+        if fixed:
+            yield anytime_plot(g, records, fixed, st, width, ranges, name=f"anytime-{tag}")
         rank = ranking_plot(ranking_across_units(g, records), st, f"ranking-{tag}",
                             f"{g.workload} at {budget_text(g.budget)}: rank by unit", width)
         if rank is not None:
             yield rank
     for workload in sorted(styles):
-        sweep = budget_sweep_plot(comparison, workload, styles[workload], width, ranges)
-        if sweep is not None:
-            yield sweep
+        for fixed in sorted({_fixed_of(g, comparison) or "" for g in comparison.groups} - {""}):
+            sweep = budget_sweep_plot(comparison, workload, styles[workload], width, ranges, fixed)
+            if sweep is not None:
+                yield sweep
 
 
 def write_comparison_plots(comparison: Comparison, records: list[RunRecord], out_dir: Path,

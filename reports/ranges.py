@@ -68,3 +68,26 @@ def range_for(ranges: dict | None, group) -> RewardRange | None:
     if not ranges:
         return None
     return ranges.get((group.workload, budget_key(group.budget)))
+
+
+def binary_ranges(comparison) -> dict[tuple[str, str], RewardRange]:
+    """[0, 1] for every group whose compared scores are all 0 or 1 (read off the group's score matrix)."""
+    import numpy as np
+
+    out = {}
+    for g in comparison.groups:
+        scores = getattr(g, "scores", None)
+        if scores is None or not np.size(scores):
+            continue
+        finite = scores[np.isfinite(scores)]
+        if finite.size and np.isin(finite, (0.0, 1.0)).all():
+            out[(g.workload, budget_key(g.budget))] = RewardRange(0.0, 1.0, "binary")
+    return out
+
+
+def ranges_for(comparison, records=None) -> dict[tuple[str, str], RewardRange]:
+    """Declared ranges from the records (when read), else [0, 1] where every score is 0 or 1."""
+    out = binary_ranges(comparison)
+    if records is not None:
+        out.update(reward_ranges(records))
+    return out

@@ -20,7 +20,7 @@ from baselines.records import RunRecord, budget_key
 from .markdown import comparison_markdown
 from .plots import (FORMATS, WIDTHS, close, comparison_plots, ranking_across_units, ranking_markdown, save,
                     trace_score_kind, _group_records)
-from .ranges import reward_ranges
+from .ranges import ranges_for, reward_ranges
 from .text import md
 
 
@@ -107,11 +107,13 @@ def write_run_report(suite, records: list[RunRecord], out_dir: Path, plots: bool
                      formats=("png", "svg"), html: bool = True) -> str:
     """report.md, report.html, comparison-UNIT.json and plots/ under `out_dir`; returns the markdown."""
     out_dir = ensure_dir(out_dir)
-    ranges = reward_ranges(records)
+    declared = reward_ranges(records)
     sections = [f"# costmatch report: {md(suite.name)}", ""]
     html_sections, inline, written = [], [], []
     taken: set[str] = set()
+    ranges: dict = {}
     for unit, comparison in comparisons_by_fixed_unit(suite, records):
+        ranges.update(ranges_for(comparison) | declared)
         sections += [f"## At equal {md(unit)}", "",
                      comparison_markdown(comparison, paper=True, ranges=ranges, compact_confounds=True)]
         sections += _ranking_sections(comparison, records)
@@ -159,7 +161,7 @@ def render_report(comparison: Comparison, records: list[RunRecord] | None, fmt: 
     if figure_format is not None and figure_format not in FORMATS:
         raise ValueError(f"--figure-format must be one of {', '.join(FORMATS)}, got {figure_format!r}")
     formats = (figure_format,) if figure_format else ("png", "svg")
-    ranges = reward_ranges(records) if records is not None else None
+    ranges = ranges_for(comparison, records)
     figs = Figures()
     if plots_dir is not None or fmt == "html":
         figs = draw_figures(comparison, records or [], Path(plots_dir) if plots_dir is not None else None, formats,
@@ -174,6 +176,7 @@ def render_report(comparison: Comparison, records: list[RunRecord] | None, fmt: 
         text = to_csv(comparison, baseline=baseline, ranges=ranges)
     else:
         from .html import report_html
-        text = report_html([(f"At equal {comparison.fixed}", comparison)], records or [], baseline=baseline,
+        heading = f"At equal {comparison.fixed}" if comparison.fixed else "Comparison"
+        text = report_html([(heading, comparison)], records or [], baseline=baseline,
                            ranges=ranges, figures=figs.inline, confound_units=confound_units)
     return text, figs.files, figs.skipped

@@ -10,6 +10,7 @@ known (`reports.ranges`), so a success rate never prints as 1.084.
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass
 
 import pandas as pd
@@ -213,8 +214,14 @@ def _latex_columns(group: Group, baseline: str | None, columns: list[str] | None
     return out
 
 
+LATEX_UNIT_HEADERS = {"rollouts": "Rollouts", "calls": "Calls", "prompt_tokens": "Prompt tok.",
+                      "completion_tokens": "Compl. tok.", "tokens": "Tokens", "usd": "USD", "seconds": "Seconds"}
+
+
 def _tex_num(text: str) -> str:
-    return text.replace(DASH, "---").replace("\u2212", "-").replace("\u221e", "$\\infty$")
+    """A number for a LaTeX cell: a real minus sign (not a hyphen), --- for unknown, $\\infty$."""
+    text = text.replace(DASH, "---").replace("\u2212", "-").replace("\u221e", "$\\infty$")
+    return re.sub(r"(?<![-\w])-(?=[\d.])", "$-$", text)
 
 
 def group_latex(group: Group, comparison: Comparison, baseline: str | None, label: str,
@@ -227,7 +234,7 @@ def group_latex(group: Group, comparison: Comparison, baseline: str | None, labe
     vs_dec = decimals_for((r.vs.ci[1] - r.vs.ci[0]) / 2 for r in rs if r.vs)
     head = {"arm": "Arm", "seeds": "Seeds", "mean": tex(comparison.metric), "ci": "95\\% CI",
             "diff": f"$\\Delta$ vs {tex(baseline or '')}", "diff_ci": "95\\% CI ($\\Delta$)", "verdict": "Verdict"}
-    headers = [tex(unit_noun(c[5:])) if c.startswith("unit:") else head[c] for c in cols]
+    headers = [tex(LATEX_UNIT_HEADERS.get(c[5:], c[5:])) if c.startswith("unit:") else head[c] for c in cols]
     lines = []
     for r in rs:
         cells = []

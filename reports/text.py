@@ -48,13 +48,15 @@ def tex(text: object) -> str:
 _SI = ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
 
 
-def quantity(value: float | None, lower_bound: bool = False) -> str:
+def quantity(value: float | None, lower_bound: bool = False, compact: bool = False) -> str:
     """The one number format of titles, axes, file names and tables.
 
-    Round figures get an SI suffix (1.5M, 20k, 7.5k) only when it is exact, so
-    1,500,000 and 1,500,001 never print alike (that is how two budgets look
-    pooled); other integers get thousands separators, small non-integers three
-    significant digits. DASH for None/NaN (unknown, not 0).
+    Text (tables, titles, captions) gets thousands separators: 1,500,000 and
+    1,500,001 never print alike (that is how two budgets look pooled).
+    `compact` (axis ticks, where width is short) uses an SI suffix when it is
+    exact (1.5M, 20k, 7.5k) and the separators otherwise; never an axis
+    offset or 1.5e+06. Small non-integers get three significant digits;
+    DASH for None/NaN (unknown, not 0).
     """
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return DASH
@@ -65,12 +67,13 @@ def quantity(value: float | None, lower_bound: bool = False) -> str:
         text = f"{value:.3g}"
     elif abs(value) >= 1000:
         text = f"{value:,.0f}"
-        for scale, suffix in _SI:
-            if abs(value) >= scale:
-                short = f"{value / scale:.3g}"
-                if "e" not in short and float(short) * scale == value:
-                    text = short + suffix
-                break
+        if compact:
+            for scale, suffix in _SI:
+                if abs(value) >= scale:
+                    short = f"{value / scale:.3g}"
+                    if "e" not in short and float(short) * scale == value:
+                        text = short + suffix
+                    break
     elif value.is_integer():
         text = f"{value:.0f}"
     else:
@@ -87,13 +90,13 @@ def exact_quantity(value: float) -> str:
 
 
 def budget_text(budget: dict) -> str:
-    """"1.5M tokens, 80 rollouts": exact, so two budgets never read alike."""
+    """"1,500,000 tokens, 80 rollouts": exact, so two budgets never read alike."""
     from baselines.units import unit_noun
     return ", ".join(f"{exact_quantity(v)} {unit_noun(u)}" for u, v in budget.items()) or "no budget recorded"
 
 
 def budget_tag(budget: dict) -> str:
-    """The budget part of a file name: ``tokens1.5M``, ``rollouts80``, exact like `budget_text`."""
+    """The budget part of a file name: ``tokens1500000``, ``rollouts80``, exact like `budget_text`."""
     return "-".join(f"{u}{exact_quantity(v).replace(',', '')}" for u, v in budget.items()) or "nobudget"
 
 
