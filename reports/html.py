@@ -131,7 +131,7 @@ def _group_html(group: Group, comparison: Comparison, records: list[RunRecord], 
     rng = range_for(ranges, group) if comparison.metric == "reward" else None
     parts = [f"<h3 id=\"{gid}\"><span class=\"name\">{esc(group.workload)}</span> at "
              f"{esc(budget_text(group.budget))}</h3>",
-             f"<p class=\"{'ok' if group.valid else 'bad'}\">"
+             f"<p class=\"{'ok' if group.valid and all(a.scored == a.runs for a in group.arms) else 'bad'}\">"
              f"{esc(group_caption(group, comparison.fixed, comparison.tolerance, comparison.metric))}</p>"]
     present = baseline if baseline and any(a.arm == baseline for a in group.arms) else None
     rs = rows(group, present, rng)
@@ -290,7 +290,9 @@ def report_html(sections: list[tuple[str, Comparison]], records: list[RunRecord]
     for s_i, (heading, comparison) in enumerate(sections):
         sid = f"s{s_i}"
         body.append(f"<h2 id=\"{sid}\">{esc(heading)}</h2>")
-        body.append(f"<p class=\"{'ok' if comparison.valid else 'bad'}\">{esc(comparison_headline(comparison))}</p>")
+        headline = comparison_headline(comparison)
+        good = comparison.valid and not headline.startswith("INCOMPLETE")
+        body.append(f"<p class=\"{'ok' if good else 'bad'}\">{esc(headline)}</p>")
         if comparison.metric_note:
             body.append(f"<p class=\"note\">{esc(comparison.metric_note)}</p>")
         for g_i, group in enumerate(comparison.groups):
