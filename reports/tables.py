@@ -124,8 +124,9 @@ def csv_cell(value):
 def to_csv(comparison: Comparison, baseline: str | None = None, ranges: dict | None = None) -> str:
     df = frame(comparison, baseline, ranges)
     for column in df.columns:
-        if df[column].dtype == object:
-            df[column] = df[column].map(csv_cell)
+        if not (pd.api.types.is_numeric_dtype(df[column]) or pd.api.types.is_bool_dtype(df[column])):
+            df[column] = df[column].astype(object).map(csv_cell)
+    df.columns = [csv_cell(str(c)) for c in df.columns]
     return df.to_csv(index=False, lineterminator="\n")
 
 
