@@ -103,11 +103,15 @@ class Plot:
         return self.fig is not None
 
 
-def _quantity_axis(axis, nbins: int = 5) -> None:
-    """Ticks in the one number format, few enough that labels never run together."""
-    from matplotlib.ticker import FuncFormatter, MaxNLocator
+def _quantity_axis(axis, nbins: int = 5, log: bool = False) -> None:
+    """Ticks in the one number format, few enough that labels never run together (decades on a log axis)."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator, NullFormatter
 
-    axis.set_major_locator(MaxNLocator(nbins=nbins, steps=[1, 2, 2.5, 5, 10]))
+    if log:
+        axis.set_major_locator(LogLocator(base=10, numticks=nbins + 1))
+        axis.set_minor_formatter(NullFormatter())
+    else:
+        axis.set_major_locator(MaxNLocator(nbins=nbins, steps=[1, 2, 2.5, 5, 10]))
     axis.set_major_formatter(FuncFormatter(lambda v, _pos: quantity(v, compact=True)))
 
 
@@ -176,6 +180,15 @@ def pareto_front(points: dict[str, tuple[float, float]]) -> list[str]:
     return sorted(front, key=lambda a: points[a][0])
 
 
+def _frontier_visible(xs: list[float], lows: list[float], highs: list[float], log_x: bool) -> bool:
+    """Two or more frontier points at least 3% of the axis apart; a line hidden under markers is no line."""
+    if len(xs) < 2:
+        return False
+    f = (lambda v: math.log10(v)) if log_x else (lambda v: v)  # noqa: E731
+    axis = f(max(highs)) - f(min(lows))
+    return axis > 0 and (f(max(xs)) - f(min(xs))) / axis >= 0.03
+
+
 def cost_reward_plot(group: Group, records: list[RunRecord], unit: str, style: Style, fixed: str | None = None,
                      metric: str = "reward", width: str = "single", ranges: dict | None = None,
                      name: str | None = None) -> Plot:
@@ -224,8 +237,13 @@ def cost_reward_plot(group: Group, records: list[RunRecord], unit: str, style: S
                         ms=4, lw=0.8, capsize=2)
         handles.append(h)
         labels.append(arm)
+    lows = [r[0] for r in ranges_x.values()]
+    highs = [r[1] for r in ranges_x.values()]
+    log_x = min(lows) > 0 and max(highs) / min(lows) >= 30  # spends a decade or more apart: log axis
+    if log_x:
+        ax.set_xscale("log")
     front = pareto_front(points)
-    if len(front) > 1 and len({points[a][0] for a in front}) > 1:
+    if _frontier_visible([points[a][0] for a in front], lows, highs, log_x):
         (line,) = ax.plot([points[a][0] for a in front], [points[a][1] for a in front], color="0.35",
                           lw=0.8, ls="--", zorder=0)
         handles.append(line)
@@ -233,7 +251,7 @@ def cost_reward_plot(group: Group, records: list[RunRecord], unit: str, style: S
     ax.set_title(title)
     ax.set_xlabel(f"{unit_noun(unit)} (median; bars: min-max over seeds)")
     ax.set_ylabel(f"{metric} (mean, 95% CI)")
-    _quantity_axis(ax.xaxis)
+    _quantity_axis(ax.xaxis, log=log_x)
     _legend(ax, handles, labels)
     notes = []
     if left_off:
@@ -535,11 +553,15 @@ def ranking_figure(ranking, style: Style, path: Path, title: str, formats=("png"
 
 # -- everything for one comparison --------------------------------------------------------
 def cost_units(group: Group, fixed: str, x_unit: str | None = None) -> list[str]:
-    """Units for cost-reward x axes: `x_unit` if given, else the first reported unit other than the fixed one."""
+    """Units for cost-reward x axes: `x_unit` if given, else the first reported unit other than the fixed one.
+
+    Seconds only when asked for (``--x-unit seconds``): on simulators wall time
+    measures the machine, not the arm (the same rule keeps it out of confounds).
+    """
     if x_unit is not None:
         return [x_unit]
     held = set(group.budget) | ({fixed} if fixed else set())
-    for unit in ("tokens", "usd", "calls", "rollouts", "seconds"):
+    for unit in ("tokens", "usd", "calls", "rollouts"):  # not seconds: wall time measures the machine
         if unit not in held and unit in group.units and any(a.spend[unit].status == "measured" for a in group.arms):
             return [unit]
     return []
@@ -562,7 +584,8 @@ def comparison_plots(comparison: Comparison, records: list[RunRecord], x_unit: s
         units = cost_units(g, fixed, x_unit)
         if not units:
             yield Plot(f"cost-reward-{tag}", f"{g.workload} at {budget_text(g.budget)}",
-                       reason="no unit other than the one the budget holds fixed is reported by every arm")
+                       reason="no unit other than the one the budget holds fixed is reported by every arm "
+                              "(wall time is drawn only on request: --x-unit seconds)")
         for unit in units:
             yield cost_reward_plot(g, records, unit, st, fixed, comparison.metric, width, ranges,
                                    name=f"cost-reward-{tag}-{slug(unit)}")

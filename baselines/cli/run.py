@@ -51,11 +51,11 @@ def run(*, suite, out, jobs, backend, fresh, retry_errors, quiet, no_plots, look
         print(f"costmatch: interrupted; {len(outcome.records)} finished cell(s) are kept in {outcome.results}; "
               "run the same command to resume", file=sys.stderr)
         return EXIT_INTERRUPTED
-    from reports.run_report import write_run_report
+    from reports.run_report import run_summary, write_run_report
 
-    text = write_run_report(loaded, outcome.records, out_dir, plots=not no_plots)
-    if not quiet:
-        sys.stdout.write(text)
+    write_run_report(loaded, outcome.records, out_dir, plots=not no_plots)
+    if not quiet:  # the full report is in the files; the terminal gets one line per group and where they are
+        sys.stdout.write(run_summary(loaded, outcome.records, out_dir))
     failed = sum(r.error is not None for r in outcome.records)
     if failed:
         print(f"costmatch: {failed} cell(s) failed; their records carry the error "
