@@ -47,7 +47,14 @@ def flag_bullets(group: Group, tolerance: float, compact: bool = False) -> list[
     out += [f"- **unequal** ({md(f.unit)}): {unequal_sentence(f, tolerance, _name)}" for f in group.unequal]
     if not compact:
         out += [f"- **confound** ({md(f.unit)}): {confound_sentence(f, _name)}" for f in group.confounded]
-    out += [f"- unreported ({md(unit)}): {text}" for unit, text in unreported_lines(group, _name)]
+    lines = unreported_lines(group, _name)
+    if compact:  # one line for the units nobody reports, instead of one per unit
+        silent = [u for u in group.units if all(a.spend[u].status == "unreported" for a in group.arms)]
+        if len(silent) > 1:
+            out.append("- unreported: not reported by any arm (shown as \u2014: unknown, not 0): "
+                       + ", ".join(md(unit_noun(u)) for u in silent))
+            lines = [(u, t) for u, t in lines if u not in silent]
+    out += [f"- unreported ({md(unit)}): {text}" for unit, text in lines]
     out += [f"- note: {md(n)}" for n in group.notes]
     return out
 

@@ -7,6 +7,7 @@ import re
 import shutil
 import subprocess
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -450,3 +451,31 @@ def test_latex_tables_compile(tmp_path):
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout[-3000:]
     assert (tmp_path / "doc.pdf").stat().st_size > 1000
+
+
+def test_frontier_hidden_under_markers_is_neither_drawn_nor_listed():
+    assert not plots._frontier_visible([0.012, 0.035], [0.01, 0.01, 9], [0.04, 0.05, 12], log_x=False)
+    assert plots._frontier_visible([0.012, 0.035], [0.01, 0.01, 9], [0.04, 0.05, 12], log_x=True)
+    assert not plots._frontier_visible([5.0], [1], [10], log_x=False)
+
+
+def test_wall_time_is_a_cost_axis_only_on_request():
+    recs = spec_records({"a": {"calls": 500, "seconds": 0.01}, "b": {"calls": 500, "seconds": 9.0}})
+    for r in recs:
+        r.budget = {"calls": 500}
+    c = compare(recs, "calls")
+    assert plots.cost_units(c.groups[0], "calls") == []
+    assert plots.cost_units(c.groups[0], "calls", "seconds") == ["seconds"]
+    plot = plots.cost_reward_plot(c.groups[0], recs, "seconds", plots.Style("ab"), "calls")
+    assert plot.drawn and plot.fig.axes[0].get_xscale() == "log"  # 0.01 to 9 seconds: decades apart
+    plots.close(plot)
+
+
+def test_run_prints_a_short_summary_and_where_the_report_is(tmp_path, capsys):
+    suite = Path(__file__).parent / "data" / "tiny-suite.toml"
+    out = tmp_path / "out"
+    assert main(["run", str(suite), "--out", str(out), "--no-plots"]) == 0
+    printed = capsys.readouterr().out.strip().splitlines()
+    assert len(printed) == 2 and printed[0].startswith("toy at 5 rollouts: valid")
+    assert printed[-1] == f"costmatch: full report: {out / 'report.md'} and {out / 'report.html'}"
+    assert (out / "report.html").is_file() and not (out / "plots").exists()
