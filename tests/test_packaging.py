@@ -87,7 +87,7 @@ def test_every_code_folder_under_the_packages_is_a_shipped_package():
     dist = _distribution()
     shipped = set(dist.packages)
     tree = _tree_packages()
-    assert tree - shipped == set(), "folders with .py files that the wheel would leave out (add an __init__.py)"
+    assert tree - shipped == set(), "folders with .py files the wheel would leave out: give each an __init__.py (discovery needs one) or widen [tool.setuptools.packages.find]"
     assert shipped - tree == set(), "packages the wheel would ship that are not in the tree"
     assert "baselines.importers" in shipped  # the subpackage the hand-kept list once dropped
     assert not any(p.split(".")[0] in ("tests", "benchmarks", "docs") for p in shipped)
@@ -131,21 +131,28 @@ def installed(tmp_path_factory):
     dependencies come from PyPI (pip's cache makes repeat runs quick).
     """
     base = tmp_path_factory.mktemp("wheel")
+    # Build from a clean copy: setuptools reuses a checkout's stale build/ folder, which can put
+    # files into the wheel that the tree no longer has (or hide that it lacks them).
+    source = base / "source"
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(".git", "build", "dist", "*.egg-info",
+                                                                 "__pycache__", ".venv", "costmatch-out"))
+    # A clean environment: with PYTHONPATH pointing at a checkout, pip would find the checkout's
+    # metadata and report costmatch as "already installed" without installing the wheel.
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "COSTMATCH_SHARED_DATA")}
     wheels = base / "dist"
     build = _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--disable-pip-version-check", "-q",
-                  "-w", wheels, ROOT], cwd=base)
+                  "-w", wheels, source], cwd=base, env=env)
     assert build.returncode == 0, build.stderr
     wheel = next(wheels.glob("costmatch-*.whl"))
     venv = base / "venv"
-    made = _run([sys.executable, "-m", "venv", venv], cwd=base)
+    made = _run([sys.executable, "-m", "venv", venv], cwd=base, env=env)
     assert made.returncode == 0, made.stderr
     bin_dir = venv / ("Scripts" if os.name == "nt" else "bin")
     pip = _run([bin_dir / "python", "-m", "pip", "install", "--disable-pip-version-check", "-q", wheel],
-               cwd=base, timeout=1800)
+               cwd=base, env=env, timeout=1800)
     assert pip.returncode == 0, pip.stderr
     work = base / "elsewhere"  # outside the checkout: nothing here can import the tree by accident
     work.mkdir()
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "COSTMATCH_SHARED_DATA")}
     env["PATH"] = f"{bin_dir}{os.pathsep}{env.get('PATH', '')}"
     return {"costmatch": bin_dir / "costmatch", "python": bin_dir / "python", "cwd": work, "env": env,
             "wheel": wheel}
