@@ -40,7 +40,7 @@ _FALLBACK_MEANINGS = {
     "prompt_tokens": "input tokens the provider reported for each call",
     "completion_tokens": "output tokens the provider reported for each call (reasoning tokens included)",
     "tokens": "prompt + completion tokens, when both were reported",
-    "usd": "dollars, priced per call from a dated price table (aliases: dollars)",
+    "usd": "dollars, priced per call from a dated price table",
     "seconds": "wall-clock time of the run, measured by the Meter's clock",
 }
 
@@ -170,9 +170,15 @@ def _params_text(entry: Entry) -> str:
     return ", ".join(p.text() for p in entry.params) if entry.params else "(none)"
 
 
-def format_catalog(cat: Catalog | None = None) -> str:
-    """The catalog as the terminal shows it: paths to paste into a suite, params with defaults."""
+def format_catalog(cat: Catalog | None = None, aliases: dict[str, str] | None = None) -> str:
+    """The catalog as the terminal shows it: paths to paste into a suite, params with defaults.
+
+    `aliases` (alias -> unit, as the CLI accepts them for --fixed) are listed beside their unit.
+    """
     cat = cat or catalog()
+    by_unit: dict[str, list[str]] = {}
+    for alias, unit in (aliases or {}).items():
+        by_unit.setdefault(unit, []).append(alias)
     lines = ["Workloads (a suite's [[workloads]] path = \"...\"; params are keyword arguments):"]
     for w in cat.workloads:
         lines += [f"  {w.path}", f"      {w.summary}" if w.summary else None,
@@ -187,7 +193,8 @@ def format_catalog(cat: Catalog | None = None) -> str:
         lines.append(f"        params: {_params_text(a)}")
     width = max(len(u) for u, _ in cat.units)
     lines += ["", "Units (budget = {UNIT = amount}; fixed = \"UNIT\"; any other name is a custom unit):"]
-    lines += [f"  {u:<{width}}  {meaning}" for u, meaning in cat.units]
+    lines += [f"  {u:<{width}}  {meaning}" + (f" (also: {', '.join(by_unit[u])})" if u in by_unit else "")
+              for u, meaning in cat.units]
     lines += ["", "Write a starter project of your own with `costmatch init DIR`; every suite key is in docs/suite.md."]
     return "\n".join(line for line in lines if line is not None) + "\n"
 

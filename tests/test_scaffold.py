@@ -5,8 +5,8 @@ README tells a new user to do, and the catalog against the classes it describes.
 """
 from __future__ import annotations
 
-import importlib
 import inspect
+import json
 import os
 import re
 import sys
@@ -36,7 +36,7 @@ def isolated_imports(monkeypatch):
 
 
 def _init(args: list[str]) -> int:
-    """`costmatch init ...`, in-process (through the CLI once the verb is wired)."""
+    """`costmatch init ...`, in-process."""
     return main(["init", *args])
 
 
@@ -107,8 +107,9 @@ def test_init_run_report_check_in_a_new_folder(tmp_path, monkeypatch, capsys, is
     assert "20 cells" in capsys.readouterr().out
     assert main(["run", "costmatch-suite.toml", "--quiet"]) == 0
     results = project / "costmatch-out" / "results.jsonl"
-    lines = results.read_text().splitlines()
-    assert len(lines) == 20 and '"error": null' in lines[0]
+    runs = [json.loads(line) for line in results.read_text().splitlines()]
+    assert len(runs) == 20 and all(r["error"] is None and r["stop_reason"] == "budget:tokens" for r in runs)
+    assert all(r["spend"]["tokens"] >= 20000 and r["spend"]["calls"] > 0 for r in runs)
     assert (project / "costmatch-out" / "report.md").is_file()
     capsys.readouterr()
 
