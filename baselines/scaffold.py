@@ -221,7 +221,8 @@ def init_project(directory: str | Path = ".") -> list[Path]:
     """Write a runnable starter project into `directory` (created if missing); return the files written.
 
     Refuses, before writing anything, when any starter file already exists
-    there, so a second `init` can never overwrite a user's edits.
+    there, so a second `init` can never overwrite a user's edits; if a write
+    fails mid-way, the files it had written are removed again.
     """
     directory = Path(directory)
     texts = starter_templates()
@@ -232,10 +233,15 @@ def init_project(directory: str | Path = ".") -> list[Path]:
         raise InputError(f"{directory / existing[0]}: already exists; `init` never overwrites files: "
                          "choose an empty folder (costmatch init NEWDIR) or move the file away")
     ensure_dir(directory, "project folder")
-    written = []
-    for name, text in texts.items():
-        atomic_write_text(directory / name, text, "starter file")
-        written.append(directory / name)
+    written: list[Path] = []
+    try:
+        for name, text in texts.items():
+            atomic_write_text(directory / name, text, "starter file")
+            written.append(directory / name)
+    except BaseException:  # a disk that fills up mid-way leaves no partial project behind
+        for path in written:
+            path.unlink(missing_ok=True)
+        raise
     return written
 
 

@@ -144,6 +144,23 @@ def test_init_into_a_file_or_an_unwritable_place_is_one_line(tmp_path, monkeypat
     assert capsys.readouterr().err.count("\n") == 1
 
 
+def test_init_that_fails_mid_way_leaves_no_partial_project(tmp_path, monkeypatch):
+    from baselines import fileio
+
+    real, calls = fileio.atomic_write_text, []
+
+    def full_disk_on_third(path, text, what="file"):
+        calls.append(path)
+        if len(calls) == 3:
+            raise fileio.DiskError(f"{path}: cannot write the {what}: the disk is full")
+        real(path, text, what)
+
+    monkeypatch.setattr(scaffold, "atomic_write_text", full_disk_on_third)
+    with pytest.raises(fileio.DiskError):
+        scaffold.init_project(tmp_path / "proj")
+    assert len(calls) == 3 and list((tmp_path / "proj").iterdir()) == []
+
+
 def test_init_project_defaults_to_the_working_folder(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     written = scaffold.init_project()
