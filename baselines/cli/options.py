@@ -134,6 +134,16 @@ def add_results_args(p: argparse.ArgumentParser, fixed_required: bool = False) -
                    help="what to compare: reward (default), dev_reward, auc, reward@25%%, reward@50%%, reward@100%%")
     p.add_argument("--start", type=finite("--start"), default=0.0,
                    help="anytime metrics: the score before a run's first trace point (default 0)")
+    p.add_argument("--confounds", type=unit_list, metavar="UNIT,...",
+                   help="units checked for confounds (default: every reported unit except seconds, whose "
+                        "differences on simulators measure the machine); 'none' for no confound checks")
+
+
+def unit_list(text: str) -> list[str]:
+    """A comma-separated list of units; `none` is the empty list."""
+    if text.strip().lower() == "none":
+        return []
+    return [unit(part) for part in text.split(",") if part.strip()]
 
 
 def check_results_files(paths: list[str]) -> None:
