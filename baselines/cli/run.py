@@ -53,9 +53,13 @@ def run(*, suite, out, jobs, backend, fresh, retry_errors, quiet, no_plots, look
         return EXIT_INTERRUPTED
     from reports.run_report import write_run_report
 
-    text = write_run_report(loaded, outcome.records, out_dir, plots=not no_plots)
+    write_run_report(loaded, outcome.records, out_dir, plots=not no_plots)
     if not quiet:
-        sys.stdout.write(text)
+        from reports.run_report import comparisons_by_fixed_unit
+        from reports.summary import run_summary
+
+        comparisons = [c for _, c in comparisons_by_fixed_unit(loaded, outcome.records)]
+        sys.stdout.write(run_summary(comparisons, out_dir / "report.md"))
     failed = sum(r.error is not None for r in outcome.records)
     if failed:
         print(f"costmatch: {failed} cell(s) failed; their records carry the error "
