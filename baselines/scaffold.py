@@ -195,7 +195,8 @@ def format_catalog(cat: Catalog | None = None, aliases: dict[str, str] | None = 
     lines += ["", "Units (budget = {UNIT = amount}; fixed = \"UNIT\"; any other name is a custom unit):"]
     lines += [f"  {u:<{width}}  {meaning}" + (f" (also: {', '.join(by_unit[u])})" if u in by_unit else "")
               for u, meaning in cat.units]
-    lines += ["", "Write a starter project of your own with `costmatch init DIR`; every suite key is in docs/suite.md."]
+    lines += ["", "Start a project of your own with `costmatch init DIR`; every suite key is described in "
+              "docs/suite.md of the costmatch repository."]
     return "\n".join(line for line in lines if line is not None) + "\n"
 
 
