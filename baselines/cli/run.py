@@ -8,13 +8,13 @@ from pathlib import Path
 
 from ..errors import InputError
 from .check import add_gate_arguments
-from .options import DEFAULT_SUITE, EXIT_INTERRUPTED, EXIT_NEGATIVE, EXIT_OK, alpha, output_dir, positive_int
+from .options import EXIT_INTERRUPTED, EXIT_NEGATIVE, EXIT_OK, alpha, default_suite, output_dir, positive_int
 
 HELP = "run every cell of a suite (the built-in demo suite without SUITE)"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("suite", nargs="?", metavar="SUITE.toml", help="the suite (default: the built-in demo suite)")
+    p.add_argument("suite", nargs="?", metavar="SUITE.toml", help="the suite (default: ./costmatch-suite.toml if present, else the built-in demo suite)")
     p.add_argument("--out", metavar="DIR", help="output folder (default: the suite's 'out'); created if missing")
     p.add_argument("--jobs", type=positive_int("--jobs"), metavar="N",
                    help="parallel cells (default: the suite's 'jobs')")
@@ -39,7 +39,7 @@ def run(*, suite, out, jobs, backend, fresh, retry_errors, quiet, no_plots, look
     from ..runner import run_suite
     from ..suite import load_suite
 
-    loaded = load_suite(suite or DEFAULT_SUITE)
+    loaded = load_suite(suite or default_suite())
     out_dir = output_dir(out or loaded.out, "output folder")
     if looks or gate:
         return _run_sequential(loaded, out_dir, looks=looks, gate=gate, margin=margin, alpha=alpha,
