@@ -181,37 +181,3 @@ def render_report(comparison: Comparison, records: list[RunRecord] | None, fmt: 
                            ranges=ranges, figures=figs.inline, confound_units=confound_units)
     return text, figs.files, figs.skipped
 
-
-def run_summary(suite, records: list[RunRecord], out_dir: Path, html: bool = True) -> str:
-    """What `run` prints: per group one line (valid or not, complete or not, the leader, decided pairs).
-
-    The full report (200+ lines on the built-in suite) goes to files; the
-    terminal gets what a reader acts on, and where the rest is.
-    """
-    from .text import budget_text, decimals_for, fixed, interval
-
-    ranges = reward_ranges(records)
-    lines = []
-    for unit, comparison in comparisons_by_fixed_unit(suite, records):
-        for g in comparison.groups:
-            state = "valid" if g.valid else "NOT VALID"
-            short = [a for a in g.arms if a.scored < a.runs]
-            if short:
-                state += f", INCOMPLETE ({', '.join(f'{a.arm} {a.scored}/{a.runs}' for a in short)})"
-            scored = [a for a in g.arms if a.scored]
-            rng = ranges.get((g.workload, budget_key(g.budget)))
-            leader = ""
-            if scored:
-                best = max(scored, key=lambda a: a.mean)
-                mean, ci = best.mean, best.ci
-                if rng is not None:
-                    mean, ci = rng.clip(mean), (rng.clip(ci[0]), rng.clip(ci[1]))
-                dec = decimals_for([(ci[1] - ci[0]) / 2])
-                leader = f"; leader {best.arm} {fixed(mean, dec)} {interval(ci[0], ci[1], dec)}"
-            decided = [p for p in g.pairs if p.verdict in ("a>b", "b>a")]
-            words = [f"{p.a} > {p.b}" if p.verdict == "a>b" else f"{p.b} > {p.a}" for p in decided]
-            shown = "; ".join(words[:4]) + (f"; {len(words) - 4} more" if len(words) > 4 else "")
-            pairs = f"; decided {len(decided)} of {len(g.pairs)} pairs" + (f" ({shown})" if words else "")
-            lines.append(f"{g.workload} at {budget_text(g.budget)}: {state}{leader}{pairs}")
-    where = f"{out_dir / 'report.md'}" + (f" and {out_dir / 'report.html'}" if html else "")
-    return "\n".join(lines + [f"costmatch: full report: {where}"]) + "\n"

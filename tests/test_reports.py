@@ -476,6 +476,6 @@ def test_run_prints_a_short_summary_and_where_the_report_is(tmp_path, capsys):
     out = tmp_path / "out"
     assert main(["run", str(suite), "--out", str(out), "--no-plots"]) == 0
     printed = capsys.readouterr().out.strip().splitlines()
-    assert len(printed) == 2 and printed[0].startswith("toy at 5 rollouts: valid")
-    assert printed[-1] == f"costmatch: full report: {out / 'report.md'} and {out / 'report.html'}"
+    assert len(printed) == 2 and printed[0].startswith("toy at 5 rollouts (fixed rollouts): valid")
+    assert printed[-1] == f"full report: {out / 'report.md'} and {out / 'report.html'}"
     assert (out / "report.html").is_file() and not (out / "plots").exists()
