@@ -115,7 +115,8 @@ def comparison_headline(comparison: Comparison) -> str:
         head = (f"INCOMPLETE: {len(short)} arm(s) scored fewer runs than they ran (e.g. {a.arm} on {g.workload}: "
                 f"{a.scored} of {a.runs}" + (f"; first error: {first}" if first else "") + "). ")
     if comparison.valid:
-        return head + f"Fixed unit: {noun}. Every group verified equal spend in its fixed unit."
+        where = noun if len(fixed_units) == 1 else "its fixed unit"
+        return head + f"Fixed unit: {noun}. Every group verified equal spend in {where}."
     bad = sum(not g.valid for g in comparison.groups)
     return head + (f"NOT VALID: {bad} of {len(comparison.groups)} group(s) could not verify equal spend. "
                    f"Fixed unit: {noun}.")
