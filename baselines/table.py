@@ -26,7 +26,8 @@ import numpy as np
 import pandas as pd
 
 from .errors import InputError
-from .records import SCHEMA, RunRecord, _loads, _trace, budget_key, duplicate_error, record_from_json
+from .records import (MAX_AMOUNT, MAX_DEPTH, MAX_REWARD, SCHEMA, RunRecord, _trace, budget_key,
+                      canonical_budget, duplicate_error, json_depth, parse_line)
 from .units import ordered_units
 
 
@@ -73,58 +74,141 @@ class RunTable:
                 gc.enable()
 
 
-def _read_file(path: Path, builder: "_Builder") -> None:
+BLOCK_BYTES = 32 << 20     # the bulk reader parses a file this many bytes at a time
+_ARROW_BLOCK = 4 << 20     # pyarrow's own parallel block; a longer line is read line by line
+_SAFE_OPENS = 1000         # pyarrow's parser recurses: a line it gets never opens more brackets than this
+_STRUCTURE = bytes(123 if c in b"{[" else 10 if c == 10 else 0 for c in range(256))
+
+
+def _blocks(path: Path):
+    """(bytes ending at a line end, number of its first line), about BLOCK_BYTES each.
+
+    Reading block by block keeps the peak memory near the size of the columns,
+    not of the file (a whole-file read held the bytes, pyarrow's table and the
+    frame at once: 3x the file).
+    """
     try:
-        data = path.read_bytes()
+        handle = open(path, "rb")
     except OSError as exc:
         raise InputError(f"{path}: cannot read results file ({exc.strerror})") from None
-    if not data.strip():
-        return
-    chunk = _arrow_chunk(data)
-    if chunk is not None:
-        builder.add_frame(*chunk, where=(path, None))
-        return
-    # read again line by line: the exact error, or what the bulk checks were too strict for
-    lines, numbers = _nonblank_lines(data)
-    builder.add_records(_slow_chunk(path, lines, numbers))
+    with handle:
+        carry, line = b"", 1
+        while True:
+            try:
+                chunk = handle.read(BLOCK_BYTES)
+            except OSError as exc:  # a folder, a device that fails mid-read
+                raise InputError(f"{path}: cannot read results file ({exc.strerror or exc})") from None
+            if not chunk:
+                if carry:
+                    yield carry, line
+                return
+            data = carry + chunk if carry else chunk
+            cut = data.rfind(b"\n") + 1
+            if cut == 0:
+                carry = data
+                continue
+            block, carry = (data, b"") if cut == len(data) else (data[:cut], data[cut:])
+            yield block, line
+            line += block.count(b"\n")
+
+
+def _read_file(path: Path, builder: "_Builder") -> None:
+    for block, first in _blocks(path):
+        if not block.strip():
+            continue
+        chunk = _arrow_chunk(block)
+        if chunk is not None:
+            frame, budgets, traces, numbers = chunk
+            builder.add_frame(frame, budgets, traces, where=(path, first, numbers))
+            continue
+        # read again line by line: the exact error, or what the bulk checks were too strict for
+        lines, numbers = _nonblank_lines(block)
+        builder.add_records(_slow_chunk(path, lines, [n + first - 1 for n in numbers]))
 
 
 def _nonblank_lines(data: bytes) -> tuple[list[bytes], list[int]]:
-    raw = data.splitlines()
+    """Lines split at "\\n" only (as the line reader splits), with their 1-based numbers."""
+    raw = data.split(b"\n")
     numbered = [(i + 1, line) for i, line in enumerate(raw) if line and not line.isspace()]
     return [line for _, line in numbered], [n for n, _ in numbered]
 
 
 def _slow_chunk(path: Path, lines: list[bytes], numbers) -> list[tuple[str, RunRecord]]:
-    out = []
-    for line, n in zip(lines, numbers):
-        where = f"{path}:{n}"
-        try:
-            text = line.decode("utf-8")
-        except UnicodeDecodeError:
-            raise InputError(f"{where}: not UTF-8 text; results files are UTF-8 JSON Lines") from None
-        out.append((where, record_from_json(_loads(text, where), where)))
-    return out
+    return [(f"{path}:{n}", parse_line(line, f"{path}:{n}")) for line, n in zip(lines, numbers)]
 
 
 def _numeric(col, nonneg: bool = False) -> np.ndarray | None:
-    """A float column (null -> NaN), or None when a value is not a finite number of the right sign."""
+    """A float column (null -> NaN), or None when a value breaks the shared number rule."""
     import pyarrow as pa
 
     if pa.types.is_null(col.type):
         return np.full(len(col), np.nan)
     if not (pa.types.is_integer(col.type) or pa.types.is_floating(col.type)):
         return None
-    arr = col.cast(pa.float64()).to_numpy(zero_copy_only=False)
+    arr = col.cast(pa.float64(), safe=False).to_numpy(zero_copy_only=False)
     valid = ~np.asarray(col.is_null().to_numpy(zero_copy_only=False), dtype=bool)
     values = arr[valid]
-    if not np.isfinite(values).all() or (nonneg and (values < 0).any()):
+    limit = MAX_AMOUNT if nonneg else MAX_REWARD
+    if not np.isfinite(values).all() or (np.abs(values) > limit).any() or (nonneg and (values < 0).any()):
         return None
     return arr
 
 
+def _safe_for_arrow(block: bytes) -> bool:
+    """True when pyarrow may parse the block: UTF-8, no bare CR, no line nested past the rule.
+
+    pyarrow does not validate UTF-8, splits lines at a bare CR (the line
+    reader does not) and overflows its stack on deep nesting (a segfault),
+    so these are decided here, conservatively; a block that fails any goes to
+    the line reader, which applies the exact rule.
+    """
+    if not block.isascii():
+        try:
+            block.decode("utf-8")
+        except UnicodeDecodeError:
+            return False
+    if b"\r" in block and b"\r" in block.replace(b"\r\n", b""):
+        return False
+    codes = np.frombuffer(block.translate(_STRUCTURE), dtype=np.uint8)
+    marks = codes[np.flatnonzero(codes)]
+    if not len(marks):
+        return True
+    line_of = np.cumsum(marks == 10)
+    opens = np.bincount(line_of[marks == 123])
+    heavy = np.flatnonzero(opens > _SAFE_OPENS)
+    if len(heavy):
+        lines = block.split(b"\n")
+        if any(json_depth(lines[i]) > MAX_DEPTH for i in heavy):
+            return False
+    return True
+
+
+def _type_depth(t) -> int:
+    import pyarrow as pa
+
+    if pa.types.is_struct(t):
+        return 1 + max((_type_depth(t.field(i).type) for i in range(t.num_fields)), default=0)
+    if pa.types.is_list(t) or pa.types.is_large_list(t):
+        return 1 + _type_depth(t.value_type)
+    return 0
+
+
 def _arrow_chunk(data: bytes):
-    """(frame, budgets, traces) for a whole file checked in bulk, or None to fall back.
+    """(frame, budgets, traces, line numbers) for a block checked in bulk, or None to fall back.
+
+    Any surprise inside pyarrow (it has raised IndexError on odd input) is a
+    fall back too: the line reader is total and decides.
+    """
+    if not _safe_for_arrow(data):
+        return None
+    try:
+        return _arrow_columns(data)
+    except Exception:  # noqa: BLE001
+        return None
+
+
+def _arrow_columns(data: bytes):
+    """The bulk checks of `_arrow_chunk`.
 
     pyarrow parses JSON Lines into typed columns in C++; the checks below are
     whole-column operations. Anything unusual (a type conflict between lines,
@@ -136,13 +220,16 @@ def _arrow_chunk(data: bytes):
         import pyarrow.json as pj
     except ImportError:  # pragma: no cover - pyarrow is a declared dependency
         return None
-    try:
-        table = pj.read_json(pa.BufferReader(data))
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
-        return None
+    table = pj.read_json(pa.BufferReader(data), read_options=pj.ReadOptions(block_size=_ARROW_BLOCK))
     n = table.num_rows
     names = set(table.column_names)
     if not {"workload", "arm", "seed", "spend", "reward"} <= names:
+        return None
+    if 1 + max((_type_depth(f.type) for f in table.schema), default=0) > MAX_DEPTH or "" in names:
+        return None
+    lines = data.count(b"\n") + (not data.endswith(b"\n"))
+    numbers = None if n == lines else np.asarray(_nonblank_lines(data)[1], dtype=np.int64)
+    if numbers is not None and len(numbers) != n:
         return None
     cols = {n: table.column(n).combine_chunks() for n in
             ("workload", "arm", "seed", "spend", "reward", "dev_reward", "budget", "schema",
@@ -152,7 +239,7 @@ def _arrow_chunk(data: bytes):
         if not pa.types.is_string(c.type) or c.null_count or (c.is_valid().to_numpy(zero_copy_only=False).size and
                                                               (np.asarray(pa.compute.utf8_length(c)) == 0).any()):
             return None
-    if not pa.types.is_integer(cols["seed"].type) or cols["seed"].null_count:
+    if cols["seed"].type != pa.int64() or cols["seed"].null_count:
         return None
     if "schema" in cols and (not pa.types.is_string(cols["schema"].type) or
                              set(cols["schema"].drop_null().unique().to_pylist()) - {SCHEMA}):
@@ -160,14 +247,17 @@ def _arrow_chunk(data: bytes):
     if "stop_reason" in cols and not (pa.types.is_string(cols["stop_reason"].type) or
                                       pa.types.is_null(cols["stop_reason"].type)):
         return None
-    if "params" in cols and not (pa.types.is_struct(cols["params"].type) or pa.types.is_null(cols["params"].type)):
-        return None
+    for name in ("params", "budget"):
+        if name in cols and not (pa.types.is_struct(cols[name].type) or pa.types.is_null(cols[name].type)):
+            return None
     if cols["reward"].null_count and not _rewards_present(data, cols["reward"]):
         return None  # a null reward must be written out; a missing one is an error (line by line)
     reward = _numeric(cols["reward"])
     dev = _numeric(cols["dev_reward"]) if "dev_reward" in cols else np.full(n, np.nan)
     spend_col = cols["spend"]
     if reward is None or dev is None or not pa.types.is_struct(spend_col.type) or spend_col.null_count:
+        return None
+    if any(not spend_col.type.field(i).name for i in range(spend_col.type.num_fields)):
         return None
     frame = {"workload": cols["workload"].dictionary_encode().to_pandas(),
              "arm": cols["arm"].dictionary_encode().to_pandas(),
@@ -181,12 +271,14 @@ def _arrow_chunk(data: bytes):
         spend[unit] = values
     if "prompt_tokens" in spend and "completion_tokens" in spend:
         derived = spend["prompt_tokens"] + spend["completion_tokens"]
-        spend["tokens"] = np.where(np.isnan(spend.get("tokens", derived * np.nan)), derived,
-                                   spend.get("tokens", derived))
+        if "tokens" in spend:
+            spend["tokens"] = np.where(np.isnan(spend["tokens"]), derived, spend["tokens"])
+        elif not np.isnan(derived).all():  # the line reader adds tokens only where both parts are reported
+            spend["tokens"] = derived
     budgets, budget_keys = _budget_keys(cols.get("budget"), n)
     if budgets is None:
         return None
-    frame["budget"] = pd.Categorical(budget_keys)
+    frame["budget"] = budget_keys
     frame["stop_reason"] = cols["stop_reason"].to_pandas().to_numpy(dtype=object) if "stop_reason" in cols \
         else np.full(n, None, dtype=object)
     frame["failed"] = np.asarray(cols["error"].is_valid().to_numpy(zero_copy_only=False), dtype=bool) \
@@ -197,29 +289,28 @@ def _arrow_chunk(data: bytes):
             return None
         for i, units in enumerate(cols["partial"].to_pylist()):
             for unit in units or ():
+                if not unit:
+                    return None
                 partial.setdefault(unit, np.zeros(n, dtype=bool))[i] = True
     traces = None
     if "trace" in cols and cols["trace"].null_count < n:
-        traces = cols["trace"].to_pylist()
-        try:
-            for t in traces:
-                if t is not None:
-                    for point in t:  # Arrow fills absent struct fields with None: drop them again
-                        point["spend"] = {u: v for u, v in (point.get("spend") or {}).items() if v is not None}
-                        if point.get("reward") is None:
-                            point.pop("reward", None)
-                    _trace(t, "")
-        except (InputError, AttributeError, TypeError):
+        kind = cols["trace"].type
+        if not (pa.types.is_list(kind) and pa.types.is_struct(kind.value_type)) or \
+                {kind.value_type.field(i).name for i in range(kind.value_type.num_fields)} - {"spend", "best", "reward"}:
+            return None  # other keys in points: Arrow would add them as null to every point
+        try:  # the line reader's canonical points (Arrow fills absent fields with null; they are dropped)
+            traces = [None if t is None else _trace(t, "") for t in cols["trace"].to_pylist()]
+        except InputError:
             return None
     for unit in set(spend) | set(partial):
         frame[f"spend:{unit}"] = spend.get(unit, np.full(n, np.nan))
         frame[f"partial:{unit}"] = partial.get(unit, np.zeros(n, dtype=bool))
-    return pd.DataFrame(frame), budgets, traces
+    return pd.DataFrame(frame), budgets, traces, numbers
 
 
 def _rewards_present(data: bytes, reward_col) -> bool:
     """Arrow reads a missing key as null; check the few null-reward lines really say "reward": null."""
-    rows = set(np.flatnonzero(np.asarray(reward_col.is_null().to_numpy(zero_copy_only=False), dtype=bool)).tolist())
+    rows = np.flatnonzero(np.asarray(reward_col.is_null().to_numpy(zero_copy_only=False), dtype=bool)).tolist()
     lines, _ = _nonblank_lines(data) if len(rows) > 0 else ([], [])
     for i in rows:
         try:
@@ -232,33 +323,37 @@ def _rewards_present(data: bytes, reward_col) -> bool:
 
 
 def _budget_keys(col, n: int):
-    """Canonical budget key per row and the budgets by key (None when a value is invalid)."""
+    """Per row a categorical of canonical budget keys, and the budgets by key (None, None when invalid).
+
+    A null (or absent) unit is no allowance in that unit, as in the line reader.
+    """
     import pyarrow as pa
 
-    if col is None or pa.types.is_null(col.type):
-        return {"": {}}, [""] * n
+    empty = budget_key({})
+    if col is None or pa.types.is_null(col.type) or col.type.num_fields == 0:
+        return {empty: {}}, pd.Categorical.from_codes(np.zeros(n, dtype=np.int8), [empty])
     if not pa.types.is_struct(col.type):
         return None, None
     units = [col.type.field(i).name for i in range(col.type.num_fields)]
+    if not all(units):
+        return None, None
     values = []
     for i in range(len(units)):
         v = _numeric(col.field(i), nonneg=True)
         if v is None:
             return None, None
         values.append(v)
-    if not units:
-        return {"": {}}, [""] * n
     matrix = np.where(np.isnan(np.column_stack(values)), -1.0, np.column_stack(values))
+    matrix[np.asarray(col.is_null().to_numpy(zero_copy_only=False), dtype=bool)] = -1.0  # "budget": null
     inverse = pd.DataFrame(matrix).groupby(list(range(len(units))), sort=False).ngroup().to_numpy()
     first = np.unique(inverse, return_index=True)[1]
-    uniq = matrix[first]
     budgets, keys = {}, []
-    for row in uniq:
-        b = {u: (int(v) if float(v).is_integer() else float(v)) for u, v in zip(units, row) if v >= 0}
+    for row in matrix[first]:
+        b = canonical_budget({u: float(v) for u, v in zip(units, row) if v >= 0})
         key = budget_key(b)
         budgets[key] = b
         keys.append(key)
-    return budgets, [keys[i] for i in np.asarray(inverse).ravel()]
+    return budgets, pd.Categorical.from_codes(inverse, keys)
 
 
 class _Builder:
@@ -314,8 +409,8 @@ class _Builder:
         for frame, where in zip(self.frames, self.where):
             if row < len(frame):
                 if isinstance(where, tuple):
-                    _, numbers = _nonblank_lines(where[0].read_bytes())
-                    return f"{where[0]}:{numbers[row]}"
+                    path, first, numbers = where
+                    return f"{path}:{first + row if numbers is None else first - 1 + int(numbers[row])}"
                 return where[row]
             row -= len(frame)
         return f"record {row}"
