@@ -34,6 +34,20 @@ from .units import ordered_units
 
 
 
+def error_summary(error) -> str | None:
+    """One line saying what went wrong in a run (type and message), for headlines; None without an error."""
+    if error is None:
+        return None
+    if isinstance(error, dict):
+        kind, message = error.get("type"), error.get("message")
+        text = f"{kind}: {message}" if kind and message and not str(message).startswith(str(kind)) \
+            else str(message or kind or error)
+    else:
+        text = str(error)
+    lines = text.strip().splitlines()
+    return (lines[0] if lines else text)[:300]
+
+
 @dataclass
 class RunTable:
     """Columns: workload, budget, arm, seed, reward, dev_reward, stop_reason,
@@ -283,6 +297,10 @@ def _arrow_columns(data: bytes):
         else np.full(n, None, dtype=object)
     frame["failed"] = np.asarray(cols["error"].is_valid().to_numpy(zero_copy_only=False), dtype=bool) \
         if "error" in cols else np.zeros(n, dtype=bool)
+    frame["error"] = np.full(n, None, dtype=object)
+    if frame["failed"].any():
+        failed_rows = np.flatnonzero(frame["failed"])
+        frame["error"][failed_rows] = [error_summary(e) for e in cols["error"].take(failed_rows).to_pylist()]
     partial: dict[str, np.ndarray] = {}
     if "partial" in cols and cols["partial"].null_count < n:
         if not (pa.types.is_list(cols["partial"].type) and pa.types.is_string(cols["partial"].type.value_type)):
@@ -384,6 +402,7 @@ class _Builder:
             "dev_reward": np.array([math.nan if r.dev_reward is None else r.dev_reward for r in recs], dtype=float),
             "stop_reason": np.array([r.stop_reason for r in recs], dtype=object),
             "failed": np.array([r.error is not None for r in recs], dtype=bool),
+            "error": np.array([error_summary(r.error) for r in recs], dtype=object),
         }
         budgets, keys = {}, []
         for r in recs:
@@ -420,7 +439,8 @@ class _Builder:
             empty = pd.DataFrame({"workload": pd.Categorical([]), "budget": pd.Categorical([]),
                                   "arm": pd.Categorical([]), "seed": np.zeros(0, dtype=np.int64),
                                   "reward": np.zeros(0), "dev_reward": np.zeros(0),
-                                  "stop_reason": np.zeros(0, dtype=object), "failed": np.zeros(0, dtype=bool)})
+                                  "stop_reason": np.zeros(0, dtype=object), "failed": np.zeros(0, dtype=bool),
+                                  "error": np.zeros(0, dtype=object)})
             return RunTable(empty, {}, [], None)
         units = ordered_units({c.split(":", 1)[1] for f in self.frames for c in f.columns if c.startswith("spend:")})
         for f in self.frames:
