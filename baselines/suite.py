@@ -32,11 +32,13 @@ cannot hide the built-in package.
 """
 from __future__ import annotations
 
+import contextlib
 import importlib
 import importlib.abc
 import importlib.machinery
 import json
 import math
+import os
 import re
 import sys
 import tomllib
@@ -87,10 +89,57 @@ def register_root(path: str, root: str | None) -> None:
     if not root or not isinstance(path, str):
         return
     top = path.partition(":")[0].partition(".")[0]
-    if top:
-        _FINDER.roots.setdefault(top, root)
-        if _FINDER not in sys.meta_path:
-            sys.meta_path.append(_FINDER)
+    if not top:
+        return
+    old = _FINDER.roots.get(top)
+    _FINDER.roots[top] = root
+    if old is not None and old != root:
+        # another suite's module of the same name was loaded from its folder: forget it
+        loaded = sys.modules.get(top)
+        if loaded is not None and str(getattr(loaded, "__file__", "") or "").startswith(old + "/"):
+            for name in [n for n in sys.modules if n == top or n.startswith(top + ".")]:
+                del sys.modules[name]
+    if _FINDER not in sys.meta_path:
+        sys.meta_path.append(_FINDER)
+
+
+def origin_root(path: str) -> str | None:
+    """The folder the top-level module of ``path`` was imported from in this process.
+
+    Workers get it in the spec, so they import the very module the suite
+    check loaded (a user module beside the suite, or a package the parent
+    had on its path), without any PYTHONPATH entry and after installed ones.
+    """
+    top = sys.modules.get(path.partition(":")[0].partition(".")[0])
+    if top is None:
+        return None
+    file = getattr(top, "__file__", None)
+    if file:
+        here = Path(file).resolve().parent
+        return str(here.parent if hasattr(top, "__path__") else here)
+    locations = list(getattr(top, "__path__", []) or [])
+    return str(Path(locations[0]).resolve().parent) if locations else None
+
+
+@contextlib.contextmanager
+def isolated_workers():
+    """While running cells: child processes do not put their working directory first on sys.path.
+
+    loky starts workers with ``python -m ...``, which puts the working
+    directory first: a ``joblib.py`` or ``zlib.py`` there ran in every worker.
+    PYTHONSAFEPATH (Python 3.11+) switches that off for the children started
+    inside this block; the variable is restored afterwards, so nothing else
+    this process starts later is affected.
+    """
+    previous = os.environ.get("PYTHONSAFEPATH")
+    os.environ["PYTHONSAFEPATH"] = "1"
+    try:
+        yield
+    finally:
+        if previous is None:
+            os.environ.pop("PYTHONSAFEPATH", None)
+        else:
+            os.environ["PYTHONSAFEPATH"] = previous
 
 
 def _import_failure(exc: BaseException, module_name: str, where: str) -> InputError:
@@ -350,7 +399,7 @@ def parse_suite(data: dict, source: str, check_imports: bool = True, root: str |
             instances[arm_name] = arm
         else:
             resolve_syntax(spec["path"], f"{where}.path")
-        arms[arm_name] = ArmSpec(arm_name, spec["path"], params, root)
+        arms[arm_name] = ArmSpec(arm_name, spec["path"], params, origin_root(spec["path"]) or root)
 
     workloads_list = _type(data.get("workloads", []), list, f"{source}: 'workloads'",
                            "must be an array of tables [[workloads]]")
@@ -414,7 +463,7 @@ def parse_suite(data: dict, source: str, check_imports: bool = True, root: str |
         else:
             resolve_syntax(spec["path"], f"{where}.path")
         workloads.append(WorkloadSpec(w_name, spec["path"], params, fixed, tuple(budgets), tuple(arm_names),
-                                      w_seeds, w_tol, root))
+                                      w_seeds, w_tol, origin_root(spec["path"]) or root))
     return Suite(name, source, arms, workloads, jobs, backend,
                  None if timeout is None else float(timeout), out,
                  sorted({w.fixed for w in workloads}))
