@@ -183,6 +183,8 @@ def _safe_for_arrow(block: bytes) -> bool:
             return False
     if b"\r" in block and b"\r" in block.replace(b"\r\n", b""):
         return False
+    if b"\xef\xbb\xbf" in block:  # a byte order mark: pyarrow skips it, the line reader refuses it
+        return False
     codes = np.frombuffer(block.translate(_STRUCTURE), dtype=np.uint8)
     marks = codes[np.flatnonzero(codes)]
     if not len(marks):
