@@ -88,14 +88,13 @@ class RunTable:
                 gc.enable()
 
 
-BLOCK_BYTES = 32 << 20     # the bulk reader parses a file this many bytes at a time
-_ARROW_BLOCK = 4 << 20     # pyarrow's own parallel block; a longer line is read line by line
+BLOCK_BYTES = 16 << 20     # the bulk reader parses a file this many bytes at a time
+_ARROW_BLOCK = 8 << 20     # pyarrow's own parallel block; a longer line is read line by line
 _SAFE_OPENS = 1000         # pyarrow's parser recurses: a line it gets never opens more brackets than this
-_STRUCTURE = bytes(123 if c in b"{[" else 10 if c == 10 else 0 for c in range(256))
 
 
 def _blocks(path: Path):
-    """(bytes ending at a line end, number of its first line), about BLOCK_BYTES each.
+    """Bytes ending at a line end (the last may not), about BLOCK_BYTES each.
 
     Reading block by block keeps the peak memory near the size of the columns,
     not of the file (a whole-file read held the bytes, pyarrow's table and the
@@ -106,7 +105,7 @@ def _blocks(path: Path):
     except OSError as exc:
         raise InputError(f"{path}: cannot read results file ({exc.strerror})") from None
     with handle:
-        carry, line = b"", 1
+        carry = b""
         while True:
             try:
                 chunk = handle.read(BLOCK_BYTES)
@@ -114,30 +113,45 @@ def _blocks(path: Path):
                 raise InputError(f"{path}: cannot read results file ({exc.strerror or exc})") from None
             if not chunk:
                 if carry:
-                    yield carry, line
+                    yield carry
                 return
-            data = carry + chunk if carry else chunk
-            cut = data.rfind(b"\n") + 1
+            cut = chunk.rfind(b"\n") + 1
             if cut == 0:
-                carry = data
+                carry += chunk
                 continue
-            block, carry = (data, b"") if cut == len(data) else (data[:cut], data[cut:])
-            yield block, line
-            line += block.count(b"\n")
+            block = b"".join((carry, memoryview(chunk)[:cut])) if carry or cut < len(chunk) else chunk
+            carry = chunk[cut:]
+            yield block
+
+
+def _line_ends(block: bytes) -> np.ndarray:
+    return np.flatnonzero(np.frombuffer(block, dtype=np.uint8) == 10)
 
 
 def _read_file(path: Path, builder: "_Builder") -> None:
-    for block, first in _blocks(path):
-        if not block.strip():
-            continue
-        chunk = _arrow_chunk(block)
-        if chunk is not None:
-            frame, budgets, traces, numbers = chunk
-            builder.add_frame(frame, budgets, traces, where=(path, first, numbers))
-            continue
-        # read again line by line: the exact error, or what the bulk checks were too strict for
-        lines, numbers = _nonblank_lines(block)
-        builder.add_records(_slow_chunk(path, lines, [n + first - 1 for n in numbers]))
+    first = 1
+    for block in _blocks(path):
+        ends = _line_ends(block)
+        if block and not block.isspace():
+            chunk = _arrow_chunk(block, ends)
+            if chunk is not None:
+                frame, budgets, traces, numbers = chunk
+                builder.add_frame(frame, budgets, traces, where=(path, first, numbers))
+            else:
+                # read again line by line: the exact error, or what the bulk checks were too strict for
+                lines, numbers = _nonblank_lines(block)
+                builder.add_records(_slow_chunk(path, lines, [n + first - 1 for n in numbers]))
+        first += len(ends)
+        _release_arrow_memory()
+
+
+def _release_arrow_memory() -> None:
+    """Hand pyarrow's freed block buffers back (its allocator keeps them cached otherwise)."""
+    try:
+        import pyarrow as pa
+        pa.default_memory_pool().release_unused()
+    except Exception:  # noqa: BLE001 - an optimisation only
+        pass
 
 
 def _nonblank_lines(data: bytes) -> tuple[list[bytes], list[int]]:
@@ -168,13 +182,15 @@ def _numeric(col, nonneg: bool = False) -> np.ndarray | None:
     return arr
 
 
-def _safe_for_arrow(block: bytes) -> bool:
-    """True when pyarrow may parse the block: UTF-8, no bare CR, no line nested past the rule.
+def _safe_for_arrow(block: bytes, ends: np.ndarray) -> bool:
+    """True when pyarrow may parse the block: UTF-8, no bare CR or BOM, no line nested past the rule.
 
-    pyarrow does not validate UTF-8, splits lines at a bare CR (the line
-    reader does not) and overflows its stack on deep nesting (a segfault),
-    so these are decided here, conservatively; a block that fails any goes to
-    the line reader, which applies the exact rule.
+    pyarrow does not validate UTF-8, splits lines at a bare CR and skips a
+    byte order mark (the line reader does neither), and overflows its stack
+    on deep nesting (a segfault), so these are decided here, conservatively;
+    a block that fails any goes to the line reader, which applies the exact
+    rule. Only lines longer than _SAFE_OPENS bytes can open that many
+    brackets, so only those are counted.
     """
     if not block.isascii():
         try:
@@ -183,18 +199,13 @@ def _safe_for_arrow(block: bytes) -> bool:
             return False
     if b"\r" in block and b"\r" in block.replace(b"\r\n", b""):
         return False
-    if b"\xef\xbb\xbf" in block:  # a byte order mark: pyarrow skips it, the line reader refuses it
+    if b"\xef\xbb\xbf" in block:
         return False
-    codes = np.frombuffer(block.translate(_STRUCTURE), dtype=np.uint8)
-    marks = codes[np.flatnonzero(codes)]
-    if not len(marks):
-        return True
-    line_of = np.cumsum(marks == 10)
-    opens = np.bincount(line_of[marks == 123])
-    heavy = np.flatnonzero(opens > _SAFE_OPENS)
-    if len(heavy):
-        lines = block.split(b"\n")
-        if any(json_depth(lines[i]) > MAX_DEPTH for i in heavy):
+    stops = np.append(ends, len(block)) if not block.endswith(b"\n") else ends
+    starts = np.concatenate(([0], stops[:-1] + 1))
+    for i in np.flatnonzero(stops - starts > _SAFE_OPENS):
+        a, z = int(starts[i]), int(stops[i])
+        if block.count(b"{", a, z) + block.count(b"[", a, z) > _SAFE_OPENS and json_depth(block[a:z]) > MAX_DEPTH:
             return False
     return True
 
@@ -209,21 +220,22 @@ def _type_depth(t) -> int:
     return 0
 
 
-def _arrow_chunk(data: bytes):
+def _arrow_chunk(data: bytes, ends: np.ndarray | None = None):
     """(frame, budgets, traces, line numbers) for a block checked in bulk, or None to fall back.
 
     Any surprise inside pyarrow (it has raised IndexError on odd input) is a
     fall back too: the line reader is total and decides.
     """
-    if not _safe_for_arrow(data):
+    ends = _line_ends(data) if ends is None else ends
+    if not _safe_for_arrow(data, ends):
         return None
     try:
-        return _arrow_columns(data)
+        return _arrow_columns(data, ends)
     except Exception:  # noqa: BLE001
         return None
 
 
-def _arrow_columns(data: bytes):
+def _arrow_columns(data: bytes, ends: np.ndarray):
     """The bulk checks of `_arrow_chunk`.
 
     pyarrow parses JSON Lines into typed columns in C++; the checks below are
@@ -243,7 +255,7 @@ def _arrow_columns(data: bytes):
         return None
     if 1 + max((_type_depth(f.type) for f in table.schema), default=0) > MAX_DEPTH or "" in names:
         return None
-    lines = data.count(b"\n") + (not data.endswith(b"\n"))
+    lines = len(ends) + (not data.endswith(b"\n"))
     numbers = None if n == lines else np.asarray(_nonblank_lines(data)[1], dtype=np.int64)
     if numbers is not None and len(numbers) != n:
         return None
@@ -295,7 +307,7 @@ def _arrow_columns(data: bytes):
     if budgets is None:
         return None
     frame["budget"] = budget_keys
-    frame["stop_reason"] = cols["stop_reason"].to_pandas().to_numpy(dtype=object) if "stop_reason" in cols \
+    frame["stop_reason"] = _object_column(cols["stop_reason"]) if "stop_reason" in cols \
         else np.full(n, None, dtype=object)
     frame["failed"] = np.asarray(cols["error"].is_valid().to_numpy(zero_copy_only=False), dtype=bool) \
         if "error" in cols else np.zeros(n, dtype=bool)
@@ -325,7 +337,19 @@ def _arrow_columns(data: bytes):
     for unit in set(spend) | set(partial):
         frame[f"spend:{unit}"] = spend.get(unit, np.full(n, np.nan))
         frame[f"partial:{unit}"] = partial.get(unit, np.zeros(n, dtype=bool))
-    return pd.DataFrame(frame), budgets, traces, numbers
+    return frame, budgets, traces, numbers
+
+
+def _object_column(col) -> np.ndarray:
+    """Strings (None for null) as an object array, one Python string per distinct value."""
+    import pyarrow as pa
+
+    if pa.types.is_null(col.type):
+        return np.full(len(col), None, dtype=object)
+    encoded = col.dictionary_encode()
+    values = np.array(encoded.dictionary.to_pylist() + [None], dtype=object)
+    codes = encoded.indices.fill_null(len(encoded.dictionary)).to_numpy(zero_copy_only=False)
+    return values[codes]
 
 
 def _rewards_present(data: bytes, reward_col) -> bool:
@@ -365,7 +389,10 @@ def _budget_keys(col, n: int):
         values.append(v)
     matrix = np.where(np.isnan(np.column_stack(values)), -1.0, np.column_stack(values))
     matrix[np.asarray(col.is_null().to_numpy(zero_copy_only=False), dtype=bool)] = -1.0  # "budget": null
-    inverse = pd.DataFrame(matrix).groupby(list(range(len(units))), sort=False).ngroup().to_numpy()
+    if (matrix == matrix[0]).all():  # the common case: one budget for the whole block
+        inverse = np.zeros(n, dtype=np.int64)
+    else:
+        inverse = pd.DataFrame(matrix).groupby(list(range(len(units))), sort=False).ngroup().to_numpy()
     first = np.unique(inverse, return_index=True)[1]
     budgets, keys = {}, []
     for row in matrix[first]:
@@ -376,6 +403,52 @@ def _budget_keys(col, n: int):
     return budgets, pd.Categorical.from_codes(inverse, keys)
 
 
+_FIXED_COLUMNS = ("workload", "budget", "arm", "seed", "reward", "dev_reward", "stop_reason", "failed", "error")
+
+
+def _concat(pieces: list[dict], lengths: list[int], units: list[str]) -> pd.DataFrame:
+    """One frame from the blocks' columns, column by column.
+
+    Each column's pieces are dropped as soon as it is joined, so the peak is
+    the finished columns plus one column, not twice the table (pd.concat of
+    per-block frames held both).
+    """
+    names = list(_FIXED_COLUMNS) + [f"{kind}:{u}" for u in units for kind in ("spend", "partial")]
+    out: dict[str, object] = {}
+    for name in names:
+        parts = []
+        for piece, n in zip(pieces, lengths):
+            col = piece.pop(name, None)
+            if col is None:
+                col = np.full(n, np.nan) if name.startswith("spend:") else np.zeros(n, dtype=bool) \
+                    if name.startswith("partial:") or name == "failed" else np.full(n, None, dtype=object)
+            parts.append(col)
+        if name in ("workload", "budget", "arm"):
+            cats = [p.array if isinstance(p, pd.Series) else pd.Categorical(p) for p in parts]
+            out[name] = cats[0] if len(cats) == 1 else pd.api.types.union_categoricals(cats)
+        else:
+            out[name] = np.asarray(parts[0]) if len(parts) == 1 else np.concatenate([np.asarray(p) for p in parts])
+        del parts
+    return pd.DataFrame(out, copy=False)
+
+
+def _duplicates(frame: pd.DataFrame, keep_last: bool) -> np.ndarray | None:
+    """Rows that repeat an earlier (keep first) or a later (keep last) run identity, or None.
+
+    One stable sort of the identity's codes: cheaper in time and memory than
+    hashing four columns (the peak of a million-line read was this check).
+    """
+    keys = [frame[c].cat.codes.to_numpy() for c in ("workload", "budget", "arm")] + [frame["seed"].to_numpy()]
+    order = np.lexsort(keys[::-1])
+    same = np.ones(len(order) - 1, dtype=bool) if len(order) > 1 else np.zeros(0, dtype=bool)
+    for k in keys:
+        ordered = k[order]
+        same &= ordered[1:] == ordered[:-1]
+    if not same.any():
+        return None
+    return order[:-1][same] if keep_last else order[1:][same]
+
+
 class _Builder:
     """Collects per-file frames (bulk path) or record lists (line path), then one table."""
 
@@ -384,11 +457,14 @@ class _Builder:
         self.traces: list[list | None] = []
         self.where: list = []  # per frame: (path, line numbers) or a list of labels
         self.budgets: dict[str, dict[str, float]] = {}
+        self.lengths: list[int] = []
 
-    def add_frame(self, frame: pd.DataFrame, budgets: dict, traces: list | None, where) -> None:
+    def add_frame(self, frame: dict, budgets: dict, traces: list | None, where) -> None:
+        """One block's columns (a dict of arrays: no DataFrame per block, see `build`)."""
         for key, budget in budgets.items():
             self.budgets.setdefault(key, budget)
         self.frames.append(frame)
+        self.lengths.append(len(frame["seed"]))
         self.traces.append(traces)
         self.where.append(where)
 
@@ -422,18 +498,18 @@ class _Builder:
                 frame.setdefault(f"spend:{unit}", np.full(n, np.nan))
                 frame.setdefault(f"partial:{unit}", np.zeros(n, dtype=bool))[i] = True
         traces = [r.trace for r in recs]
-        self.add_frame(pd.DataFrame(frame), budgets, traces if any(t is not None for t in traces) else None,
+        self.add_frame(frame, budgets, traces if any(t is not None for t in traces) else None,
                        [w for w, _ in located])
 
     def _label(self, row: int) -> str:
         """`path:line` of a row (line numbers of bulk-read files are recomputed only here, on error)."""
-        for frame, where in zip(self.frames, self.where):
-            if row < len(frame):
+        for length, where in zip(self.lengths, self.where):
+            if row < length:
                 if isinstance(where, tuple):
                     path, first, numbers = where
                     return f"{path}:{first + row if numbers is None else first - 1 + int(numbers[row])}"
                 return where[row]
-            row -= len(frame)
+            row -= length
         return f"record {row}"
 
     def build(self, keep_last: bool) -> RunTable:
@@ -444,30 +520,27 @@ class _Builder:
                                   "stop_reason": np.zeros(0, dtype=object), "failed": np.zeros(0, dtype=bool),
                                   "error": np.zeros(0, dtype=object)})
             return RunTable(empty, {}, [], None)
-        units = ordered_units({c.split(":", 1)[1] for f in self.frames for c in f.columns if c.startswith("spend:")})
-        for f in self.frames:
-            for unit in units:
-                if f"spend:{unit}" not in f.columns:
-                    f[f"spend:{unit}"] = np.nan
-                    f[f"partial:{unit}"] = False
-        frame = self.frames[0] if len(self.frames) == 1 else pd.concat(self.frames, ignore_index=True)
+        units = ordered_units({c.split(":", 1)[1] for f in self.frames for c in f if c.startswith("spend:")})
+        any_trace = any(t is not None for t in self.traces)
+        traces = [t for n, ts in zip(self.lengths, self.traces) for t in (ts or [None] * n)] if any_trace else None
+        frame = _concat(self.frames, self.lengths, units)
+        self.frames = []
         for name in ("workload", "budget", "arm"):
             if not isinstance(frame[name].dtype, pd.CategoricalDtype):
                 frame[name] = frame[name].astype("category")
-        any_trace = any(t is not None for t in self.traces)
-        traces = [t for f, ts in zip(self.frames, self.traces) for t in (ts or [None] * len(f))] if any_trace else None
-        ident = frame[["workload", "budget", "arm", "seed"]]
-        dup = ident.duplicated(keep="last" if keep_last else "first").to_numpy()
-        if dup.any():
-            if not keep_last:
-                row = int(np.flatnonzero(dup)[0])
-                key = tuple(ident.iloc[row])
-                same = (ident["workload"] == key[0]) & (ident["budget"] == key[1]) & \
-                    (ident["arm"] == key[2]) & (ident["seed"] == key[3])
-                first = int(np.flatnonzero(same.to_numpy())[0])
-                raise duplicate_error(self._label(row), (str(key[0]), str(key[1]), str(key[2]), int(key[3])),
-                                      self._label(first))
-            keep = ~dup
+        drop = _duplicates(frame, keep_last)
+        if drop is not None and not keep_last:
+            row = int(drop.min())
+            key = [frame[c].iloc[row] for c in ("workload", "budget", "arm", "seed")]
+            same = np.ones(len(frame), dtype=bool)
+            for c, value in zip(("workload", "budget", "arm", "seed"), key):
+                same &= (frame[c] == value).to_numpy()
+            first = int(np.flatnonzero(same)[0])
+            raise duplicate_error(self._label(row), (str(key[0]), str(key[1]), str(key[2]), int(key[3])),
+                                  self._label(first))
+        if drop is not None:
+            keep = np.ones(len(frame), dtype=bool)
+            keep[drop] = False
             frame = frame[keep].reset_index(drop=True)
             if traces is not None:
                 traces = [t for t, k in zip(traces, keep) if k]

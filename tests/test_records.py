@@ -358,3 +358,19 @@ def test_random_json_records_get_the_same_answer_from_both_readers(tmp_path, lin
     path = tmp_path / "r.jsonl"
     path.write_text("".join(line + "\n" for line in lines))
     _agree(path)
+
+
+def test_long_trace_lines_read_alike_and_deep_lines_never_reach_pyarrow(tmp_path, monkeypatch):
+    import baselines.table as table_mod
+
+    trace = [{"spend": {"tokens": i}, "best": i / 3000} for i in range(3000)]
+    path = write_lines(tmp_path, GOOD | {"seed": 0, "trace": trace}, GOOD | {"seed": 1})
+    fast = RunTable.read([path])
+    _frames_equal(fast, RunTable.from_records(read_records(path)))
+    assert fast.traces[0] == trace
+    seen = []
+    monkeypatch.setattr(table_mod, "_arrow_columns", lambda data, ends: seen.append(data) or None)
+    deep = write_lines(tmp_path, GOOD | {"seed": 0}, _deep(20_000), name="deep.jsonl")
+    with pytest.raises(InputError, match="nested 20000 levels"):
+        RunTable.read([deep])
+    assert seen == []  # the block was refused before pyarrow saw it
