@@ -83,7 +83,7 @@ class CMAES:
 
 
 class OptunaTPE:
-    """Optuna's TPE sampler (optional: needs `optuna`; a clear error otherwise)."""
+    """Optuna's TPE sampler (`optuna` is a core dependency of costmatch)."""
     workloads = ("bbob",)
 
     def __init__(self, startup_trials: int = 10):
@@ -93,7 +93,8 @@ class OptunaTPE:
         try:
             import optuna
         except ImportError:
-            raise RuntimeError("the optuna arm needs optuna: pip install 'costmatch[optuna]'") from None
+            raise RuntimeError("the optuna arm needs optuna, a dependency of costmatch that is missing here: "
+                               "pip install 'optuna>=3.5' (or reinstall costmatch)") from None
         optuna.logging.set_verbosity(optuna.logging.WARNING)
         f = instance.objective(meter)
         sampler = optuna.samplers.TPESampler(seed=int(rng.integers(2**31)), n_startup_trials=self.startup_trials)

@@ -21,11 +21,13 @@ arms x seeds matrix.
 from __future__ import annotations
 
 import math
+import statistics
 from dataclasses import replace
 from typing import Iterable
 
 import numpy as np
 import pandas as pd
+from scipy.special import stdtrit
 
 from .columns import arm_sums, medians_of, relative, run_bounds, sorted_codes
 from .compare_options import CompareOptions
@@ -35,7 +37,6 @@ from .metrics import METRICS, metric_frame  # noqa: F401 - re-exported
 from .pairing import pair_group
 from .records import RunRecord
 from .selection import select_groups
-from .stats import t_interval
 from .table import RunTable
 from .units import STANDARD_UNITS, ordered_units
 
@@ -72,11 +73,16 @@ def compare(records: Iterable[RunRecord] | RunTable, fixed: str | None = None, t
     if options.metric != "reward":
         frame, note = metric_frame(table, lambda bkey: unit_of.get(bkey, fixed), options.metric, options.start)
         split = _GroupSplit(frame)
-    groups = [_group(workload, table.budgets[bkey], split.columns(workload, bkey), table.units, unit, options)
-              for workload, bkey, unit in chosen]
+    units = ordered_units(set(table.units) | {unit for _, _, unit in chosen})
+    summaries = _all_summaries(split, units) if chosen else []
+    groups = []
+    for workload, bkey, unit in chosen:
+        cols = split.columns(workload, bkey)
+        groups.append(_group(workload, table.budgets[bkey], cols, split.summaries_between(cols.a, cols.z, summaries),
+                             units, unit, options))
     _mark_not_comparisons(groups)
-    units = {g.fixed for g in groups}
-    shown_fixed = fixed if fixed is not None else (units.pop() if len(units) == 1 else None)
+    fixed_units = {g.fixed for g in groups}
+    shown_fixed = fixed if fixed is not None else (fixed_units.pop() if len(fixed_units) == 1 else None)
     comparison = Comparison(shown_fixed, float(options.tolerance), groups, options.alpha, options.metric, note,
                             skipped)
     comparison.warnings.extend(notes)
@@ -113,6 +119,8 @@ class _GroupSplit:
         self.sorted_group = group if self.order is None else group[self.order]
         self.arm_rank = arm_rank if self.order is None else arm_rank[self.order]
         bounds = run_bounds(self.sorted_group)
+        #: (group, arm) runs of the sorted rows: one segment per arm of each group
+        self.segments = run_bounds(self.sorted_group * (len(self.arm_names) + 1) + self.arm_rank)
         self.slices: dict[tuple[str, str], tuple[int, int]] = {}
         workloads, budgets = frame["workload"].cat.categories, frame["budget"].cat.categories
         for a, z in zip(bounds[:-1], bounds[1:]):
@@ -121,11 +129,24 @@ class _GroupSplit:
         self.keys = sorted(self.slices)
         self._cache: dict[str, np.ndarray] = {}
 
-    def _whole(self, column: str) -> np.ndarray:
+    def whole(self, column: str) -> np.ndarray:
+        """A column of the whole frame in sorted order; a unit the results lack is all unreported."""
         if column not in self._cache:
-            values = self.frame[column].to_numpy()
-            self._cache[column] = values if self.order is None else values[self.order]
+            if column in self.frame.columns:
+                values = self.frame[column].to_numpy()
+                values = values if self.order is None else values[self.order]
+            elif column.startswith("spend:"):
+                values = np.full(len(self.frame), np.nan)
+            elif column == "error":
+                values = np.full(len(self.frame), None, dtype=object)
+            else:
+                values = np.zeros(len(self.frame), dtype=bool)
+            self._cache[column] = values
         return self._cache[column]
+
+    def summaries_between(self, a: int, z: int, summaries: list[ArmSummary]) -> list[ArmSummary]:
+        first, last = np.searchsorted(self.segments, [a, z])
+        return summaries[int(first):int(last)]
 
     def columns(self, workload: str, bkey: str) -> "_GroupColumns":
         a, z = self.slices[(workload, bkey)]
@@ -148,13 +169,7 @@ class _GroupColumns:
 
     def __call__(self, column: str) -> np.ndarray:
         """A column in (arm, seed) order; a unit the results lack is all unreported."""
-        if column in self.split.frame.columns:
-            return self.split._whole(column)[self.a:self.z]
-        if column.startswith("spend:"):
-            return np.full(len(self), np.nan)
-        if column == "error":
-            return np.full(len(self), None, dtype=object)
-        return np.zeros(len(self), dtype=bool)
+        return self.split.whole(column)[self.a:self.z]
 
     def per_arm(self, column: str) -> list[np.ndarray]:
         values = self(column)
@@ -168,12 +183,11 @@ def _in_order(group: np.ndarray, arm: np.ndarray, seed: np.ndarray) -> bool:
     return bool(np.all((dg > 0) | ((dg == 0) & ((da > 0) | ((da == 0) & (ds > 0))))))
 
 
-def _group(workload: str, budget: dict, cols: _GroupColumns, all_units, fixed: str,
-           options: CompareOptions) -> Group:
+def _group(workload: str, budget: dict, cols: _GroupColumns, summaries: list[ArmSummary], units: list[str],
+           fixed: str, options: CompareOptions) -> Group:
     # Every unit any record mentions is shown for every group: a unit this
     # workload does not report appears as unreported, never as absent or 0.
-    units = ordered_units(set(all_units) | {fixed})
-    group = Group(workload, dict(budget), _summaries(cols, units), units, fixed=fixed, rows=cols.rows)
+    group = Group(workload, dict(budget), summaries, units, fixed=fixed, rows=cols.rows)
     group.seeds, group.scores = _score_matrix(cols)
     rewards, failed = cols.per_arm("reward"), cols.per_arm("failed")
     # Only scored runs enter the reward column, so only they must be matched in the
@@ -183,7 +197,11 @@ def _group(workload: str, budget: dict, cols: _GroupColumns, all_units, fixed: s
         if not scored[i].any():
             group.notes.append(f"{arm}: no scored runs ({len(rewards[i])} run(s), {int(failed[i].sum())} with errors)")
 
+    all_scored = all(m.all() for m in scored)
+
     def keep(column: str) -> list[np.ndarray]:
+        if all_scored:
+            return cols.per_arm(column)
         return [s[m] for s, m in zip(cols.per_arm(column), scored)]
 
     _check_fixed(group, cols.arms, _FixedRuns(keep(f"spend:{fixed}"), keep(f"partial:{fixed}"), keep("seed"),
@@ -198,6 +216,11 @@ def _group(workload: str, budget: dict, cols: _GroupColumns, all_units, fixed: s
 def _score_matrix(cols: _GroupColumns) -> tuple[np.ndarray, np.ndarray]:
     """The arms x seeds matrix of the compared score (NaN = no scored run at that seed)."""
     seeds, rewards = cols("seed"), cols("reward")
+    sizes = np.diff(cols.bounds)
+    if len(sizes) and sizes.min() == sizes.max():
+        block = seeds.reshape(len(sizes), int(sizes[0]))
+        if (block == block[0]).all():  # every arm ran the same seeds: the matrix is the column reshaped
+            return block[0].copy(), rewards.reshape(block.shape).astype(float, copy=True)
     all_seeds = np.unique(seeds)
     matrix = np.full((len(cols.arms), len(all_seeds)), np.nan)
     for i in range(len(cols.arms)):
@@ -206,38 +229,74 @@ def _score_matrix(cols: _GroupColumns) -> tuple[np.ndarray, np.ndarray]:
     return all_seeds, matrix
 
 
-def _summaries(cols: _GroupColumns, units: list[str]) -> list[ArmSummary]:
-    """Per-arm counts, reward statistics and spend medians, computed on whole sorted columns."""
-    bounds = cols.bounds
-    reward, dev, failed, errors_text = cols("reward"), cols("dev_reward"), cols("failed"), cols("error")
+def _all_summaries(split: "_GroupSplit", units: list[str]) -> list[ArmSummary]:
+    """Per-(group, arm) counts, reward statistics and spend medians, on the whole sorted columns at once.
+
+    One pass over the file's columns, not one per group: ten thousand small
+    groups cost about what one group of the same lines costs.
+    """
+    bounds = split.segments
+    reward, dev, failed, errors_text = (split.whole(c) for c in ("reward", "dev_reward", "failed", "error"))
     errors = arm_sums(failed.astype(bool), bounds)
-    spends = {unit: cols(f"spend:{unit}") for unit in units}
+    spends = {unit: split.whole(f"spend:{unit}") for unit in units}
     medians = medians_of([reward] + list(spends.values()), bounds)
-    stats_by_unit = {}
+    known_reward = ~np.isnan(reward)
+    scored_counts = arm_sums(known_reward, bounds)
+    dev_known = ~np.isnan(dev)
+    dev_counts = arm_sums(dev_known, bounds)
+    dev_sums = np.add.reduceat(np.where(dev_known, dev, 0.0), bounds[:-1]) if len(bounds) > 1 else np.zeros(0)
+    low = np.fmin.reduceat(reward, bounds[:-1]) if len(bounds) > 1 else np.zeros(0)
+    high = np.fmax.reduceat(reward, bounds[:-1]) if len(bounds) > 1 else np.zeros(0)
+    unit_stats = {}
     for k, unit in enumerate(units):
-        values, partial = spends[unit], cols(f"partial:{unit}").astype(bool)
+        values, partial = spends[unit], split.whole(f"partial:{unit}").astype(bool)
         known = ~np.isnan(values)
-        stats_by_unit[unit] = (medians[k + 1], arm_sums(known, bounds), arm_sums(known & ~partial, bounds))
+        unit_stats[unit] = (medians[k + 1], arm_sums(known, bounds), arm_sums(known & ~partial, bounds))
+    failed_rows = np.flatnonzero(failed)
+    means, lows, highs = segment_t_intervals(reward, known_reward, bounds, scored_counts)
     out = []
-    for i, arm in enumerate(cols.arms):
-        a, b = bounds[i], bounds[i + 1]
-        scored = reward[a:b][~np.isnan(reward[a:b])]
-        mean, lo, hi = t_interval(scored)
+    for i in range(len(bounds) - 1):
+        a, b = int(bounds[i]), int(bounds[i + 1])
+        runs, n_scored = b - a, int(scored_counts[i])
+        mean, lo, hi = float(means[i]), float(lows[i]), float(highs[i])
         spend = {}
         for unit in units:
-            unit_medians, reported, full = stats_by_unit[unit]
-            status = _status(int(reported[i]), int(full[i]), int(b - a))
-            spend[unit] = UnitSpend(float(unit_medians[i]) if reported[i] else None, status, int(full[i]))
-        devs = dev[a:b]
-        first_error = next((str(e) for e in errors_text[a:b] if e is not None and e == e), None) \
-            if errors[i] else None
+            unit_medians, reported, full = unit_stats[unit]
+            spend[unit] = UnitSpend(float(unit_medians[i]) if reported[i] else None,
+                                    _status(int(reported[i]), int(full[i]), runs), int(full[i]))
+        first_error = None
+        if errors[i]:
+            first = failed_rows[np.searchsorted(failed_rows, a)]
+            first_error = None if errors_text[first] is None else str(errors_text[first])
         out.append(ArmSummary(
-            arm, int(b - a), int(scored.size), int(errors[i]), mean, (lo, hi),
-            float(scored.min()) if scored.size else math.nan,
-            float(medians[0][i]) if scored.size else math.nan,
-            float(scored.max()) if scored.size else math.nan,
-            float(np.nanmean(devs)) if (~np.isnan(devs)).any() else math.nan, spend, first_error))
+            split.arm_names[int(split.arm_rank[a])], runs, n_scored, int(errors[i]), mean, (lo, hi),
+            float(low[i]) if n_scored else math.nan, float(medians[0][i]) if n_scored else math.nan,
+            float(high[i]) if n_scored else math.nan,
+            float(dev_sums[i] / dev_counts[i]) if dev_counts[i] else math.nan, spend, first_error))
     return out
+
+
+def segment_t_intervals(values: np.ndarray, known: np.ndarray, bounds: np.ndarray, counts: np.ndarray,
+                        level: float = 0.95) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Mean and Student-t interval of each segment's known values, all segments at once.
+
+    The same numbers as `stats.t_interval` per segment (NaN bounds below two
+    values), computed with two passes so the variance is taken about each
+    segment's own mean (no sum-of-squares cancellation).
+    """
+    if len(bounds) < 2:
+        empty = np.zeros(0)
+        return empty, empty, empty
+    starts = bounds[:-1]
+    filled = np.where(known, values, 0.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = np.add.reduceat(filled, starts) / counts
+        centred = np.where(known, values - np.repeat(means, np.diff(bounds)), 0.0)
+        variance = np.add.reduceat(centred * centred, starts) / (counts - 1)
+        half = stdtrit(np.maximum(counts - 1, 1), 0.5 + level / 2) * np.sqrt(variance / counts)
+    half = np.where(counts >= 2, half, np.nan)
+    means = np.where(counts >= 1, means, np.nan)
+    return means, means - half, means + half
 
 
 def _status(reported: int, full: int, runs: int) -> str:
@@ -320,10 +379,10 @@ def _check_confound(group: Group, arms: list[str], unit: str, tol: float) -> Non
             group.unreported.append(Unverified(arm, unit, UNREPORTED, 0, group.arms[i].runs))
     if not complete:
         return
-    reference = float(np.median([group.arms[i].spend[unit].median for i in complete]))
+    reference = float(statistics.median([group.arms[i].spend[unit].median for i in complete]))
     for i in complete + partial:
         value = group.arms[i].spend[unit].median
-        rel = float(relative(np.array([value]), reference)[0])
+        rel = (math.inf if value > 0 else 0.0) if reference == 0 else (value - reference) / abs(reference)
         lower_bound = i in partial
         if rel > tol or (rel < -tol and not lower_bound):
             group.confounded.append(Flag(arms[i], unit, value, reference, "over" if rel > 0 else "under",

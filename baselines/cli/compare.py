@@ -32,8 +32,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_early_stop, alpha, metric, start,
         confounds,
         as_json, baseline, pairs, target, bootstrap, equivalence_margin) -> int:
-    from reports.markdown import comparison_markdown
-
     from .results import load_comparison, read_runs
 
     records = read_runs(results, keep_last) if target is not None else None
@@ -49,6 +47,7 @@ def run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_early
             payload["cost_to_target"] = costs
         sys.stdout.write(_dumps(payload) + "\n")
     else:
+        from reports.markdown import comparison_markdown
         sys.stdout.write(comparison_markdown(comparison))
         if costs is not None:
             from reports.tables import cost_markdown

@@ -17,8 +17,16 @@ from ..fileio import OutputError, ensure_dir
 
 EXIT_OK, EXIT_NEGATIVE, EXIT_USAGE, EXIT_INCONCLUSIVE, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 
-#: The suite `run` and `plan` use when none is named.
+#: The suite `run` and `plan` use when none is named and the folder has no costmatch-suite.toml.
 DEFAULT_SUITE = Path(__file__).resolve().parent.parent / "data" / "default-suite.toml"
+#: What `costmatch init` writes; a bare `costmatch run` in that folder runs it.
+LOCAL_SUITE = "costmatch-suite.toml"
+
+
+def default_suite() -> Path:
+    """./costmatch-suite.toml when present (a folder made by `costmatch init`), else the built-in demo."""
+    local = Path(LOCAL_SUITE)
+    return local if local.is_file() else DEFAULT_SUITE
 
 #: Words people type for the standard units; each maps to the contract's name.
 UNIT_ALIASES: dict[str, str] = {

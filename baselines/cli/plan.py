@@ -3,13 +3,13 @@ from __future__ import annotations
 
 import argparse
 
-from .options import DEFAULT_SUITE, EXIT_OK
+from .options import EXIT_OK, default_suite
 
 HELP = "list the cells of a suite and the most they may spend; runs nothing"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("suite", nargs="?", metavar="SUITE.toml", help="the suite (default: the built-in demo suite)")
+    p.add_argument("suite", nargs="?", metavar="SUITE.toml", help="the suite (default: ./costmatch-suite.toml if present, else the built-in demo suite)")
 
 
 def run(*, suite) -> int:
@@ -19,7 +19,7 @@ def run(*, suite) -> int:
     from ..suite import load_suite
     from ..units import ordered_units
 
-    loaded = load_suite(suite or DEFAULT_SUITE)
+    loaded = load_suite(suite or default_suite())
     cells = loaded.cells()
     rows, totals = [], {}
     for cell in cells:
