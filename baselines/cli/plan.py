@@ -15,6 +15,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(*, suite) -> int:
     from reports.text import quantity
 
+    from ..records import budget_label
     from ..suite import load_suite
     from ..units import ordered_units
 
@@ -22,7 +23,7 @@ def run(*, suite) -> int:
     cells = loaded.cells()
     rows, totals = [], {}
     for cell in cells:
-        rows.append(f"{cell.workload.name}\t{cell.budget.key()}\t{cell.arm.name}\t{cell.seed}")
+        rows.append(f"{cell.workload.name}\t{budget_label(cell.budget.limits)}\t{cell.arm.name}\t{cell.seed}")
         for unit, value in cell.budget.limits.items():
             totals[unit] = totals.get(unit, 0) + value
     print("workload\tbudget\tarm\tseed")

@@ -37,7 +37,7 @@ def run(*, suite, out, jobs, backend, fresh, retry_errors, quiet, no_plots, look
         lower_is_better, inconclusive, alpha, as_json) -> int:
     from ..progress import Progress
     from ..runner import run_suite
-    from ..suite import load_suite
+    from ..suite import isolated_workers, load_suite
 
     loaded = load_suite(suite or default_suite())
     out_dir = output_dir(out or loaded.out, "output folder")
@@ -46,7 +46,8 @@ def run(*, suite, out, jobs, backend, fresh, retry_errors, quiet, no_plots, look
                                lower_is_better=lower_is_better, inconclusive=inconclusive, as_json=as_json,
                                jobs=jobs, backend=backend, fresh=fresh, retry_errors=retry_errors, quiet=quiet)
     progress = Progress(loaded.fixed_units, quiet=quiet)
-    outcome = run_suite(loaded, out_dir, jobs, backend, fresh, retry_errors, progress)
+    with isolated_workers():
+        outcome = run_suite(loaded, out_dir, jobs, backend, fresh, retry_errors, progress)
     if outcome.interrupted:
         print(f"costmatch: interrupted; {len(outcome.records)} finished cell(s) are kept in {outcome.results}; "
               "run the same command to resume", file=sys.stderr)
@@ -88,8 +89,12 @@ def _run_sequential(suite, out_dir: Path, *, looks, gate, margin, alpha, lower_i
         if arm not in suite.arms:
             raise InputError(f"run: --gate: arm {arm!r} is not in {suite.source}; arms: {', '.join(suite.arms)}")
 
+    from ..suite import isolated_workers
+
     def run_look(look_suite, out, progress):
-        return run_suite(look_suite, out, jobs, backend, fresh=False, retry_errors=retry_errors, progress=progress)
+        with isolated_workers():
+            return run_suite(look_suite, out, jobs, backend, fresh=False, retry_errors=retry_errors,
+                             progress=progress)
 
     if fresh and (out_dir / "results.jsonl").exists():
         run_suite(dataclasses.replace(suite, workloads=[]), out_dir, fresh=True)
