@@ -251,7 +251,8 @@ def group_latex(group: Group, comparison: Comparison, baseline: str | None, labe
             elif c == "ci":
                 cells.append(_tex_num(interval(r.ci[0], r.ci[1], dec)))
             elif r.arm == baseline:
-                cells.append("baseline" if c == "diff" else "")
+                first = next(k for k in cols if k in ("diff", "diff_ci", "verdict"))
+                cells.append("baseline" if c == first else "")
             elif r.vs is None:
                 cells.append("n/a" if c == "diff" else "")
             elif c == "diff":
@@ -264,7 +265,7 @@ def group_latex(group: Group, comparison: Comparison, baseline: str | None, labe
     align = "".join("l" if c in ("arm", "verdict") else "r" for c in cols)
     caption = latex_caption(group, comparison, verdicts="verdict" in cols, rng=rng)
     caption = tex(caption).replace("\u2265", "$\\geq$").replace("\u2014", "---").replace(
-        "\u00b1", "$\\pm$").replace("\u2212", "-").replace("\u221e", "$\\infty$")
+        "\u00b1", "$\\pm$").replace("\u2212", "-").replace("\u221e", "$\\infty$").replace("\u00d7", "$\\times$")
     wide = len(cols) > WIDE_COLUMNS
     env = "table*" if wide else "table"
     tabular = [f"\\begin{{tabular}}{{{align}}}", r"\toprule", " & ".join(headers) + r" \\", r"\midrule",
@@ -283,7 +284,10 @@ def latex_caption(group: Group, comparison: Comparison, verdicts: bool = False,
     parts += [unverified_sentence(u, name) + "." for u in group.unverified]
     parts += [unequal_sentence(f, comparison.tolerance, name) + "." for f in group.unequal]
     if group.confounded:
-        parts.append("Confounds: " + "; ".join(confound_phrase(f) for f in group.confounded) + ".")
+        parts.append("Confounds (spend as a ratio to the median across arms): " + "; ".join(
+            f"{unit_noun(u)} (median {quantity(confound_reference(group, u))}): "
+            + ", ".join(f"{arm} {cells[u]}" for arm, cells in matrix if u in cells)
+            for shown, matrix in [confound_matrix(group)] for u in shown) + ".")
     silent = silent_units(group)
     if silent:
         parts.append("Not reported by any arm (no column): " + ", ".join(unit_noun(u) for u in silent) + ".")
@@ -298,14 +302,6 @@ def latex_caption(group: Group, comparison: Comparison, verdicts: bool = False,
     if rng is not None:
         parts.append(rng.note())
     return " ".join(parts)
-
-
-def confound_phrase(flag) -> str:
-    """Short form for captions: arm, both numbers, unit."""
-    from .text import ratio
-    bound = "at least " if flag.lower_bound else ""
-    return (f"{flag.arm} {bound}{quantity(flag.spend)} {unit_noun(flag.unit)} vs a median of "
-            f"{quantity(flag.reference)} ({ratio(flag.spend, flag.reference)})")
 
 
 LATEX_PREAMBLE = ("% costmatch tables. Needs in the preamble: \\usepackage{booktabs}{packages}\n"

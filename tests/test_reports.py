@@ -49,7 +49,7 @@ def test_caption_changes_when_a_flag_appears():
     assert "b spent 1,600 tokens" in bad
     conf = comparison_latex(compare(spec_records({"a": {"tokens": 1000, "calls": 10}, "b": {"tokens": 1000, "calls": 10},
                                                   "c": {"tokens": 1000, "calls": 50}}), "tokens"))
-    assert "Confounds: c 50 model calls vs a median of 10" in conf
+    assert "model calls (median 10): c 5$\\times$" in conf
 
 
 def test_unreported_columns_dropped_in_paper_tables_and_named_in_caption():
