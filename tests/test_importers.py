@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from baselines import InputError, compare
-from baselines.importers import import_agentdescent, import_csv
+from baselines.importers import import_agentdescent, import_csv, run_import
+from baselines.records import read_records
 
 
 def test_selection_file_tokens_unreported_by_every_arm(agentdescent_dir):
@@ -27,7 +28,7 @@ def test_selection_file_rollouts_valid_and_calls_confounded_for_the_bigger_spend
     assert over == [("fork-of-3", 225, 164)]
 
 
-def test_equal_budget_file_merge_arm_is_partial_and_timeout_keeps_its_error(agentdescent_dir):
+def test_equal_budget_file_merge_arm_is_partial_and_fork_error_is_a_note(agentdescent_dir):
     records = import_agentdescent(agentdescent_dir / "equal-budget-hotpotqa-3seed.json")
     merge = [r for r in records if r.arm == "merge-of-3"]
     assert [r.spend["prompt_tokens"] for r in merge] == [255, None, 256]
@@ -35,10 +36,47 @@ def test_equal_budget_file_merge_arm_is_partial_and_timeout_keeps_its_error(agen
     c = compare(records, "tokens")
     reasons = {u.arm: u.reason for u in c.groups[0].unverified}
     assert reasons == {"merge-of-3": "partial", "serial": "unreported", "fork-of-3": "unreported"}
-    [failed] = [r for r in records if r.error]
-    assert "APITimeoutError" in failed.error and failed.reward is None and failed.extra["source_reward"] == 0.7
+    # the timeout belongs to fork 2001, which was not selected; the selected fork 2000 was scored 0.7
+    [noted] = [r for r in records if r.extra.get("notes")]
+    assert (noted.arm, noted.seed, noted.reward, noted.error) == ("fork-of-3", 1, 0.7, None)
+    assert noted.extra["notes"][0].startswith("fork 2001 (not selected): test_eval failed: APITimeoutError")
+    assert not any(r.error for r in records)
     fork = c.groups[0].arm("fork-of-3")
-    assert (fork.runs, fork.scored, fork.errors) == (3, 2, 1)
+    assert (fork.runs, fork.scored, fork.errors) == (3, 3, 0)
+
+
+def _edited(agentdescent_dir, tmp_path, edit):
+    data = json.loads((agentdescent_dir / "equal-budget-hotpotqa-3seed.json").read_text())
+    edit(data)
+    path = tmp_path / "edited.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
+def _fork_seed1(data):
+    return next(a for a in data["arms"] if a["arm"] == "fork-of-3" and a["seed"] == 1)
+
+
+@pytest.mark.parametrize("edit, why", [
+    (lambda a: a["forks"][0].update(test_reward=None), "the selected fork itself failed"),
+    (lambda a: a.update(forks=[]), "no forks: the error is the run's own"),
+    (lambda a: a["forks"][1].update(test_reward=0.65), "no fork failed: the error cannot be an alternative's"),
+    (lambda a: a.update(test_reward=0.9), "no fork carries the run's score: the selection is unknown"),
+])
+def test_agentdescent_run_whose_own_scoring_failed_is_unscored(agentdescent_dir, tmp_path, edit, why):
+    path = _edited(agentdescent_dir, tmp_path, lambda d: edit(_fork_seed1(d)))
+    [run] = [r for r in import_agentdescent(path) if r.arm == "fork-of-3" and r.seed == 1]
+    assert run.reward is None and "APITimeoutError" in run.error, why
+    assert run.extra["source_reward"] == _fork_seed1(json.loads(path.read_text()))["test_reward"]
+
+
+def test_agentdescent_zero_tokens_with_unreported_calls_stay_unreported(agentdescent_dir, tmp_path):
+    def edit(data):
+        data["arms"][0].update(calls=None, prompt_tokens=0, completion_tokens=0)
+        data["arms"][1].update(calls=0, prompt_tokens=0, completion_tokens=0)
+    records = import_agentdescent(_edited(agentdescent_dir, tmp_path, edit))
+    assert records[0].spend["calls"] is None and records[0].spend["tokens"] is None
+    assert records[1].spend["calls"] == 0 and records[1].spend["tokens"] == 0  # measured: no calls, no tokens
 
 
 def test_reflective_on_reports_tokens_siblings_do_not(agentdescent_dir):
@@ -90,6 +128,96 @@ def test_csv_bad_input(tmp_path, content, mapping, words):
     path.write_text(content)
     with pytest.raises(InputError, match=words):
         import_csv(path, mapping)
+
+
+# -- hostile inputs: one line, exit 2, nothing written (issue 18 item 9) -------------------
+_ARM = {"arm": "a", "seed": 0, "rollouts": 9, "calls": 5, "prompt_tokens": 10, "completion_tokens": 2,
+        "test_reward": 0.5, "error": None}
+_OBS = {"algorithm": "x", "mode": "serial", "seed": 0, "final_quality": 0.5,
+        "usage": {"calls": 3, "prompt_tokens": 10, "completion_tokens": 2}}
+
+
+def _arms(**change):
+    return json.dumps({"dataset": "d", "arms": [{**_ARM, **change}]}).encode()
+
+
+@pytest.mark.parametrize("content, words", [
+    (_arms().replace(b'"test_reward": 0.5', b'"test_reward": NaN'), "NaN, which is not a finite number"),
+    (_arms().replace(b'"calls": 5', b'"calls": Infinity'), "Infinity, which is not a finite number"),
+    (_arms(arm=None), "field 'arm' must be a non-empty string, got None"),
+    (_arms(arm=""), "field 'arm' must be a non-empty string"),
+    (_arms(seed="abc"), "field 'seed' must be an integer seed, got 'abc'"),
+    (_arms(seed=1.5), "field 'seed' must be an integer seed"),
+    (_arms(test_reward="0.5"), "field 'reward' must be a number or null, got '0.5'"),
+    (_arms(dev_reward=[1]), "field 'dev_reward' must be a number or null"),
+    (_arms(prompt_tokens=-3), "field 'prompt_tokens' must be a finite number >= 0"),
+    (_arms(calls="many"), "field 'calls' must be a finite number >= 0"),
+    (_arms(stop_reason=7), "field 'stop_reason' must be a string or null"),
+    (_arms().replace(b'"test_reward": 0.5', b'"test_reward": 1e400'), "field 'reward' is inf, which is not finite"),
+    (json.dumps({"observations": [{**_OBS, "usage": [1, 2]}]}).encode(), "field 'usage' must be an object, got list"),
+    (json.dumps({"observations": [{**_OBS, "seed": "abc"}]}).encode(), "field 'seed' must be an integer seed"),
+    (json.dumps({"observations": [{**_OBS, "mode": None}]}).encode(), "field 'mode' must be a non-empty string"),
+    (json.dumps({"observations": [{**_OBS, "usage": {"calls": 3, "prompt_tokens": "9"}}]}).encode(),
+     "usage: field 'prompt_tokens' must be a finite number >= 0"),
+    (json.dumps({"arms": 5}).encode(), "field 'arms' must be a list"),
+    (json.dumps({"arms": [3]}).encode(), "must be an object"),
+    (b'{"arms": [' + "\xe9".encode("latin-1") + b']}', "not UTF-8 text"),
+    pytest.param(b"[" * 100_000, "nested deeper", id="deep-nesting"),
+    (b"{", "not a JSON file"),
+])
+def test_agentdescent_bad_input_is_one_line_and_nothing_is_written(tmp_path, content, words):
+    src = tmp_path / "src.json"
+    src.write_bytes(content)
+    out = tmp_path / "out" / "o.jsonl"
+    out.parent.mkdir()
+    with pytest.raises(InputError) as info:
+        run_import("agentdescent", [src], out)
+    message = str(info.value)
+    assert words in message and "\n" not in message and str(src) in message
+    assert list(out.parent.iterdir()) == []
+
+
+def test_every_imported_shared_file_reads_back_with_the_compare_reader(agentdescent_dir, tmp_path):
+    total = 0
+    for path in sorted(agentdescent_dir.glob("*.json")):
+        out = tmp_path / f"{path.stem}.jsonl"
+        written = run_import("agentdescent", [path], out)
+        back = read_records(out)
+        assert len(back) == written and [r.to_json() for r in back] == \
+            [r.to_json() for r in import_agentdescent(path)]
+        total += written
+    assert total > 99
+
+
+def test_failed_import_leaves_the_previous_output_untouched(tmp_path, agentdescent_dir):
+    out = tmp_path / "o.jsonl"
+    run_import("agentdescent", [agentdescent_dir / "selection-hotpotqa-3seed.json"], out)
+    before = out.read_bytes()
+    bad = tmp_path / "bad.json"
+    bad.write_bytes(_arms(arm=None))
+    with pytest.raises(InputError):
+        run_import("agentdescent", [agentdescent_dir / "selection-hotpotqa-3seed.json", bad], out)
+    assert out.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["bad.json", "o.jsonl"]
+
+
+@pytest.mark.parametrize("content, words", [
+    ("a,b,c\nx,1,-5\n".encode(), "spend.c' is negative"),
+    ("a,b,c\nx,1,nan\n".encode(), "which is not finite"),
+    ("a,b,c\nx,abc,1\n".encode(), "column for 'seed' holds 'abc', not a number"),
+    ("a,b,c\n,1,1\n".encode(), "empty arm name"),
+    ("a,b,c\nx\n".encode(), "seed must be an integer, got None"),
+    ("a,b,c\nx,1,1\n".encode() + "caf\xe9,2,1\n".encode("latin-1"), "not UTF-8 text"),
+    (b"a,b,c\nx,1,\"1\x00\"\n", "not a number"),
+])
+def test_csv_bad_numbers_and_bytes_are_one_line(tmp_path, content, words):
+    path = tmp_path / "r.csv"
+    path.write_bytes(content)
+    out = tmp_path / "o.jsonl"
+    mapping = "arm=a,seed=b,reward=c,c=c" if "negative" in words else "arm=a,seed=b,reward=c"
+    with pytest.raises(InputError) as info:
+        run_import("csv", [path], out, mapping=mapping)
+    assert words in str(info.value) and "\n" not in str(info.value)
+    assert not out.exists() and sorted(p.name for p in tmp_path.iterdir()) == ["r.csv"]
 
 
 def test_cli_import_then_compare(tmp_path, agentdescent_dir):
