@@ -240,25 +240,67 @@ def test_cli_import_unknown_format_is_exit_2(tmp_path):
 
 
 # -- inspect_ai logs, written for real with the mockllm model -------------------------------
-def _write_inspect_log(log_dir, model_name, usages, contents, epochs=2):
+def _write_inspect_log(log_dir, model_name, usages, contents, epochs=2, solvers=("generate",), name="arith",
+                       variant=None, metadata=None, failing=None, flaky=None):
+    """A real log: `usages` are (input, output[, reasoning[, cache_read[, cache_write]]]) or None per call.
+
+    `failing` names a sample id whose solver always raises (kept as an errored sample), `flaky` one whose
+    first attempt raises and whose retry is scored.
+    """
     pytest.importorskip("inspect_ai", reason="the test extra installs inspect_ai")
-    from inspect_ai import Task, eval as inspect_eval
+    from inspect_ai import Task, eval as inspect_eval, task
     from inspect_ai.dataset import Sample
     from inspect_ai.model import ModelOutput, ModelUsage, get_model
     from inspect_ai.scorer import match
-    from inspect_ai.solver import generate
+    from inspect_ai.solver import chain_of_thought, generate, solver
+
+    attempts = {}
+
+    @solver
+    def trouble():
+        async def solve(state, generate_):
+            attempts[state.sample_id] = attempts.get(state.sample_id, 0) + 1
+            if state.sample_id == failing or (state.sample_id == flaky and attempts[state.sample_id] == 1):
+                raise RuntimeError(f"tool crashed on sample {state.sample_id}")
+            return state
+        return solve
 
     outputs = []
     for usage, content in zip(usages, contents):
         out = ModelOutput.from_content(model=model_name, content=content)
-        out.usage = None if usage is None else ModelUsage(input_tokens=usage[0], output_tokens=usage[1],
-                                                          total_tokens=usage[0] + usage[1],
-                                                          reasoning_tokens=usage[2] if len(usage) > 2 else None)
+        if usage is not None:
+            extra = list(usage[2:]) + [None] * (5 - len(usage))
+            out.usage = ModelUsage(input_tokens=usage[0], output_tokens=usage[1],
+                                   total_tokens=usage[0] + usage[1] + (extra[1] or 0) + (extra[2] or 0),
+                                   reasoning_tokens=extra[0], input_tokens_cache_read=extra[1],
+                                   input_tokens_cache_write=extra[2])
+        else:
+            out.usage = None
         outputs.append(out)
-    task = Task(dataset=[Sample(input=f"{i}+1?", target=str(i + 1)) for i in range(3)], solver=[generate()],
-                scorer=match(), name="arith")
-    [log] = inspect_eval(task, model=get_model(model_name, custom_outputs=outputs), epochs=epochs,
-                         log_dir=str(log_dir), display="none")
+    plan = [{"generate": generate, "chain_of_thought": chain_of_thought}[s]() for s in solvers]
+    if failing is not None or flaky is not None:
+        plan.insert(0, trouble())
+
+    @task(name=name)
+    def arith(variant: str = "plain"):
+        return Task(dataset=[Sample(input=f"{i}+1?", target=str(i + 1), id=i) for i in range(3)],
+                    solver=plan, scorer=match())
+
+    # mockllm fills a missing usage by counting tokens with tiktoken, which downloads its tables; a provider
+    # that reports no usage is what a None stands for, so that filling is switched off here.
+    from inspect_ai.model._providers.mockllm import MockLLM
+
+    async def no_default_usage(self, output, input, tools):
+        return None
+
+    saved, MockLLM._ensure_default_usage = MockLLM._ensure_default_usage, no_default_usage
+    try:
+        [log] = inspect_eval(arith(**({} if variant is None else {"variant": variant})),
+                             model=get_model(model_name, custom_outputs=outputs), epochs=epochs,
+                             log_dir=str(log_dir), display="none", metadata=metadata,
+                             fail_on_error=False, retry_on_error=1 if flaky is not None else 0, max_samples=1)
+    finally:
+        MockLLM._ensure_default_usage = saved
     return Path(log.location)
 
 
@@ -266,23 +308,97 @@ def test_inspect_log_usage_units_calls_and_primary_scorer(tmp_path):
     from baselines.importers import import_inspect
     path = _write_inspect_log(tmp_path, "mockllm/model", [(10, 2, 1), (11, 3, 0), (12, 4, 2)] * 2,
                               ["1", "2", "x", "1", "x", "x"])
-    records = import_inspect(path)
+    records = import_inspect(path, arm="model")
     assert [(r.workload, r.arm, r.seed) for r in records] == [("arith", "mockllm/model", 1), ("arith", "mockllm/model", 2)]
     first = records[0]
     assert first.spend["calls"] == 3 and first.spend["prompt_tokens"] == 33 and first.spend["completion_tokens"] == 9
     assert first.spend["tokens"] == 42 and first.spend["reasoning_tokens"] == 3 and first.spend["usd"] is None
+    assert first.spend["cached_tokens"] is None  # mockllm logged no cache figures: unreported, not 0
     assert sum(r.spend["prompt_tokens"] for r in records) == 66
     assert sorted(r.reward for r in records) == pytest.approx([1 / 3, 2 / 3])
 
 
+def test_inspect_prompt_tokens_include_cache_reads_and_writes_as_units_py_defines(tmp_path):
+    """inspect's input_tokens excludes the cache; costmatch's prompt_tokens is every input token read."""
+    from baselines.importers import import_inspect
+    from baselines.units import UNIT_DEFINITIONS
+    assert "includes cached" in UNIT_DEFINITIONS["prompt_tokens"]
+    path = _write_inspect_log(tmp_path, "mockllm/model", [(10, 2, None, 30, 5), (11, 3, None, 0, 0),
+                                                          (12, 4, None, 40, 0)], ["1", "2", "3"], epochs=1)
+    [run] = import_inspect(path)
+    assert run.spend["prompt_tokens"] == 10 + 30 + 5 + 11 + 12 + 40
+    assert (run.spend["cached_tokens"], run.spend["cache_write_tokens"]) == (70, 5)
+    assert run.spend["tokens"] == run.spend["prompt_tokens"] + 9 and not run.partial
+
+
 def test_inspect_samples_without_usage_make_tokens_partial_and_compare_says_so(tmp_path):
     from baselines.importers import import_inspect
-    full = import_inspect(_write_inspect_log(tmp_path / "a", "mockllm/model", [(10, 2)] * 6, ["1"] * 6), "full")
+    full = import_inspect(_write_inspect_log(tmp_path / "a", "mockllm/model", [(10, 2)] * 6, ["1"] * 6),
+                          arm="model", arm_suffix="full")
     leaky = import_inspect(_write_inspect_log(tmp_path / "b", "mockllm/model", [(10, 2), None, (10, 2)] * 2,
-                                              ["1"] * 6), "leaky")
+                                              ["1"] * 6), arm="model", arm_suffix="leaky")
     assert all("tokens" in r.partial for r in leaky) and all(not r.partial for r in full)
     c = compare(full + leaky, "tokens")
     assert [(u.arm, u.reason) for u in c.groups[0].unverified] == [("mockllm/model [leaky]", "partial")]
+
+
+def test_inspect_two_solvers_on_one_model_are_two_arms_by_default(tmp_path):
+    from baselines.importers import import_records
+    plain = _write_inspect_log(tmp_path / "a", "mockllm/model", [(10, 2)] * 6, ["1", "2", "3"] * 2)
+    cot = _write_inspect_log(tmp_path / "b", "mockllm/model", [(10, 2)] * 6, ["1", "x", "x"] * 2,
+                             solvers=("chain_of_thought", "generate"))
+    records = import_records("inspect", [plain, cot])
+    assert sorted({r.arm for r in records}) == ["chain_of_thought > generate", "generate"]
+    c = compare(records, "calls")
+    assert c.valid and {a.arm: a.scored for a in c.groups[0].arms} == {"generate": 2, "chain_of_thought > generate": 2}
+    with pytest.raises(InputError, match="appears twice across the input files; pass --arm solver"):
+        import_records("inspect", [plain, cot], arm="model")  # the model does not tell them apart
+
+
+def test_inspect_one_solver_on_two_tasks_keeps_one_arm_name(tmp_path):
+    from baselines.importers import import_records
+    first = _write_inspect_log(tmp_path / "a", "mockllm/model", [(10, 2)] * 6, ["1"] * 6, name="arith")
+    second = _write_inspect_log(tmp_path / "b", "mockllm/model", [(10, 2)] * 6, ["1"] * 6, name="algebra")
+    records = import_records("inspect", [first, second])
+    assert {(r.workload, r.arm) for r in records} == {("arith", "generate"), ("algebra", "generate")}
+    by_file = import_records("inspect", [first, second], arm_from_file=True)
+    assert len({r.arm for r in by_file}) == 2  # what --arm-from-file did: one solver, two names
+
+
+def test_inspect_arm_from_model_task_arg_and_metadata(tmp_path):
+    from baselines.importers import import_records
+    a = _write_inspect_log(tmp_path / "a", "mockllm/small", [(10, 2)] * 6, ["1"] * 6, variant="terse",
+                           metadata={"prompt": "v1"})
+    b = _write_inspect_log(tmp_path / "b", "mockllm/large", [(10, 2)] * 6, ["1"] * 6, variant="verbose",
+                           metadata={"prompt": "v2"})
+    assert {r.arm for r in import_records("inspect", [a, b])} == {"mockllm/small", "mockllm/large"}  # models differ
+    assert {r.arm for r in import_records("inspect", [a, b], arm="task-arg:variant")} == {"terse", "verbose"}
+    assert {r.arm for r in import_records("inspect", [a, b], arm="meta:prompt")} == {"v1", "v2"}
+    with pytest.raises(InputError, match="the log has no metadata key 'nope' .it has: prompt."):
+        import_records("inspect", [a], arm="meta:nope")
+    with pytest.raises(InputError, match="--arm: 'file' is not one of solver, model"):
+        import_records("inspect", [a], arm="file")
+
+
+def test_inspect_errored_sample_leaves_the_epoch_unscored_like_agentdescent(tmp_path):
+    from baselines.importers import import_inspect
+    path = _write_inspect_log(tmp_path, "mockllm/model", [(10, 2)] * 4, ["1", "2", "1", "2"], failing=2)
+    records = import_inspect(path)
+    assert [r.reward for r in records] == [None, None]
+    assert all("sample 2: RuntimeError" in r.error and r.extra["source_reward"] == 1.0 for r in records)
+    c = compare(records, "calls")
+    arm = c.groups[0].arms[0]
+    assert (arm.runs, arm.scored, arm.errors) == (2, 0, 2)
+
+
+def test_inspect_failed_attempt_that_was_retried_is_a_note_and_the_reward_is_kept(tmp_path):
+    """The inspect form of the fork case: the scored attempt is the one selected; the failed one is a note."""
+    from baselines.importers import import_inspect
+    path = _write_inspect_log(tmp_path, "mockllm/model", [(10, 2)] * 3, ["1"] * 3, epochs=1, flaky=1)
+    [run] = import_inspect(path)
+    assert run.reward == pytest.approx(1 / 3) and run.error is None and run.extra["scored"] == 3
+    assert run.extra["notes"] == ["sample 1: an earlier attempt failed and was retried: "
+                                  "RuntimeError('tool crashed on sample 1')"]
 
 
 def test_inspect_import_cli_and_bad_file(tmp_path):

@@ -88,7 +88,8 @@ def arm_of(log, spec: str, path: Path) -> str:
     source = (log.eval.task_args or {}) if kind == "task-arg" else (log.eval.metadata or {})
     if key not in source:
         known = ", ".join(sorted(map(str, source))) or "none"
-        raise InputError(f"{path}: --arm {spec}: the log has no {kind} {key!r} (it has: {known}); "
+        what = "task argument" if kind == "task-arg" else "metadata key"
+        raise InputError(f"{path}: --arm {spec}: the log has no {what} {key!r} (it has: {known}); "
                          f"choose another --arm ({ARM_CHOICES})")
     return str(source[key])
 
