@@ -1,12 +1,11 @@
 """Importers, tested on the real result files in shared/data/agentdescent."""
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from baselines import InputError, compare
+from baselines.cli import main
 from baselines.importers import import_agentdescent, import_csv, run_import
 from baselines.records import read_records
 
@@ -220,23 +219,50 @@ def test_csv_bad_numbers_and_bytes_are_one_line(tmp_path, content, words):
     assert not out.exists() and sorted(p.name for p in tmp_path.iterdir()) == ["r.csv"]
 
 
-def test_cli_import_then_compare(tmp_path, agentdescent_dir):
+def test_cli_import_then_compare(tmp_path, agentdescent_dir, capsys):
     out = tmp_path / "s.jsonl"
-    run = subprocess.run([sys.executable, "-m", "baselines.cli", "import", "agentdescent",
-                          str(agentdescent_dir / "selection-hotpotqa-3seed.json"), "-o", str(out)],
-                         capture_output=True, text=True)
-    assert run.returncode == 0, run.stderr
-    res = subprocess.run([sys.executable, "-m", "baselines.cli", "compare", str(out), "--fixed", "tokens", "--json"],
-                         capture_output=True, text=True)
-    data = json.loads(res.stdout)
+    assert main(["import", "agentdescent", str(agentdescent_dir / "selection-hotpotqa-3seed.json"), "-o", str(out)]) == 0
+    capsys.readouterr()
+    assert main(["compare", str(out), "--fixed", "tokens", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
     assert data["valid"] is False and data["groups"][0]["unverified"][0]["reason"] == "unreported"
 
 
-def test_cli_import_unknown_format_is_exit_2(tmp_path):
-    res = subprocess.run([sys.executable, "-m", "baselines.cli", "import", "nope", "f", "-o", str(tmp_path / "o")],
-                         capture_output=True, text=True)
-    assert res.returncode == 2 and res.stderr.count("\n") == 1 and "known formats" in res.stderr
+def test_cli_equal_budget_file_fork_of_3_has_three_scored_seeds(tmp_path, agentdescent_dir, capsys):
+    out = tmp_path / "e.jsonl"
+    assert main(["import", "agentdescent", str(agentdescent_dir / "equal-budget-hotpotqa-3seed.json"), "-o", str(out)]) == 0
+    capsys.readouterr()
+    assert main(["compare", str(out), "--fixed", "rollouts", "--json"]) == 0
+    [group] = json.loads(capsys.readouterr().out)["groups"]
+    arms = {a["arm"]: (a["runs"], a["scored"]) for a in group["arms"]}
+    assert arms["fork-of-3"] == (3, 3)
+    pair = next(p for p in group["pairs"] if {p["a"], p["b"]} == {"fork-of-3", "merge-of-3"})
+    assert pair["n"] == 3
+
+
+@pytest.mark.parametrize("content", [_arms(arm=None), _arms(test_reward="0.5"), _arms(prompt_tokens=-1),
+                                     _arms().replace(b"0.5", b"NaN"), b"\xff\xfe"])
+def test_cli_import_refusal_is_exit_2_one_line_and_no_file(tmp_path, capsys, content):
+    src = tmp_path / "src.json"
+    src.write_bytes(content)
+    out = tmp_path / "out.jsonl"
+    assert main(["import", "agentdescent", str(src), "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("costmatch: ") and err.count("\n") == 1 and str(src) in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["src.json"]
+
+
+def test_cli_import_unknown_format_is_exit_2(tmp_path, capsys):
+    assert main(["import", "nope", "f", "-o", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "known formats" in err
     assert not (tmp_path / "o").exists()
+
+
+def test_cli_arm_option_is_for_inspect_only(tmp_path, agentdescent_dir, capsys):
+    src = agentdescent_dir / "selection-hotpotqa-3seed.json"
+    assert main(["import", "agentdescent", str(src), "-o", str(tmp_path / "o"), "--arm", "model"]) == 2
+    assert "--arm is for inspect logs" in capsys.readouterr().err
 
 
 # -- inspect_ai logs, written for real with the mockllm model -------------------------------
@@ -401,16 +427,15 @@ def test_inspect_failed_attempt_that_was_retried_is_a_note_and_the_reward_is_kep
                                   "RuntimeError('tool crashed on sample 1')"]
 
 
-def test_inspect_import_cli_and_bad_file(tmp_path):
-    pytest.importorskip("inspect_ai")
+def test_inspect_import_cli_and_bad_file(tmp_path, capsys):
     path = _write_inspect_log(tmp_path, "mockllm/model", [(5, 1)] * 6, ["1"] * 6)
     out = tmp_path / "o.jsonl"
-    res = subprocess.run([sys.executable, "-m", "baselines.cli", "import", "inspect", str(path), "-o", str(out)],
-                         capture_output=True, text=True)
-    assert res.returncode == 0, res.stderr
-    assert len(out.read_text().splitlines()) == 2
+    assert main(["import", "inspect", str(path), "-o", str(out), "--arm", "model"]) == 0
+    assert [r.arm for r in read_records(out)] == ["mockllm/model"] * 2
     bad = tmp_path / "bad.eval"
     bad.write_text("not a log")
-    res = subprocess.run([sys.executable, "-m", "baselines.cli", "import", "inspect", str(bad), "-o", str(out)],
-                         capture_output=True, text=True)
-    assert res.returncode == 2 and "not an inspect_ai evaluation log" in res.stderr and res.stderr.count("\n") == 1
+    capsys.readouterr()
+    assert main(["import", "inspect", str(bad), "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "not an inspect_ai evaluation log" in err and err.count("\n") == 1
+    assert len(read_records(out)) == 2  # the earlier output is untouched
