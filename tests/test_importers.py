@@ -101,6 +101,14 @@ def test_candidate_methods_async_rollouts_flagged_although_file_says_matched(age
     assert all("tokens" in r.partial for r in records if r.extra["actor_calls"])
 
 
+def test_agentdescent_tokens_are_prompt_plus_completion_as_the_source_totals_them(agentdescent_dir):
+    path = agentdescent_dir / "candidate-methods-framework-final.json"
+    source = json.loads(path.read_text())["observations"]
+    records = import_agentdescent(path)
+    assert [r.spend["tokens"] for r in records] == [o["usage"]["total_tokens"] for o in source]
+    assert all("cached_tokens" not in r.spend for r in records)  # the source has no cache figures
+
+
 def test_not_an_agentdescent_file(tmp_path):
     bad = tmp_path / "x.json"
     bad.write_text(json.dumps({"hello": 1}))

@@ -18,6 +18,11 @@ What the source gets wrong, and what this importer does about it:
   proposal calls; the records carry rollouts, provider calls and actor calls
   as measured so compare can say what the claim leaves out. Actor calls that
   report 0 tokens make the run's token figures partial.
+- Units (`baselines.units`): the files' `prompt_tokens`/`completion_tokens`
+  are the provider's figures as the source summed them; they carry no cache
+  or reasoning breakdown, so no `cached_tokens` is invented, and `tokens` is
+  prompt + completion, which equals the source's own `total_tokens` on every
+  observation of the shared files.
 - Every source value is checked before use (a NaN, a string where a number
   belongs, a null arm name) and every record is validated by the reader
   `compare` uses, so a file the import accepts is a file compare accepts.
