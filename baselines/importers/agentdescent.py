@@ -102,13 +102,12 @@ def _from_arms(path: Path, data: dict, suffix: str | None) -> list[RunRecord]:
             raise InputError(f"{where}: must be an object with 'arm', 'seed' and the run's figures")
         figures = {k: source_number(item, k, where) for k in
                    ("rollouts", "calls", "prompt_tokens", "completion_tokens", "wallclock", "wallclock_parallel")}
-        items.append((where, item, figures))
+        items.append((where, item, source_text(item, "arm", where), source_seed(item, "seed", where), figures))
     # Arms where some runs made calls without token usage: their reported figures are partial.
-    leaky = {item.get("arm") for _, item, f in items
+    leaky = {arm for _, _, arm, _, f in items
              if _tokens_unreported(f["calls"], f["prompt_tokens"], f["completion_tokens"])}
     out = []
-    for where, item, f in items:
-        arm, seed = source_text(item, "arm", where), source_seed(item, "seed", where)
+    for where, item, arm, seed, f in items:
         unreported = _tokens_unreported(f["calls"], f["prompt_tokens"], f["completion_tokens"])
         prompt = None if unreported else f["prompt_tokens"]
         completion = None if unreported else f["completion_tokens"]
