@@ -124,6 +124,14 @@ def test_csv_empty_cell_is_unreported(tmp_path):
     assert records[0].budget == {"tokens": 1000}
 
 
+def test_csv_instance_column_becomes_the_record_instance(tmp_path):
+    path = tmp_path / "r.csv"
+    path.write_text("policy,s,acc,problem\ncma,0,0.5,f21-i1\ncma,1,0.6,\n")
+    records = import_csv(path, "arm=policy,seed=s,reward=acc,instance=problem")
+    assert [r.extra.get("instance") for r in records] == ["f21-i1", None]
+    assert "problem" not in records[0].spend
+
+
 @pytest.mark.parametrize("content, mapping, words", [
     ("a,b\n1,2\n", "arm=a,seed=b", "no column for 'reward'"),
     ("a,b,c\n1,2,3\n", "arm=a,seed=b,reward=zz", "no column 'zz'"),

@@ -1,7 +1,8 @@
 """Any CSV: columns mapped to record fields with ``--map arm=col,seed=col,...``.
 
 An empty cell is unreported (null), never 0. Every mapped name that is not
-a record field (workload, arm, seed, reward, dev_reward) is a spend unit;
+a record field (workload, arm, seed, reward, dev_reward, instance: the
+problem a row ran, e.g. a BBOB function and instance) is a spend unit;
 ``budget.UNIT=col`` maps the allowance. Every row is validated by the reader
 `compare` uses (a negative token count, a NaN, a seed that is not an
 integer stop the import with the file, line and column named), and a file
@@ -18,7 +19,7 @@ from ..errors import InputError
 from ..records import RunRecord
 from .common import make_record
 
-FIELDS = ("workload", "arm", "seed", "reward", "dev_reward")
+FIELDS = ("workload", "arm", "seed", "reward", "dev_reward", "instance")
 
 
 def parse_mapping(text: str) -> dict[str, str]:
@@ -95,5 +96,6 @@ def _rows(path: Path, handle, mapping: dict[str, str], workload: str | None) -> 
             where, workload=name, arm=arm, seed=seed, spend=spend,
             reward=_number(cell["reward"], where, "reward"), budget=budget,
             dev_reward=_number(cell["dev_reward"], where, "dev_reward") if "dev_reward" in mapping else None,
+            instance=(cell.get("instance") or "").strip() or None if "instance" in mapping else None,
             source=f"csv:{path.name}"))
     return out
