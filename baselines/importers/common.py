@@ -8,11 +8,11 @@ said it succeeded. Here every record an importer builds is validated by
 anything is written; the output is written through `baselines.fileio`, so a
 refused import leaves no file and no temporary behind.
 
-The error rule shared by the importers and the runner (contract section 1):
-a run whose *selected* choice was scored keeps its reward, and errors of
-alternatives it did not select are kept in `notes`; a run whose own scoring
-failed is unscored (`reward: null`, the source's figure kept as
-`source_reward`, the error in `error`).
+The error rule shared by the importers and the runner (contract section 1,
+`baselines.alternatives`): a run whose *selected* choice was scored keeps its
+reward, and errors of alternatives it did not select are kept in `notes`; a
+run whose own scoring failed is unscored (`reward: null`, the source's
+figure kept as `source_reward`, the error in `error`).
 """
 from __future__ import annotations
 
