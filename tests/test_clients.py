@@ -11,8 +11,8 @@ import pytest
 openai = pytest.importorskip("openai", reason="the test extra installs openai")
 anthropic = pytest.importorskip("anthropic", reason="the test extra installs anthropic")
 
-from arms.clients import MeteredAnthropic, MeteredOpenAI, response_text  # noqa: E402
-from arms.prices import load_prices  # noqa: E402
+from baselines.clients import MeteredAnthropic, MeteredOpenAI, response_text  # noqa: E402
+from baselines.prices import load_prices  # noqa: E402
 from baselines import Budget, BudgetExhausted, Meter, read_records  # noqa: E402
 from tests.fake_llm import FakeLLM, arithmetic_answerer  # noqa: E402
 
@@ -217,7 +217,7 @@ ANTHROPIC_PAYLOAD = {
 
 
 def test_openai_payload_prompt_tokens_already_include_cached_input():
-    from arms.clients import openai_usage
+    from baselines.clients import openai_usage
     from baselines.units import UNIT_DEFINITIONS
     response = openai.types.chat.ChatCompletion.model_validate(OPENAI_PAYLOAD)
     u = openai_usage(response)
@@ -232,7 +232,7 @@ def test_openai_payload_prompt_tokens_already_include_cached_input():
 
 
 def test_anthropic_payload_cache_reads_and_writes_are_added_to_prompt_tokens():
-    from arms.clients import anthropic_usage
+    from baselines.clients import anthropic_usage
     response = anthropic.types.Message.model_validate(ANTHROPIC_PAYLOAD)
     u = anthropic_usage(response)
     assert (u.prompt_tokens, u.cached_tokens, u.cache_write_tokens, u.completion_tokens) == (
@@ -258,7 +258,7 @@ def test_anthropic_client_charges_cache_writes_through_the_sdk():
 
 def test_llama_cpp_payload_shape_is_openai_usage_without_details():
     """What llama-cpp-python's create_chat_completion returns (a dict): no cache or reasoning details."""
-    from arms.clients import openai_usage
+    from baselines.clients import openai_usage
     payload = {"id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": "smollm2.gguf",
                "choices": [{"index": 0, "message": {"role": "assistant", "content": "56"}, "logprobs": None,
                             "finish_reason": "stop"}],

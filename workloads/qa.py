@@ -9,7 +9,7 @@ the same questions. The model is any OpenAI-compatible endpoint
 the key, never the key itself), or the local SmolLM2-135M model through
 llama.cpp (`backend = "llama-cpp"`, the optional `local` extra).
 
-Every call goes through `arms.clients.MeteredOpenAI`, so tokens, calls and
+Every call goes through `baselines.clients.MeteredOpenAI`, so tokens, calls and
 dollars are what the endpoint reported. Reward: the fraction of the seed's
 questions answered exactly (unanswered questions count as wrong).
 
@@ -23,15 +23,14 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
 import numpy as np
 
-from arms.clients import MeteredOpenAI
-from arms.prices import load_prices
+from baselines.clients import MeteredOpenAI
+from baselines.prices import load_prices
 
 
 @dataclass(frozen=True)
@@ -54,17 +53,6 @@ def make_questions(seed: int, n: int, digits: int = 3, ops: str = "+-*") -> tupl
         questions.append(Question(qid, f"Compute {a} {op} {b}. Answer with the number only."))
         answers[qid] = a + b if op == "+" else a - b if op == "-" else a * b
     return questions, answers
-
-
-def parse_answer(text: str) -> int | None:
-    """The last integer in a reply (models often restate the question first)."""
-    found = re.findall(r"-?\d[\d,]*", text or "")
-    if not found:
-        return None
-    try:
-        return int(found[-1].replace(",", ""))
-    except ValueError:
-        return None
 
 
 class LlamaCppChat:

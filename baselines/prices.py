@@ -1,6 +1,6 @@
 """Dated per-model prices, so `usd` is computed from measured tokens, never guessed.
 
-The shipped table (`arms/data/prices.json`) carries its date and source;
+The shipped table (`baselines/data/prices.json`) carries its date and source;
 a user's JSON file of the same shape overrides or adds models. A model that
 is not in the table is never priced at 0: the run's `usd` becomes
 unreported, with the model named in a warning.
