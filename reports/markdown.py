@@ -77,6 +77,9 @@ def comparison_markdown(comparison: Comparison, baseline: str | None = None, pap
     `compact_confounds` (reports) confounds are one arm x unit table of ratios
     instead of one sentence each (`confound_units` chooses the units shown).
     """
+    if ranges is None:  # without records: [0, 1] wherever every score is 0 or 1 (read off the score matrices)
+        from .ranges import binary_ranges
+        ranges = binary_ranges(comparison)
     parts = [f"**{md(comparison_headline(comparison))}**", ""]
     if comparison.metric_note:
         parts += [md(comparison.metric_note), ""]

@@ -485,3 +485,14 @@ def test_run_prints_a_short_summary_and_where_the_report_is(tmp_path, capsys):
     assert len(printed) == 2 and printed[0].startswith("toy at 5 rollouts (fixed rollouts): valid")
     assert printed[-1] == f"full report: {out / 'report.md'} and {out / 'report.html'}"
     assert (out / "report.html").is_file() and not (out / "plots").exists()
+
+
+def test_compare_markdown_clips_binary_rewards_without_records():
+    recs = make_arms({"a": {"tokens": 1000}, "b": {"tokens": 1000}}, budget=B, seeds=5,
+                     reward_fn=lambda arm, s: 1.0 if s else (0.0 if arm == "b" else 1.0))
+    c = compare(recs, "tokens")
+    assert any(a.ci[1] > 1 for a in c.groups[0].arms)  # the raw t interval leaves [0, 1]
+    text = comparison_markdown(c)
+    assert "clipped" in text
+    for lo, hi in re.findall(r"\[(-?[\d.]+), (-?[\d.]+)\]", text.split("| a ")[0]):
+        assert 0 <= float(lo) <= float(hi) <= 1
