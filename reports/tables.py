@@ -22,7 +22,7 @@ from baselines.units import unit_noun
 
 from .flags import group_caption, unequal_sentence, unverified_sentence
 from .ranges import RewardRange, range_for
-from .text import DASH, GE, budget_text, decimals_for, fixed, interval, md, quantity, tex
+from .text import DASH, GE, budget_text, decimals_for, fixed, floor_for_display, interval, md, quantity, tex
 
 
 @dataclass
@@ -133,7 +133,7 @@ def to_csv(comparison: Comparison, baseline: str | None = None, ranges: dict | N
 def _spend_text(median, status, latex: bool) -> str:
     if status == "unreported" or median is None:
         return "---" if latex else DASH
-    text = quantity(median)
+    text = quantity(floor_for_display(median) if status == "partial" else median)
     if latex:
         text = text.replace(",", "{,}").replace("\u221e", "$\\infty$")
     if status == "partial":

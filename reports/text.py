@@ -48,6 +48,16 @@ def tex(text: object) -> str:
 _SI = ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
 
 
+def floor_for_display(value: float) -> float:
+    """Round down to what `quantity` prints: a lower bound must never be rounded up (4,253.5 is >=4,253)."""
+    if not math.isfinite(value) or value == 0:
+        return value
+    if abs(value) >= 1000 or float(value).is_integer():
+        return float(math.floor(value))
+    digits = 2 - math.floor(math.log10(abs(value)))
+    return math.floor(value * 10 ** digits) / 10 ** digits
+
+
 def quantity(value: float | None, lower_bound: bool = False, compact: bool = False) -> str:
     """The one number format of titles, axes, file names and tables.
 
@@ -61,6 +71,8 @@ def quantity(value: float | None, lower_bound: bool = False, compact: bool = Fal
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return DASH
     value = float(value)
+    if lower_bound:
+        value = floor_for_display(value)
     if math.isinf(value):
         text = "\u221e" if value > 0 else "\u2212\u221e"
     elif abs(value) >= 1e15:

@@ -496,3 +496,10 @@ def test_compare_markdown_clips_binary_rewards_without_records():
     assert "clipped" in text
     for lo, hi in re.findall(r"\[(-?[\d.]+), (-?[\d.]+)\]", text.split("| a ")[0]):
         assert 0 <= float(lo) <= float(hi) <= 1
+
+
+def test_a_lower_bound_is_rounded_down_never_up():
+    from reports.text import quantity
+    assert quantity(4253.5, lower_bound=True) == "\u22654,253"
+    assert quantity(0.12399, lower_bound=True) == "\u22650.123"
+    assert quantity(4253.5) == "4,254"
