@@ -71,11 +71,15 @@ def range_for(ranges: dict | None, group) -> RewardRange | None:
 
 
 def binary_ranges(comparison) -> dict[tuple[str, str], RewardRange]:
-    """[0, 1] for every group whose compared scores are all 0 or 1 (read off the group's score matrix)."""
+    """The range each group's runs declare (read in bulk), else [0, 1] where every compared score is 0 or 1."""
     import numpy as np
 
     out = {}
     for g in comparison.groups:
+        declared = getattr(g, "reward_range", None)
+        if declared is not None:
+            out[(g.workload, budget_key(g.budget))] = RewardRange(declared[0], declared[1], "declared")
+            continue
         scores = getattr(g, "scores", None)
         if scores is None or not np.size(scores):
             continue
