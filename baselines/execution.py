@@ -245,6 +245,11 @@ class DaskPool(_Pool):
             from distributed import Client, LocalCluster
         except ImportError:
             raise InputError("--backend dask needs the dask extra: pip install 'costmatch[dask]'") from None
+        import logging
+        # the client logs reconnection attempts as tracebacks; costmatch reports a lost scheduler
+        # itself, in one line with the resume hint
+        for name in ("distributed", "distributed.client", "distributed.core", "distributed.comm"):
+            logging.getLogger(name).setLevel(logging.CRITICAL)
         self.cluster = None
         self.address = opts.address
         self._slots, self._slots_at = opts.jobs, 0.0
@@ -293,11 +298,14 @@ class DaskPool(_Pool):
         done = [f for f in handles if f.done()]
         if done:
             return done
+        from concurrent.futures import CancelledError
         self._check()
         try:
             wait(handles, timeout=timeout, return_when="FIRST_COMPLETED")
         except TimeoutError:
             return []
+        except (CancelledError, OSError) as exc:  # FuturesCancelledError: scheduler-connection-lost
+            raise ClusterLost(f"lost the Dask scheduler ({_dask_reason(exc)})") from None
         return [f for f in handles if f.done()]
 
     def result(self, handle):
@@ -309,7 +317,7 @@ class DaskPool(_Pool):
         except KilledWorker as exc:
             raise WorkerDied(_first_line(exc), final=True) from None
         except (CancelledError, OSError) as exc:
-            raise ClusterLost(f"lost the Dask scheduler ({_first_line(exc) or type(exc).__name__})") from None
+            raise ClusterLost(f"lost the Dask scheduler ({_dask_reason(exc)})") from None
 
     def close(self, cancel=False):
         try:
@@ -384,6 +392,11 @@ class RayPool(_Pool):
             self.ray.shutdown()
         except Exception:
             pass
+
+
+def _dask_reason(exc: BaseException) -> str:
+    text = str(exc)
+    return "scheduler-connection-lost" if "scheduler-connection-lost" in text else _first_line(exc)
 
 
 def _first_line(exc: BaseException) -> str:
