@@ -342,6 +342,8 @@ class RayPool(_Pool):
         self.ray = ray
         self._slots, self._slots_at = opts.jobs, 0.0
         kwargs: dict[str, Any] = dict(include_dashboard=False, log_to_driver=False, configure_logging=False)
+        if opts.address:
+            _probe(opts.address, min(opts.worker_wait, 10.0), "Ray cluster", "ray start --head")
         try:
             if opts.address:
                 ray.init(address=opts.address, **kwargs)
@@ -392,6 +394,22 @@ class RayPool(_Pool):
             self.ray.shutdown()
         except Exception:
             pass
+
+
+def _probe(address: str, timeout: float, what: str, start_hint: str) -> None:
+    """A plain TCP connect first: Ray retries an address where nothing listens for minutes."""
+    import socket
+
+    hostport = address.split("://", 1)[-1].rstrip("/")
+    if hostport in ("auto", "local") or address.startswith("ray://"):
+        return
+    host, _, port = hostport.rpartition(":")
+    try:
+        with socket.create_connection((host or "127.0.0.1", int(port)), timeout=timeout):
+            pass
+    except (OSError, ValueError) as exc:
+        raise InputError(f"--address {address}: cannot reach a {what} there ({_first_line(exc)}); "
+                         f"start one with `{start_hint}` or fix the address") from None
 
 
 def _dask_reason(exc: BaseException) -> str:

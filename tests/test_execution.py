@@ -251,13 +251,16 @@ def test_workers_end_with_the_parent_after_sigkill(tmp_path):
     assert not alive, f"orphans: {[p.pid for p in alive]}"
 
 
-def test_a_bad_dask_address_is_one_line_and_exit_2(tmp_path, capsys):
-    pytest.importorskip("distributed")
+@pytest.mark.parametrize("backend, module, address, words", [
+    ("dask", "distributed", "tcp://127.0.0.1:9", "cannot reach a Dask scheduler"),
+    ("ray", "ray", "127.0.0.1:9", "cannot reach a Ray cluster"),
+])
+def test_a_bad_cluster_address_is_one_line_and_exit_2(tmp_path, capsys, backend, module, address, words):
+    pytest.importorskip(module)
     suite = write_suite(tmp_path, seeds=1)
-    code = run_in_process(suite, tmp_path / "out", "--backend", "dask", "--address", "tcp://127.0.0.1:9",
-                          "--worker-wait", "2")
+    code = run_in_process(suite, tmp_path / "out", "--backend", backend, "--address", address, "--worker-wait", "2")
     err = capsys.readouterr().err
-    assert code == 2 and "cannot reach a Dask scheduler" in err and err.count("\n") == 1
+    assert code == 2 and words in err and err.count("\n") == 1
 
 
 def test_an_address_without_a_cluster_backend_is_refused(tmp_path, capsys):

@@ -62,7 +62,8 @@ def run(*, suite, out, jobs, backend, fresh, retry_errors, quiet, no_plots, look
     if looks or gate:
         return _run_sequential(loaded, out_dir, looks=looks, gate=gate, margin=margin, alpha=alpha,
                                lower_is_better=lower_is_better, inconclusive=inconclusive, as_json=as_json,
-                               jobs=jobs, backend=backend, fresh=fresh, retry_errors=retry_errors, quiet=quiet)
+                               jobs=jobs, backend=backend, fresh=fresh, retry_errors=retry_errors, quiet=quiet,
+                               cluster=dict(address=address, worker_wait=worker_wait, retries=retries))
     progress = Progress(loaded.fixed_units, quiet=quiet)
     outcome = run_suite(loaded, out_dir, jobs, backend, fresh, retry_errors, progress, address=address,
                         worker_wait=worker_wait, retries=retries)
@@ -88,7 +89,7 @@ def run(*, suite, out, jobs, backend, fresh, retry_errors, quiet, no_plots, look
 
 
 def _run_sequential(suite, out_dir: Path, *, looks, gate, margin, alpha, lower_is_better, inconclusive, as_json,
-                    jobs, backend, fresh, retry_errors, quiet) -> int:
+                    jobs, backend, fresh, retry_errors, quiet, cluster=None) -> int:
     from ..progress import Progress
     from ..runner import run_suite
     from ..sequential import parse_looks, run_sequential
@@ -108,7 +109,8 @@ def _run_sequential(suite, out_dir: Path, *, looks, gate, margin, alpha, lower_i
             raise InputError(f"run: --gate: arm {arm!r} is not in {suite.source}; arms: {', '.join(suite.arms)}")
 
     def run_look(look_suite, out, progress):
-        return run_suite(look_suite, out, jobs, backend, fresh=False, retry_errors=retry_errors, progress=progress)
+        return run_suite(look_suite, out, jobs, backend, fresh=False, retry_errors=retry_errors, progress=progress,
+                         **(cluster or {}))
 
     if fresh and (out_dir / "results.jsonl").exists():
         run_suite(dataclasses.replace(suite, workloads=[]), out_dir, fresh=True)
