@@ -13,6 +13,7 @@ Why it is built this way:
 from __future__ import annotations
 
 import contextlib
+import gc
 import json
 import math
 import os
@@ -180,17 +181,27 @@ def dump_line(obj: dict[str, Any]) -> bytes:
         return json.dumps(obj, ensure_ascii=True, allow_nan=False, separators=(",", ":"), default=str).encode()
 
 
-def cell_line(cell: Cell) -> bytes:
-    """Run one cell in a worker and return its validated line.
+HEAD_OVER = 2048  # lines longer than this travel with a trace-free copy (see LineSink)
+
+
+def cell_line(cell: Cell) -> bytes | tuple[bytes, bytes]:
+    """Run one cell in a worker and return its validated line (and, for a long line, its head).
 
     Validation happens here, in parallel, so the parent (the only writer)
     does not re-check every trace number; a record that fails its own
-    validation (a NaN reward, say) becomes an error record instead.
+    validation (a NaN reward, say) becomes an error record instead. A line
+    longer than HEAD_OVER bytes comes with a copy without the trace, so the
+    parent can keep up with a cluster without parsing every trace point.
     """
     record = execute_cell(cell)
     obj = record.to_json()
     try:
-        return dump_line(record_from_json(obj, "cell result").to_json())  # as a reader will see it
+        checked = record_from_json(obj, "cell result").to_json()  # as a reader will see it
+        line = dump_line(checked)
+        if len(line) > HEAD_OVER and checked.get("trace"):
+            checked["trace"] = None
+            return line, dump_line(checked)
+        return line
     except (InputError, ValueError, TypeError) as exc:
         bad = RunRecord(record.workload, record.arm, record.seed,
                         {u: (v if isinstance(v, (int, float)) and math.isfinite(v) and v >= 0 else None)
@@ -356,6 +367,57 @@ class RunOutcome:
     records: list[RunRecord] = field(default_factory=list)
 
 
+class LineSink:
+    """The parent's whole job per finished cell: write, flush, keep the record (no re-validation).
+
+    Every line is flushed (it survives a killed process); fsync runs at most
+    once a second, so a machine crash loses at most a second of cells and
+    10,000 tiny cells do not pay 10,000 disk syncs. The records are kept for
+    the report, so nothing is read back after the run; kept records are
+    moved out of the garbage collector's sight in blocks (``gc.freeze``),
+    without which each young collection walks every kept trace and the
+    parent slows down as the run goes on. A long line arrives with a
+    trace-free head: the parent parses the head now and the trace once,
+    after the run (:meth:`finish`), so a trace-heavy run is not capped by
+    the parent's parsing while the cluster waits.
+    """
+
+    FREEZE_EVERY = 256
+
+    def __init__(self, handle, kept: list[RunRecord]):
+        self.handle, self.kept = handle, kept
+        self.pending: list[tuple[RunRecord, bytes]] = []  # records whose trace is still in their line
+        self.last_sync = time.monotonic()
+
+    def take(self, item: bytes | tuple[bytes, bytes]) -> RunRecord:
+        line, head = (item, None) if isinstance(item, bytes) else item
+        self.handle.write(line + b"\n")
+        self.handle.flush()
+        now = time.monotonic()
+        if now - self.last_sync >= 1.0:
+            os.fsync(self.handle.fileno())
+            self.last_sync = now
+        record = trusted_record(orjson.loads(line if head is None else head))
+        if head is not None:
+            self.pending.append((record, line))
+        self.kept.append(record)
+        if len(self.kept) % self.FREEZE_EVERY == 0:
+            gc.freeze()
+        return record
+
+    def finish(self) -> None:
+        """Attach the traces of long lines, in one pass after the run (the report reads them)."""
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            for record, line in self.pending:
+                record.trace = orjson.loads(line).get("trace")
+            self.pending.clear()
+        finally:
+            if enabled:
+                gc.enable()
+
+
 def _sync(handle) -> None:
     try:
         handle.flush()
@@ -414,7 +476,7 @@ def run_suite(suite: Suite, out_dir: Path, jobs: int | None = None, backend: str
             raise KeyboardInterrupt
 
         signal.signal(signal.SIGTERM, on_term)
-        pool = None
+        pool = sink = None
         try:
             with open(results, "ab") as handle:
                 if results.stat().st_size and not _ends_with_newline(results):
@@ -422,18 +484,9 @@ def run_suite(suite: Suite, out_dir: Path, jobs: int | None = None, backend: str
                 if todo:
                     opts = ExecOptions(backend, max(1, min(jobs, len(todo))), address, worker_wait, retries)
                     pool = open_pool(opts)
-                    last_sync = time.monotonic()
-                    for _, line in run_cells(todo, pool, retries, opts.batch_seconds, failure_line):
-                        # every line is flushed (it survives a killed process); fsync at most once a
-                        # second, so a machine crash loses at most a second of cells, and 10,000 tiny
-                        # cells do not pay 10,000 disk syncs
-                        handle.write(line + b"\n")
-                        handle.flush()
-                        if time.monotonic() - last_sync >= 1.0:
-                            os.fsync(handle.fileno())
-                            last_sync = time.monotonic()
-                        record = trusted_record(orjson.loads(line))
-                        new_records.append(record)
+                    sink = LineSink(handle, new_records)
+                    for _, item in run_cells(todo, pool, retries, opts.batch_seconds, failure_line):
+                        record = sink.take(item)
                         outcome.ran += 1
                         outcome.errors += record.error is not None
                         if progress is not None:
@@ -444,6 +497,9 @@ def run_suite(suite: Suite, out_dir: Path, jobs: int | None = None, backend: str
         except ClusterLost as exc:
             outcome.lost = str(exc)
         finally:
+            if sink is not None:
+                sink.finish()
+            gc.unfreeze()
             if pool is not None:
                 pool.close(cancel=outcome.interrupted or outcome.lost is not None)
             signal.signal(signal.SIGTERM, previous)

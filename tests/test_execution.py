@@ -267,3 +267,19 @@ def test_an_address_without_a_cluster_backend_is_refused(tmp_path, capsys):
     suite = write_suite(tmp_path, seeds=1)
     assert run_in_process(suite, tmp_path / "out", "--address", "tcp://127.0.0.1:9") == 2
     assert "only --backend dask or ray" in capsys.readouterr().err
+
+
+def test_records_kept_in_memory_equal_the_file_read_back(tmp_path, monkeypatch):
+    import baselines.runner as runner
+    from baselines.suite import load_suite
+
+    monkeypatch.setattr(runner, "HEAD_OVER", 600)  # threads share this module: long lines go by head
+    suite = write_suite(tmp_path, seeds=3, timeout=0.5, extra_arms=SLEEPER, arms='"guess", "once", "sleeper"')
+    out = tmp_path / "out"
+    outcome = runner.run_suite(load_suite(suite), out, jobs=2, backend="threading")
+    lines = (out / "results.jsonl").read_bytes().splitlines()
+    assert max(len(line) for line in lines) > 600 > min(len(line) for line in lines)
+    on_disk = sorted(json.dumps(r.to_json(), sort_keys=True) for r in read_records(out / "results.jsonl"))
+    in_memory = sorted(json.dumps(r.to_json(), sort_keys=True) for r in outcome.records)
+    assert in_memory == on_disk and len(on_disk) == 9
+    assert any(r.trace for r in outcome.records)
