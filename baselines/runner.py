@@ -74,7 +74,7 @@ def _alarm(timeout: float | None):
     On a process's main thread (loky and Ray workers, ``sequential``) SIGALRM
     interrupts it; on other threads (``threading``, Dask workers) a watchdog
     raises CellTimeout asynchronously at the next bytecode. The Meter's
-    deadline also stops the arm at its next charge, and :func:`execute_cell`
+    deadline also stops the arm at its next charge, and :func:`execute_record`
     records any cell whose arm ran longer than its limit as ``timeout``, so a
     cell that sleeps past its limit is ``timeout`` on every backend.
     """
@@ -102,7 +102,12 @@ def _alarm(timeout: float | None):
         WATCHDOG.disarm()
 
 
-def execute_cell(cell: Cell) -> RunRecord:
+def execute_cell(cell: Cell) -> dict[str, Any]:
+    """Run one cell and return its record as a JSON-ready dict (never raises for arm errors)."""
+    return execute_record(cell).to_json()
+
+
+def execute_record(cell: Cell) -> RunRecord:
     """Run one cell and return its record (never raises for arm, workload or timeout errors)."""
     spec_w, spec_a = cell.workload, cell.arm
     started = time.perf_counter()
@@ -193,7 +198,7 @@ def cell_line(cell: Cell) -> bytes | tuple[bytes, bytes]:
     longer than HEAD_OVER bytes comes with a copy without the trace, so the
     parent can keep up with a cluster without parsing every trace point.
     """
-    record = execute_cell(cell)
+    record = execute_record(cell)
     obj = record.to_json()
     try:
         checked = record_from_json(obj, "cell result").to_json()  # as a reader will see it
