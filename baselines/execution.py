@@ -145,6 +145,10 @@ class _Pool:
     def recover(self) -> None:
         pass
 
+    def abandon(self, handle) -> bool:
+        """Stop a task that ran far past its time limit (kill its worker); False if the engine cannot."""
+        return False
+
     def close(self, cancel: bool = False) -> None:
         pass
 
@@ -231,6 +235,10 @@ class LokyPool(_FuturesPool):
     def recover(self):
         self.executor.shutdown(wait=False, kill_workers=True)
         self.executor = self._new()
+
+    def abandon(self, handle):
+        self.recover()  # loky cannot kill one task: every worker goes, the loop reruns the others
+        return True
 
     def close(self, cancel=False):
         self.executor.shutdown(wait=not cancel, kill_workers=cancel)
@@ -319,6 +327,17 @@ class DaskPool(_Pool):
         except (CancelledError, OSError) as exc:
             raise ClusterLost(f"lost the Dask scheduler ({_dask_reason(exc)})") from None
 
+    def abandon(self, handle):
+        """A thread cannot be stopped: restart the worker process holding the task (its nanny does)."""
+        try:
+            for worker, keys in self.client.processing().items():
+                if handle.key in keys:
+                    self.client.restart_workers([worker], raise_for_error=False)
+            handle.cancel()
+        except Exception:  # a worker without a nanny cannot be restarted; the task is dropped anyway
+            pass
+        return True
+
     def close(self, cancel=False):
         try:
             self.client.close(timeout=5)
@@ -389,6 +408,13 @@ class RayPool(_Pool):
         except (exceptions.RaySystemError, ConnectionError) as exc:
             raise ClusterLost(f"lost the Ray cluster ({_first_line(exc)})") from None
 
+    def abandon(self, handle):
+        try:
+            self.ray.cancel(handle, force=True)  # kills the worker process running it
+        except Exception:
+            pass
+        return True
+
     def close(self, cancel=False):
         try:
             self.ray.shutdown()
@@ -458,29 +484,39 @@ class _Batcher:
 
 
 def run_cells(cells: list, pool: _Pool, retries: int, batch_seconds: float = 0.05,
-              on_failure: Callable[[Any, str, dict], bytes] | None = None) -> Iterator[tuple[int, bytes]]:
-    """Yield (cell index, finished line) in completion order; a cell that keeps killing its worker
-    yields the line ``on_failure(cell, "worker-died", error)`` builds."""
+              on_failure: Callable[[Any, str, dict | None], Any] | None = None,
+              grace: float = 10.0) -> Iterator[tuple[int, Any]]:
+    """Yield (cell index, finished line) in completion order.
+
+    A cell that keeps killing its worker yields ``on_failure(cell,
+    "worker-died", error)``. With a per-cell time limit, a task far past its
+    time (``2 x`` its expected time ``+ 2 x limit + grace``: a cell stuck in
+    a C call that neither SIGALRM nor the thread watchdog can stop) is
+    abandoned, its worker killed where the engine allows, its cells rerun
+    alone, and a cell stuck alone yields ``on_failure(cell, "timeout", None)``.
+    """
     queue = deque(range(len(cells)))
     suspects: deque[int] = deque()
     deaths: Counter[int] = Counter()
-    inflight: dict[Any, tuple[list[int], bool]] = {}
+    inflight: dict[Any, tuple[list[int], bool, float]] = {}
     batcher = _Batcher(batch_seconds)
+    limits = [getattr(c, "timeout", None) for c in cells]
+    limit = None if not cells or any(t is None for t in limits) else max(limits)
     while queue or suspects or inflight:
         if suspects:
             if not inflight:  # a suspect runs alone, so a death is its own
                 i = suspects.popleft()
-                inflight[pool.submit([cells[i]])] = ([i], True)
+                inflight[pool.submit([cells[i]])] = ([i], True, time.monotonic())
         else:
             slots = pool.slots()
             while queue and len(inflight) < 2 * slots:
                 k = min(batcher.size(len(queue), slots), len(queue))
                 idx = [queue.popleft() for _ in range(k)]
-                inflight[pool.submit([cells[i] for i in idx])] = (idx, False)
+                inflight[pool.submit([cells[i] for i in idx])] = (idx, False, time.monotonic())
         for handle in pool.wait(list(inflight), 0.5):
             if handle not in inflight:
                 continue
-            idx, alone = inflight.pop(handle)
+            idx, alone, _ = inflight.pop(handle)
             try:
                 lines, seconds = pool.result(handle)
             except WorkerDied as exc:
@@ -498,7 +534,7 @@ def run_cells(cells: list, pool: _Pool, retries: int, batch_seconds: float = 0.0
                 else:
                     suspects.extend(idx)
                 if pool.breaks_all:
-                    for other, _ in inflight.values():
+                    for other, _, _ in inflight.values():
                         suspects.extend(other)
                     inflight.clear()
                     pool.recover()
@@ -506,3 +542,20 @@ def run_cells(cells: list, pool: _Pool, retries: int, batch_seconds: float = 0.0
             batcher.observe(len(idx), seconds)
             for i, line in zip(idx, lines):
                 yield i, line
+        if limit is not None:
+            now = time.monotonic()
+            for handle, (idx, alone, started) in list(inflight.items()):
+                expected = len(idx) * min(batcher.per_cell or limit, limit)
+                if now - started <= 2 * expected + 2 * limit + grace or handle not in inflight:
+                    continue
+                if not pool.abandon(handle):
+                    continue
+                inflight.pop(handle, None)
+                if alone:
+                    yield idx[0], on_failure(cells[idx[0]], "timeout", None)
+                else:
+                    suspects.extend(idx)
+                if pool.breaks_all:
+                    for other, _, _ in inflight.values():
+                        suspects.extend(other)
+                    inflight.clear()

@@ -218,8 +218,11 @@ def cell_line(cell: Cell) -> bytes | tuple[bytes, bytes]:
         return dump_line(bad.to_json())
 
 
-def failure_line(cell: Cell, stop_reason: str, error: dict[str, Any]) -> bytes:
-    """The line of a cell that never produced one (its worker kept dying): spend unknown, no reward."""
+def failure_line(cell: Cell, stop_reason: str, error: dict[str, Any] | None) -> bytes:
+    """The line of a cell that never produced one (its worker kept dying, or it was stuck past its
+    time limit where nothing could interrupt it): spend unknown, no reward."""
+    if error is None and stop_reason == "timeout":
+        error = _timeout_error(cell.timeout)
     spec_w, spec_a = cell.workload, cell.arm
     units = ["calls", "seconds", *cell.budget.to_dict()]
     record = RunRecord(spec_w.name, spec_a.name, cell.seed, {u: None for u in dict.fromkeys(units)}, None,

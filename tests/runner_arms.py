@@ -48,3 +48,12 @@ class SpinForever:
         x = 0
         while True:
             x += 1
+
+
+class StuckInC:
+    """Blocks in one long C call (as a socket read without a timeout would): a thread cannot be interrupted."""
+
+    def run(self, instance, meter, rng):
+        meter.rollouts(1)
+        time.sleep(600)
+        return 0.5

@@ -179,3 +179,19 @@ def test_ray_cluster_by_address_gives_the_jobs_1_records(tmp_path):
         assert comparable(read_records(tmp_path / "ray" / "results.jsonl")) == reference(tmp_path, suite)
     finally:
         subprocess.run(["ray", "stop", "--force"], env=env, capture_output=True, timeout=300)
+
+
+def test_dask_cell_stuck_in_a_c_call_becomes_a_timeout_and_the_run_finishes(tmp_path):
+    suite = write_suite(tmp_path, seeds=2, timeout=1, arms='"guess", "stuck"',
+                        extra_arms='[arms.stuck]\npath = "tests.runner_arms:StuckInC"\n')
+    with dask_cluster(2) as (address, _, _):
+        res = costmatch("run", suite, "--out", tmp_path / "out", "--quiet", "--no-plots", "--backend", "dask",
+                        "--address", address, env=ENV, timeout=600)
+    assert res.returncode == 1, res.stderr[-2000:]
+    by_arm = {}
+    for r in read_records(tmp_path / "out" / "results.jsonl"):
+        by_arm.setdefault(r.arm, []).append(r)
+    assert len(by_arm["stuck"]) == 2 and len(by_arm["guess"]) == 2
+    for r in by_arm["stuck"]:
+        assert r.stop_reason == "timeout" and r.error["message"] == "cell ran past its time limit (1 s)"
+    assert all(r.error is None for r in by_arm["guess"])

@@ -80,6 +80,47 @@ def test_zero_retries_records_the_first_death_alone():
     assert pool.submitted == [[0], [1], [0], [1]]  # both suspects after the first death; 0 alone dies: recorded
 
 
+class HangPool(FakePool):
+    """Cell 2 never returns (stuck in a C call): its batch never completes until abandoned."""
+
+    breaks_all = False
+
+    def __init__(self):
+        super().__init__(bad=set())
+        self.abandoned = []
+
+    def submit(self, cells):
+        return super().submit([c.i for c in cells])
+
+    def wait(self, handles, timeout):
+        time.sleep(0.005)
+        return [h for h in handles if 2 not in self.submitted[h]]
+
+    def abandon(self, handle):
+        self.abandoned.append(self.submitted[handle])
+        return True
+
+
+def test_a_cell_stuck_past_its_limit_is_abandoned_and_recorded_as_timeout():
+    from types import SimpleNamespace
+
+    cells = [SimpleNamespace(i=k, timeout=0.01) for k in range(6)]
+    pool = HangPool()
+    out = dict(run_cells(cells, pool, retries=2, grace=0.05,
+                         on_failure=lambda c, reason, err: f"{reason} {c.i}".encode()))
+    assert out == {k: (b"timeout 2" if k == 2 else f"ok {k}".encode()) for k in range(6)}
+    assert pool.abandoned[-1] == [2]  # pinned alone before it is recorded
+
+
+def test_no_time_limit_means_nothing_is_abandoned():
+    from types import SimpleNamespace
+
+    pool = FakePool(bad=set())
+    cells = [SimpleNamespace(i=k, timeout=None) for k in range(3)]
+    pool.submit = lambda batch, _submit=pool.submit: _submit([c.i for c in batch])
+    assert dict(run_cells(cells, pool, retries=0, on_failure=None)) == {k: f"ok {k}".encode() for k in range(3)}
+
+
 # -- real engines ----------------------------------------------------------------------
 def test_worker_death_under_loky_is_a_record_and_the_run_finishes(tmp_path):
     suite = write_suite(tmp_path, seeds=2, jobs=2, extra_arms=KILLER, arms='"guess", "killer"')
