@@ -269,8 +269,7 @@ class DaskPool(_Pool):
                                  f"({_first_line(exc)}); start one with `dask scheduler` or fix the address"
                                  ) from None
         else:
-            with dask.config.set({"distributed.scheduler.allowed-failures": opts.retries,
-                                  "distributed.worker.daemon": False}):
+            with dask.config.set({"distributed.scheduler.allowed-failures": opts.retries}):
                 self.cluster = LocalCluster(n_workers=opts.jobs, threads_per_worker=1, processes=True,
                                             dashboard_address=None, silence_logs=50)
             self.client = Client(self.cluster)
