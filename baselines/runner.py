@@ -486,12 +486,13 @@ def run_suite(suite: Suite, out_dir: Path, jobs: int | None = None, backend: str
         signal.signal(signal.SIGTERM, on_term)
         pool = sink = None
         try:
+            if todo:  # the engine first: a bad address leaves the folder as it was
+                opts = ExecOptions(backend, max(1, min(jobs, len(todo))), address, worker_wait, retries)
+                pool = open_pool(opts)
             with open(results, "ab") as handle:
                 if results.stat().st_size and not _ends_with_newline(results):
                     handle.write(b"\n")  # a kept last line without its newline
                 if todo:
-                    opts = ExecOptions(backend, max(1, min(jobs, len(todo))), address, worker_wait, retries)
-                    pool = open_pool(opts)
                     sink = LineSink(handle, new_records)
                     for _, item in run_cells(todo, pool, retries, opts.batch_seconds, failure_line):
                         record = sink.take(item)

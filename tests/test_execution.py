@@ -302,6 +302,7 @@ def test_a_bad_cluster_address_is_one_line_and_exit_2(tmp_path, capsys, backend,
     code = run_in_process(suite, tmp_path / "out", "--backend", backend, "--address", address, "--worker-wait", "2")
     err = capsys.readouterr().err
     assert code == 2 and words in err and err.count("\n") == 1
+    assert not (tmp_path / "out" / "results.jsonl").exists()
 
 
 def test_an_address_without_a_cluster_backend_is_refused(tmp_path, capsys):
