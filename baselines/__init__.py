@@ -23,6 +23,9 @@ _EXPORTS: dict[str, str] = {
     "RunTable": "table",
     "Comparison": "compare",
     "compare": "compare",
+    "CompareOptions": "compare_options",
+    "run": "api",
+    "check": "api",
 }
 
 __all__ = sorted(_EXPORTS)
@@ -43,7 +46,9 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from .budget import Budget
+    from .api import check, run
     from .compare import Comparison, compare
+    from .compare_options import CompareOptions
     from .errors import InputError
     from .meter import BudgetExhausted, Meter
     from .records import RunRecord, read_records, write_records

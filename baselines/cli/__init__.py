@@ -20,7 +20,7 @@ from .options import EXIT_NEGATIVE, EXIT_OK, EXIT_USAGE, Parser, suggest
 #: verb -> module in this package, in the order `--help` lists them.
 VERBS: dict[str, str] = {
     "run": "run", "plan": "plan", "compare": "compare", "report": "report", "check": "check",
-    "import": "importing",
+    "import": "importing", "list": "listing", "init": "init",
 }
 
 

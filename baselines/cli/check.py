@@ -30,6 +30,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_early_stop, alpha, metric, start,
+        confounds,
         baseline, candidate, margin, lower_is_better, inconclusive, against, as_json) -> int:
     from ..gate import overall, run_gate
     from ..records import read_records
@@ -47,10 +48,24 @@ def run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_early
         if not stored:
             raise InputError(f"{against}: no runs of baseline arm {baseline!r}")
         records = [r for r in records if r.arm != baseline] + stored
+    records = select_records(records, workloads, budgets)
     try:
-        outcome, _ = run_gate(records, fixed, baseline, candidate, margin, alpha, tolerance, lower_is_better)
+        outcome, comparison = run_gate(records, fixed, baseline, candidate, margin, alpha, tolerance,
+                                       lower_is_better)
     except ValueError as exc:
         raise InputError(f"check: {exc}") from None
     verdict = overall(outcome)
-    print_gate(outcome, verdict, baseline=baseline, candidate=candidate, fixed=fixed, as_json=as_json)
+    print_gate(outcome, verdict, baseline=baseline, candidate=candidate, fixed=fixed, as_json=as_json,
+               skipped=comparison.skipped)
     return gate_exit(verdict, inconclusive)
+
+
+def select_records(records, workloads, budgets):
+    """The runs of the groups chosen by --workload and --budget (all runs without filters)."""
+    if workloads:
+        records = [r for r in records if r.workload in workloads]
+    for unit, value in budgets or ():
+        records = [r for r in records if r.budget.get(unit) == value]
+    if not records:
+        raise InputError("check: no runs match the --workload/--budget filters")
+    return records

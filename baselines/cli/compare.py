@@ -15,7 +15,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_results_args(p)
     p.add_argument("--json", action="store_true", dest="as_json", help="print the JSON of contract section 3")
     p.add_argument("--baseline", metavar="ARM", help="pair every arm with this arm only")
-    p.add_argument("--no-pairs", action="store_true", help="flags and per-arm summaries only (no paired tests)")
+    p.add_argument("--pairs", choices=["auto", "all", "none"], default="auto",
+                   help="paired tests: auto (all pairs up to 20 arms, else each arm against --baseline or the "
+                        "best arm), all, or none")
+    p.add_argument("--no-pairs", action="store_const", const="none", dest="pairs",
+                   help="same as --pairs none: flags and per-arm summaries only")
     p.add_argument("--target", type=finite("--target"), metavar="R",
                    help="also report the cost to reach reward R (ERT, censored runs counted) and cost-of-pass "
                         "(reward >= R is a pass) in the fixed unit, with seeded paired bootstrap intervals")
@@ -26,16 +30,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_early_stop, alpha, metric, start,
-        as_json, baseline, no_pairs, target, bootstrap, equivalence_margin) -> int:
-    from reports.markdown import comparison_markdown
-
+        confounds,
+        as_json, baseline, pairs, target, bootstrap, equivalence_margin) -> int:
     from .results import load_comparison, read_runs
 
     records = read_runs(results, keep_last) if target is not None else None
     comparison = load_comparison("compare", results, fixed, tolerance=tolerance, keep_last=keep_last,
                                  allow_early_stop=allow_early_stop, alpha=alpha, metric=metric, start=start,
-                                 baseline=baseline, equivalence_margin=equivalence_margin, pairs=not no_pairs,
-                                 bootstrap=bootstrap, records=records)
+                                 workloads=workloads, budgets=budgets, baseline=baseline,
+                                 equivalence_margin=equivalence_margin, pairs=pairs, bootstrap=bootstrap,
+                                 confounds=confounds, records=records)
     costs = cost_tables(comparison, records, target, baseline) if records is not None else None
     if as_json:
         payload = comparison.to_json()
@@ -43,6 +47,7 @@ def run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_early
             payload["cost_to_target"] = costs
         sys.stdout.write(_dumps(payload) + "\n")
     else:
+        from reports.markdown import comparison_markdown
         sys.stdout.write(comparison_markdown(comparison))
         if costs is not None:
             from reports.tables import cost_markdown

@@ -17,8 +17,16 @@ from ..fileio import OutputError, ensure_dir
 
 EXIT_OK, EXIT_NEGATIVE, EXIT_USAGE, EXIT_INCONCLUSIVE, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 
-#: The suite `run` and `plan` use when none is named.
+#: The suite `run` and `plan` use when none is named and the folder has no costmatch-suite.toml.
 DEFAULT_SUITE = Path(__file__).resolve().parent.parent / "data" / "default-suite.toml"
+#: What `costmatch init` writes; a bare `costmatch run` in that folder runs it.
+LOCAL_SUITE = "costmatch-suite.toml"
+
+
+def default_suite() -> Path:
+    """./costmatch-suite.toml when present (a folder made by `costmatch init`), else the built-in demo."""
+    local = Path(LOCAL_SUITE)
+    return local if local.is_file() else DEFAULT_SUITE
 
 #: Words people type for the standard units; each maps to the contract's name.
 UNIT_ALIASES: dict[str, str] = {
@@ -134,6 +142,16 @@ def add_results_args(p: argparse.ArgumentParser, fixed_required: bool = False) -
                    help="what to compare: reward (default), dev_reward, auc, reward@25%%, reward@50%%, reward@100%%")
     p.add_argument("--start", type=finite("--start"), default=0.0,
                    help="anytime metrics: the score before a run's first trace point (default 0)")
+    p.add_argument("--confounds", type=unit_list, metavar="UNIT,...",
+                   help="units checked for confounds (default: every reported unit except seconds, whose "
+                        "differences on simulators measure the machine); 'none' for no confound checks")
+
+
+def unit_list(text: str) -> list[str]:
+    """A comma-separated list of units; `none` is the empty list."""
+    if text.strip().lower() == "none":
+        return []
+    return [unit(part) for part in text.split(",") if part.strip()]
 
 
 def check_results_files(paths: list[str]) -> None:

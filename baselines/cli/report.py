@@ -21,6 +21,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_early_stop, alpha, metric, start,
+        confounds,
         format, baseline, plots, x_unit, out) -> int:
     from reports.markdown import comparison_markdown
     from reports.tables import comparison_latex, to_csv
@@ -33,7 +34,8 @@ def run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_early
     records = read_runs(results, keep_last) if plots_dir else None
     comparison = load_comparison("report", results, fixed, tolerance=tolerance, keep_last=keep_last,
                                  allow_early_stop=allow_early_stop, alpha=alpha, metric=metric, start=start,
-                                 baseline=baseline, records=records)
+                                 workloads=workloads, budgets=budgets, baseline=baseline, confounds=confounds,
+                                 records=records)
     if format == "md":
         text = comparison_markdown(comparison, baseline=baseline, paper=True)
     elif format == "latex":

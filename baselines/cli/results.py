@@ -7,6 +7,7 @@ about one results file.
 from __future__ import annotations
 
 from ..compare import Comparison, compare
+from ..compare_options import CompareOptions
 from ..errors import InputError
 from ..records import RunRecord, read_records
 from ..table import RunTable
@@ -21,8 +22,9 @@ def read_runs(results: list[str], keep_last: bool) -> list[RunRecord]:
 
 def load_comparison(verb: str, results: list[str], fixed: str | None, *, tolerance: float, keep_last: bool,
                     allow_early_stop: bool, alpha: float, metric: str, start: float,
+                    workloads: list[str] | None = None, budgets: list[tuple[str, float]] | None = None,
                     baseline: str | None = None, equivalence_margin: float | None = None,
-                    pairs: bool = True, bootstrap: bool = False,
+                    pairs: str = "auto", bootstrap: bool = False, confounds: list[str] | None = None,
                     records: list[RunRecord] | None = None) -> Comparison:
     """Compare the results files (or `records` already read from them).
 
@@ -36,10 +38,12 @@ def load_comparison(verb: str, results: list[str], fixed: str | None, *, toleran
         table = RunTable.from_records(records)
     if len(table) == 0:
         raise InputError(f"{', '.join(results)}: no runs in the results; nothing to compare")
-    if fixed is None:
-        raise InputError(f"{verb}: --fixed UNIT is required (the unit the arms were matched in)")
     try:
-        return compare(table, fixed, tolerance, alpha=alpha, allow_early_stop=allow_early_stop, baseline=baseline,
-                       margin=equivalence_margin, metric=metric, start=start, pairs=pairs, bootstrap=bootstrap)
+        options = CompareOptions(tolerance=tolerance, alpha=alpha, allow_early_stop=allow_early_stop,
+                                 baseline=baseline, equivalence_margin=equivalence_margin, metric=metric,
+                                 start=start, pairs=pairs, bootstrap=bootstrap, workloads=tuple(workloads or ()),
+                                 budgets=tuple(budgets or ()),
+                                 confound_units=tuple(confounds) if confounds is not None else None)
+        return compare(table, fixed, options=options)
     except ValueError as exc:
         raise InputError(f"{verb}: {exc}") from None

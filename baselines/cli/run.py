@@ -8,14 +8,14 @@ from pathlib import Path
 
 from ..errors import InputError
 from .check import add_gate_arguments
-from .options import (DEFAULT_SUITE, EXIT_INTERRUPTED, EXIT_NEGATIVE, EXIT_OK, alpha, finite, output_dir,
+from .options import (EXIT_INTERRUPTED, EXIT_NEGATIVE, EXIT_OK, alpha, default_suite, finite, output_dir,
                       positive_int)
 
 HELP = "run every cell of a suite (the built-in demo suite without SUITE)"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("suite", nargs="?", metavar="SUITE.toml", help="the suite (default: the built-in demo suite)")
+    p.add_argument("suite", nargs="?", metavar="SUITE.toml", help="the suite (default: ./costmatch-suite.toml if present, else the built-in demo suite)")
     p.add_argument("--out", metavar="DIR", help="output folder (default: the suite's 'out'); created if missing")
     p.add_argument("--jobs", type=positive_int("--jobs"), metavar="N",
                    help="parallel cells (default: the suite's 'jobs')")
@@ -55,9 +55,9 @@ def run(*, suite, out, jobs, backend, fresh, retry_errors, quiet, no_plots, look
         lower_is_better, inconclusive, alpha, as_json, address=None, worker_wait=60.0, retries=2) -> int:
     from ..progress import Progress
     from ..runner import run_suite
-    from ..suite import load_suite
+    from ..suite import isolated_workers, load_suite
 
-    loaded = load_suite(suite or DEFAULT_SUITE)
+    loaded = load_suite(suite or default_suite())
     out_dir = output_dir(out or loaded.out, "output folder")
     if looks or gate:
         return _run_sequential(loaded, out_dir, looks=looks, gate=gate, margin=margin, alpha=alpha,
@@ -65,8 +65,9 @@ def run(*, suite, out, jobs, backend, fresh, retry_errors, quiet, no_plots, look
                                jobs=jobs, backend=backend, fresh=fresh, retry_errors=retry_errors, quiet=quiet,
                                cluster=dict(address=address, worker_wait=worker_wait, retries=retries))
     progress = Progress(loaded.fixed_units, quiet=quiet)
-    outcome = run_suite(loaded, out_dir, jobs, backend, fresh, retry_errors, progress, address=address,
-                        worker_wait=worker_wait, retries=retries)
+    with isolated_workers():
+        outcome = run_suite(loaded, out_dir, jobs, backend, fresh, retry_errors, progress, address=address,
+                            worker_wait=worker_wait, retries=retries)
     if outcome.lost is not None:
         print(f"costmatch: {outcome.lost}; {len(outcome.records)} finished cell(s) are kept in {outcome.results}; "
               "restart the cluster (or drop --address) and run the same command to resume", file=sys.stderr)
@@ -77,9 +78,13 @@ def run(*, suite, out, jobs, backend, fresh, retry_errors, quiet, no_plots, look
         return EXIT_INTERRUPTED
     from reports.run_report import write_run_report
 
-    text = write_run_report(loaded, outcome.records, out_dir, plots=not no_plots)
+    write_run_report(loaded, outcome.records, out_dir, plots=not no_plots)
     if not quiet:
-        sys.stdout.write(text)
+        from reports.run_report import comparisons_by_fixed_unit
+        from reports.summary import run_summary
+
+        comparisons = [c for _, c in comparisons_by_fixed_unit(loaded, outcome.records)]
+        sys.stdout.write(run_summary(comparisons, out_dir / "report.md"))
     failed = sum(r.error is not None for r in outcome.records)
     if failed:
         print(f"costmatch: {failed} cell(s) failed; their records carry the error "
@@ -108,9 +113,12 @@ def _run_sequential(suite, out_dir: Path, *, looks, gate, margin, alpha, lower_i
         if arm not in suite.arms:
             raise InputError(f"run: --gate: arm {arm!r} is not in {suite.source}; arms: {', '.join(suite.arms)}")
 
+    from ..suite import isolated_workers
+
     def run_look(look_suite, out, progress):
-        return run_suite(look_suite, out, jobs, backend, fresh=False, retry_errors=retry_errors, progress=progress,
-                         **(cluster or {}))
+        with isolated_workers():
+            return run_suite(look_suite, out, jobs, backend, fresh=False, retry_errors=retry_errors,
+                             progress=progress, **(cluster or {}))
 
     if fresh and (out_dir / "results.jsonl").exists():
         run_suite(dataclasses.replace(suite, workloads=[]), out_dir, fresh=True)
