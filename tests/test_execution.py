@@ -325,3 +325,16 @@ def test_records_kept_in_memory_equal_the_file_read_back(tmp_path, monkeypatch):
     in_memory = sorted(json.dumps(r.to_json(), sort_keys=True) for r in outcome.records)
     assert in_memory == on_disk and len(on_disk) == 9
     assert any(r.trace for r in outcome.records)
+
+
+def test_an_outer_alarm_survives_cells_run_in_this_process(tmp_path):
+    previous = signal.signal(signal.SIGALRM, lambda *a: None)
+    signal.setitimer(signal.ITIMER_REAL, 500)
+    try:
+        suite = write_suite(tmp_path, seeds=1, timeout=30, arms='"guess"')
+        assert run_in_process(suite, tmp_path / "out", "--backend", "sequential") == 0
+        remaining, _ = signal.getitimer(signal.ITIMER_REAL)
+        assert 0 < remaining <= 500
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
