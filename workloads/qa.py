@@ -128,6 +128,7 @@ class QAInstance:
 
 class QA:
     kind = "qa"
+    reward_range = (0.0, 1.0)  # fraction of questions answered correctly
     measures = ("calls", "seconds")
 
     def __init__(self, base_url: str = "http://127.0.0.1:8000/v1", model: str = "smollm2-135m-instruct",

@@ -151,6 +151,7 @@ class SearchSim:
     """The workload: ``instance(seed)`` and held-out ``score``. Parameters are documented above."""
 
     kind = "search-sim"
+    reward_range = (0.0, 1.0)  # held-out accuracy on `test_size` items
     measures = ("calls", "seconds", "rollouts", "prompt_tokens", "completion_tokens", "tokens")
     score_trace = True  # held-out scoring is cheap here: anytime curves use what would have shipped
 
