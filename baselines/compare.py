@@ -86,9 +86,27 @@ def compare(records: Iterable[RunRecord] | RunTable, fixed: str | None = None, t
     comparison = Comparison(shown_fixed, float(options.tolerance), groups, options.alpha, options.metric, note,
                             skipped)
     comparison.warnings.extend(notes)
+    comparison.warnings.extend(code_warnings(frame))
     if filtered:
         comparison.warnings.append(f"{filtered} group(s) left out by --workload/--budget")
     return comparison
+
+
+def code_warnings(frame: pd.DataFrame) -> list[str]:
+    """One line per (workload, arm) whose runs came from more than one version of the code (`provenance`)."""
+    if "code" not in frame.columns or frame["code"].isna().all():
+        return []
+    counts = frame.loc[frame["code"].notna(), ["workload", "arm", "code"]].astype(str).value_counts()
+    out = []
+    for (workload, arm), versions in counts.groupby(level=[0, 1], sort=True):
+        if len(versions) < 2:
+            continue
+        parts = "; ".join(f"{n} run(s) with costmatch {v}, arm module {a}, workload module {w}"
+                          for (_, _, code), n in versions.sort_values(ascending=False).items()
+                          for v, a, w in [code.split("|")])
+        out.append(f"arm {arm!r} on workload {workload!r} ran from different code: {parts}; rerun the odd runs "
+                   "(restart the workers after editing code) before trusting this comparison")
+    return out
 
 
 def _check_names(table: RunTable, fixed: str | None, options: CompareOptions) -> None:

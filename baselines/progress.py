@@ -55,15 +55,19 @@ class Progress:
             return
         spent = ", ".join(f"{u}={v:,.0f}" for u, v in self.spend.items())
         if self.bar is not None:
-            self.bar.set_postfix_str(f"errors={self.errors} {spent}", refresh=False)
+            self.bar.set_postfix_str(f"suite total: errors={self.errors} {spent}", refresh=False)
             self.bar.update(1)
         elif self.done % self.every == 0 or self.done == self.total or record.error is not None:
             status = f"ERROR {record.error.get('type')}" if isinstance(record.error, dict) else (
-                "ERROR" if record.error else f"reward={record.reward}")
+                "ERROR" if record.error else f"reward={record.reward:.4g}" if record.reward is not None
+                else "reward=none")
+            own = ", ".join(f"{u}={'—' if record.spend.get(u) is None else format(record.spend[u], ',.0f')}"
+                            for u in self.fixed_units if u in record.spend)
+            status = f"{status}, {own}" if own else status
             elapsed = time.monotonic() - self.started
             eta = elapsed / self.done * (self.total - self.done)
             print(f"[{self.done}/{self.total}] {record.workload} {record.arm} seed={record.seed}: {status} "
-                  f"| errors={self.errors} {spent} | eta {eta:.0f}s", file=self.stream, flush=True)
+                  f"| suite total: errors={self.errors} {spent} | eta {eta:.0f}s", file=self.stream, flush=True)
 
     def _first_error(self, record: RunRecord) -> None:
         """Printed even with --quiet: a failing arm must be loud."""

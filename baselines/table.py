@@ -272,7 +272,7 @@ def _arrow_columns(data: bytes, ends: np.ndarray):
         return None
     cols = {n: table.column(n).combine_chunks() for n in
             ("workload", "arm", "seed", "spend", "reward", "dev_reward", "budget", "schema",
-             "stop_reason", "error", "partial", "trace", "params", "reward_range") if n in names}
+             "stop_reason", "error", "partial", "trace", "params", "reward_range", "provenance") if n in names}
     for name in ("workload", "arm"):
         c = cols[name]
         if not pa.types.is_string(c.type) or c.null_count or (c.is_valid().to_numpy(zero_copy_only=False).size and
@@ -326,6 +326,10 @@ def _arrow_columns(data: bytes, ends: np.ndarray):
     if frame["failed"].any():
         failed_rows = np.flatnonzero(frame["failed"])
         frame["error"][failed_rows] = [error_summary(e) for e in cols["error"].take(failed_rows).to_pylist()]
+    if "provenance" in cols and cols["provenance"].null_count < n:
+        if not pa.types.is_struct(cols["provenance"].type):
+            return None
+        frame["code"] = code_column(cols["provenance"].to_pylist())
     if "reward_range" in cols and cols["reward_range"].null_count < n:
         frame["reward_lo"], frame["reward_hi"] = reward_range_columns(cols["reward_range"].to_pylist())
     partial: dict[str, np.ndarray] = {}
@@ -417,7 +421,20 @@ def _budget_keys(col, n: int):
 
 
 _FIXED_COLUMNS = ("workload", "budget", "arm", "seed", "reward", "dev_reward", "stop_reason", "failed", "error",
-                  "reward_lo", "reward_hi")
+                  "reward_lo", "reward_hi", "code")
+
+
+def code_column(values: list) -> np.ndarray:
+    """Each run's code version (`provenance`: costmatch version, arm and workload module hashes) as one string.
+
+    Kept so that `compare` can warn when one arm's runs came from different
+    code (a worker with a stale module) without keeping per-run records.
+    """
+    out = np.full(len(values), None, dtype=object)
+    for i, prov in enumerate(values):
+        if isinstance(prov, dict):
+            out[i] = f"{prov.get('costmatch')}|{prov.get('arm_module')}|{prov.get('workload_module')}"
+    return out
 
 
 def reward_range_columns(values: list) -> tuple[np.ndarray, np.ndarray]:
@@ -511,6 +528,8 @@ class _Builder:
             "failed": np.array([r.error is not None for r in recs], dtype=bool),
             "error": np.array([error_summary(r.error) for r in recs], dtype=object),
         }
+        if any(r.extra and "provenance" in r.extra for r in recs):
+            frame["code"] = code_column([r.extra.get("provenance") if r.extra else None for r in recs])
         if any(r.extra and "reward_range" in r.extra for r in recs):
             frame["reward_lo"], frame["reward_hi"] = reward_range_columns(
                 [r.extra.get("reward_range") if r.extra else None for r in recs])
@@ -551,7 +570,7 @@ class _Builder:
                                   "reward": np.zeros(0), "dev_reward": np.zeros(0),
                                   "stop_reason": np.zeros(0, dtype=object), "failed": np.zeros(0, dtype=bool),
                                   "error": np.zeros(0, dtype=object), "reward_lo": np.zeros(0),
-                                  "reward_hi": np.zeros(0)})
+                                  "reward_hi": np.zeros(0), "code": np.zeros(0, dtype=object)})
             return RunTable(empty, {}, [], None)
         units = ordered_units({c.split(":", 1)[1] for f in self.frames for c in f if c.startswith("spend:")})
         any_trace = any(t is not None for t in self.traces)

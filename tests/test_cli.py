@@ -225,3 +225,18 @@ def test_a_declared_reward_range_reaches_the_group_and_clips_the_printed_interva
     assert main(["compare", str(path), "--no-pairs"]) == 0
     out = capsys.readouterr().out
     assert "0.83 [0.12, 1.00]" in out and "clipped" in out
+
+
+def test_compare_warns_when_an_arm_ran_from_different_code(tmp_path, capsys):
+    records = _runs("w", {"calls": 10}, ["a", "b"], seeds=4)
+    for r in records:
+        module = "abc" if not (r.arm == "a" and r.seed == 3) else "def"
+        r.extra["provenance"] = {"costmatch": "0.1.0", "arm_module": module, "workload_module": "w1",
+                                 "host": "h", "worker": 1}
+    path = tmp_path / "r.jsonl"
+    write_records(path, records)
+    assert main(["compare", str(path), "--json", "--no-pairs"]) == 0
+    warnings = json.loads(capsys.readouterr().out)["warnings"]
+    assert len(warnings) == 1 and "'a'" in warnings[0] and "3 run(s)" in warnings[0] and "def" in warnings[0]
+    assert main(["compare", str(path), "--no-pairs"]) == 0
+    assert "ran from different code" in capsys.readouterr().err

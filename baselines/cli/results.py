@@ -6,6 +6,8 @@ about one results file.
 """
 from __future__ import annotations
 
+import sys
+
 from ..compare import Comparison, compare
 from ..compare_options import CompareOptions
 from ..errors import InputError
@@ -44,6 +46,9 @@ def load_comparison(verb: str, results: list[str], fixed: str | None, *, toleran
                                  start=start, pairs=pairs, bootstrap=bootstrap, workloads=tuple(workloads or ()),
                                  budgets=tuple(budgets or ()),
                                  confound_units=tuple(confounds) if confounds is not None else None)
-        return compare(table, fixed, options=options)
+        comparison = compare(table, fixed, options=options)
     except ValueError as exc:
         raise InputError(f"{verb}: {exc}") from None
+    for warning in comparison.warnings:
+        print(f"costmatch: warning: {warning}", file=sys.stderr)
+    return comparison
