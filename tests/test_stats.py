@@ -68,7 +68,7 @@ def test_exact_sign_flip_matches_hand_counts(diffs, expected):
                 for signs in np.array(np.meshgrid(*[[1, -1]] * 4)).T.reshape(-1, 4)]
         expected = np.mean(np.abs(sums) >= 2)
     p, method = stats.sign_flip_p(diffs)
-    assert method == "exact" and p == pytest.approx(expected)
+    assert method.startswith("exact") and p == pytest.approx(expected)
 
 
 def test_min_exact_p_values_from_the_design_notes():
@@ -119,7 +119,10 @@ def test_no_difference_reports_minimum_detectable_effect():
     a, b = rng.normal(0, 1, 12), rng.normal(0, 1, 12)
     [pair] = stats.decide([stats.paired_test("a", "b", a, b)])
     assert pair.verdict == "no difference detected"
-    assert pair.mde == pytest.approx((sp.t.ppf(0.975, 11) + sp.t.ppf(0.8, 11)) * np.std(a - b, ddof=1) / np.sqrt(12))
+    sd = np.std(a - b, ddof=1)
+    crit = sp.t.ppf(0.975, 11)
+    ncp = pair.mde / sd * np.sqrt(12)   # the stated MDE has power 0.80 by the noncentral t
+    assert sp.nct.sf(crit, 11, ncp) + sp.nct.cdf(-crit, 11, ncp) == pytest.approx(0.8, abs=1e-6)
     assert "smaller than" in pair.notes[0]
 
 
@@ -173,7 +176,7 @@ def test_array_all_pairs_equals_pair_by_pair(n):
     k = 0
     for i in range(4):
         for j in range(i + 1, 4):
-            slow = stats.paired_test(arms[i], arms[j], matrix[i], matrix[j], seed=3 * 1000003 + i * 1009 + j)
+            slow = stats.paired_test(arms[i], arms[j], matrix[i], matrix[j], seed=3)  # one shared sign matrix
             got = fast[k]
             k += 1
             assert (got.a, got.b, got.n, got.p_method) == (slow.a, slow.b, slow.n, slow.p_method)
