@@ -23,8 +23,8 @@ import math
 
 import numpy as np
 
-GRID = 2000      # candidate means per unit range; bounds are rounded outwards to this grid
-STAKE_CAP = 0.5  # c in Waudby-Smith & Ramdas: lambda <= c/m (resp. c/(1-m)) keeps capital positive
+STAKE_CAP = 0.9  # c in Waudby-Smith & Ramdas: lambda <= c/m (resp. c/(1-m)) keeps capital positive;
+                 # any c < 1 is valid, 0.9 gave the gate the most power in docs/calibration.md (0.5: none at n = 40)
 
 
 def _stakes(x: np.ndarray, alpha: float, planned_n: int) -> np.ndarray:
@@ -45,10 +45,14 @@ def _stakes(x: np.ndarray, alpha: float, planned_n: int) -> np.ndarray:
 
 
 def _log_capital(x: np.ndarray, grid: np.ndarray, lam: np.ndarray, side: int) -> np.ndarray:
-    """Running log capital, shape (..., n, G), of the bet on x > m (side=+1) or x < m (side=-1)."""
-    cap = STAKE_CAP / (grid if side > 0 else 1 - grid)              # (G,)
-    stake = np.minimum(lam[..., None], cap)                          # (..., n, G)
-    return np.cumsum(np.log1p(side * stake * (x[..., None] - grid)), axis=-2)
+    """Running log capital, shape (rows, n, G), of the bet on x > m (side=+1) or x < m (side=-1).
+
+    `x` and `lam` are (rows, n); `grid` is (rows, G) candidate means, one set per row.
+    """
+    g = grid[:, None, :]
+    cap = STAKE_CAP / (g if side > 0 else 1 - g)
+    stake = np.minimum(lam[..., None], cap)
+    return np.cumsum(np.log1p(side * stake * (x[..., None] - g)), axis=-2)
 
 
 def mean_bounds(x, alpha: float, lo: float = 0.0, hi: float = 1.0, planned_n: int | None = None,
@@ -74,31 +78,49 @@ def mean_bounds(x, alpha: float, lo: float = 0.0, hi: float = 1.0, planned_n: in
     return (lower if side in ("both", "lower") else lo, upper if side in ("both", "upper") else hi)
 
 
-def _bounds01(u: np.ndarray, alpha: float, planned_n: int, grid_size: int = GRID) -> tuple[np.ndarray, np.ndarray]:
+def _bounds01(u: np.ndarray, alpha: float, planned_n: int, levels: tuple[int, int] = (64, 64)) -> tuple[np.ndarray, np.ndarray]:
     """Lower and upper one-sided bounds (alpha each) for rows of `u` in [0, 1] (vectorised over rows).
 
-    Lower: the capital betting on "mean above m" reaches 1/alpha exactly for the
-    m we reject as too small; the bound is the grid point just below the
-    smallest m never rejected at any prefix (running intersection).
+    The capital betting on "mean above m" only falls as m grows, so the m
+    rejected at some prefix (running intersection) form an interval [0, L):
+    a coarse grid brackets L and a fine grid inside the bracket locates it;
+    the bound is the last rejected grid point (rounded outwards, never
+    narrower). Resolution 1/4096 of the range.
     """
-    grid = (np.arange(grid_size) + 0.5) / grid_size
+    rows, n = u.shape
     lam = _stakes(u, alpha, planned_n)
     threshold = math.log(1 / alpha)
-    step = max(1, 4_000_000 // (u.shape[1] * grid_size))     # rows per chunk: bounded memory
+    coarse, fine = levels
     out = []
     for side in (+1, -1):
-        rejected = np.concatenate([
-            (_log_capital(u[s:s + step], grid, lam[s:s + step], side) >= threshold).any(axis=-2)
-            for s in range(0, u.shape[0], step)], axis=0)              # (rows, G), any prefix
-        kept = ~rejected
-        if side > 0:   # rejected m lie below the mean: report the grid point before the first kept m
-            first = np.where(kept.any(axis=1), kept.argmax(axis=1), grid_size)
-            out.append(np.where(first > 0, (first - 0.5) / grid_size, 0.0))
-        else:          # rejected m lie above the mean: the grid point after the last kept m
-            last = np.where(kept.any(axis=1), grid_size - 1 - kept[:, ::-1].argmax(axis=1), -1)
-            out.append(np.where(last < grid_size - 1, (last + 1.5) / grid_size, 1.0))
+        lo = np.zeros(rows)
+        hi = np.ones(rows)
+        for size in (coarse, fine):
+            # interior points of [lo, hi] per row
+            grid = lo[:, None] + (hi - lo)[:, None] * (np.arange(1, size + 1) / (size + 1))[None, :]
+            grid = np.clip(grid, 1e-9, 1 - 1e-9)
+            rejected = _rejected(u, grid, lam, side, threshold)             # (rows, size)
+            if side > 0:    # rejected = below the mean: a prefix of the grid
+                k = np.sum(np.cumprod(rejected, axis=1), axis=1)            # rejected points before the first kept
+                new_lo = np.where(k > 0, grid[np.arange(rows), np.maximum(k - 1, 0)], lo)
+                new_hi = np.where(k < size, grid[np.arange(rows), np.minimum(k, size - 1)], hi)
+            else:           # rejected = above the mean: a suffix of the grid
+                k = np.sum(np.cumprod(rejected[:, ::-1], axis=1), axis=1)
+                new_hi = np.where(k > 0, grid[np.arange(rows), np.minimum(size - k, size - 1)], hi)
+                new_lo = np.where(k < size, grid[np.arange(rows), np.maximum(size - 1 - k, 0)], lo)
+            lo, hi = new_lo, new_hi
+        # lower bound: the last m known rejected (lo); upper bound: the first m known rejected (hi)
+        out.append(lo if side > 0 else hi)
     low, up = out
     return np.clip(low, 0.0, 1.0), np.clip(up, 0.0, 1.0)
+
+
+def _rejected(u: np.ndarray, grid: np.ndarray, lam: np.ndarray, side: int, threshold: float) -> np.ndarray:
+    """(rows, G): capital reached 1/alpha at some prefix, in row chunks of bounded memory."""
+    rows, n = u.shape
+    step = max(1, 4_000_000 // (n * grid.shape[1]))
+    return np.concatenate([(_log_capital(u[s:s + step], grid[s:s + step], lam[s:s + step], side)
+                            >= threshold).any(axis=-2) for s in range(0, rows, step)], axis=0)
 
 
 def diff_bounds(diffs, alpha: float, reward_range: tuple[float, float], planned_n: int | None = None) -> tuple[float, float]:

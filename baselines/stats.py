@@ -181,6 +181,14 @@ def _all_signs(n: int) -> np.ndarray:
 
 
 def _random_signs(n: int, seed: int, draws: int) -> np.ndarray:
+    if n * draws <= 4_000_000:
+        return _cached_random_signs(n, seed, draws)
+    rng = np.random.default_rng(seed)
+    return (rng.integers(0, 2, size=(draws, n), dtype=np.int8) * 2 - 1).astype(float)
+
+
+@lru_cache(maxsize=16)
+def _cached_random_signs(n: int, seed: int, draws: int) -> np.ndarray:
     rng = np.random.default_rng(seed)
     return (rng.integers(0, 2, size=(draws, n), dtype=np.int8) * 2 - 1).astype(float)
 
@@ -228,8 +236,8 @@ def sign_flip_rows(d: np.ndarray, seed: int = 0) -> tuple[np.ndarray, list[str]]
     step = max(1, int(4e7 // (signs.shape[0] * max(n, 1))))   # rows per block: bounded memory
     for s in range(0, rest.size, step):
         block = rest[s:s + step]
-        sums = np.abs(d[block] @ signs.T)                           # (block, patterns)
-        hits = np.count_nonzero(sums >= (observed[block] - tol[block])[:, None], axis=1)
+        sums = np.abs(signs @ d[block].T)                           # (patterns, block)
+        hits = np.count_nonzero(sums >= (observed[block] - tol[block])[None, :], axis=0)
         p[block] = hits / signs.shape[0] if draws is None else (hits + 1) / (draws + 1)
     for r in rest:
         methods[r] = label

@@ -13,6 +13,7 @@ from baselines.gate import FAIL, INCONCLUSIVE, PASS, decide_gate, run_gate, spen
 from baselines.sequential import simulate
 
 MC = 2 * math.sqrt(0.05 * 0.95 / 1000)  # two Monte Carlo standard errors at 1,000 gates
+SMALL = [0.0, 0.01, -0.01, 0.0, 0.01, -0.005]  # no real change, with some spread
 
 
 def records(diffs, base=0.5, spend=None, cand_spend=None, arm_b="base", arm_c="cand", noise_seed=0):
@@ -73,7 +74,7 @@ def test_exit_codes_and_json(tmp_path, capsys, diffs, code):
 
 def test_relative_margin_and_lower_is_better(tmp_path, capsys):
     path = tmp_path / "r.jsonl"
-    write_records(path, records([0.02] * 6, base=1.0))  # candidate 2% *higher*: worse if lower is better
+    write_records(path, records([0.02, 0.021, 0.019, 0.02, 0.022, 0.018], base=1.0))  # candidate 2% *higher*: worse if lower is better
     args = ["check", str(path), "--fixed", "tokens", "--baseline", "base", "--candidate", "cand"]
     assert main(args + ["--margin", "5%", "--lower-is-better"]) == 0
     assert main(args + ["--margin", "1%", "--lower-is-better"]) == 1
@@ -82,7 +83,7 @@ def test_relative_margin_and_lower_is_better(tmp_path, capsys):
 
 def test_stored_baseline_with_against(tmp_path, capsys):
     stored, new = tmp_path / "base.jsonl", tmp_path / "new.jsonl"
-    recs = records([0.0] * 6)
+    recs = records(SMALL)
     write_records(stored, [r for r in recs if r.arm == "base"])
     write_records(new, [r for r in recs if r.arm == "cand"])
     assert main(["check", str(new), "--against", str(stored), "--fixed", "tokens", "--baseline", "base",
@@ -92,7 +93,7 @@ def test_stored_baseline_with_against(tmp_path, capsys):
 
 def test_github_step_summary_is_appended(tmp_path, monkeypatch, capsys):
     path, summary = tmp_path / "r.jsonl", tmp_path / "summary.md"
-    write_records(path, records([0.0] * 6))
+    write_records(path, records(SMALL))
     summary.write_text("earlier\n")
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
     main(["check", str(path), "--fixed", "tokens", "--baseline", "base", "--candidate", "cand", "--margin", "0.05"])
