@@ -163,7 +163,7 @@ def run_costs(records, unit: str, target: float) -> dict[tuple[str, str | None],
     it out made ERT look cheaper (140 instead of 240). A run that does not
     report `unit` cannot be counted and is skipped (`skipped` in the row).
     """
-    out: dict[tuple[str, str | None], dict[str, list]] = {}
+    out: dict[tuple[str, str | None], dict] = {}
     for r in records:
         spent = r.spend.get(unit)
         instance = r.extra.get("instance") if r.extra else None
@@ -188,6 +188,61 @@ def run_costs(records, unit: str, target: float) -> dict[tuple[str, str | None],
         cell["spent"].append(float(spent))
         cell["passed"].append((not crashed) and r.reward >= target)
         cell["key"].append(key)
+    return {k: _finish(cell) for k, cell in out.items()}
+
+
+def _finish(cell: dict) -> dict:
+    """Lists to arrays (the row builders are array code whatever the source)."""
+    return {"seed": np.asarray(cell["seed"], dtype=np.int64), "cost": np.asarray(cell["cost"], dtype=float),
+            "hit": np.asarray(cell["hit"], dtype=bool), "spent": np.asarray(cell["spent"], dtype=float),
+            "passed": np.asarray(cell["passed"], dtype=bool), "keys": set(cell["key"]),
+            "crashed": int(cell["crashed"]), "skipped": int(cell["skipped"])}
+
+
+def table_costs(frame, traces, unit: str, target: float) -> dict[tuple[str, str | None], dict]:
+    """`run_costs` from columns (a RunTable's frame rows and their traces): array work per run.
+
+    Only runs with a trace are visited one by one (their first hit needs the
+    trace); the rest is whole-column arithmetic, so 1M runs without traces
+    take about as long as reading them.
+    """
+    if not isinstance(target, (int, float)) or not math.isfinite(target):
+        raise ValueError(f"target must be a finite number, got {target!r}")
+    column = f"spend:{unit}"
+    n = len(frame)
+    spent = frame[column].to_numpy(dtype=float) if column in frame.columns else np.full(n, np.nan)
+    reward = frame["reward"].to_numpy(dtype=float)
+    crashed = np.isnan(reward)
+    with np.errstate(invalid="ignore"):
+        passed = ~crashed & (reward >= target)
+    cost = spent.copy()
+    hit = passed.copy()
+    kind = np.zeros(n, dtype=np.int8)            # 0 final reward, 1 held-out trace reward, 2 dev best
+    if traces is not None:
+        for i in np.nonzero([t is not None and len(t) > 0 for t in traces])[0]:
+            if np.isnan(spent[i]):
+                continue
+            c, h, key = _first_hit(traces[i], unit, target, spent[i])
+            cost[i], hit[i], kind[i] = c, h, (1 if key == "reward" else 2)
+    counted = ~np.isnan(cost)
+    arms = frame["arm"].astype(str).to_numpy()
+    instances = frame["instance"].astype(object).to_numpy() if "instance" in frame.columns else None
+    seeds = frame["seed"].to_numpy()
+    keys = arms if instances is None else np.array([f"{a}\x1f{'' if i is None or i != i else i}"
+                                                    for a, i in zip(arms, instances)], dtype=object)
+    out = {}
+    uniq, inverse = np.unique(keys, return_inverse=True)
+    order = np.argsort(inverse, kind="stable")
+    bounds = np.searchsorted(inverse[order], np.arange(len(uniq) + 1))
+    names = {0: "final reward", 1: "reward", 2: "best"}
+    for g, key in enumerate(uniq):
+        rows = order[bounds[g]:bounds[g + 1]]
+        ok = rows[counted[rows]]
+        arm, _, inst = str(key).partition("\x1f")
+        out[(arm, (inst or None) if instances is not None else None)] = {
+            "seed": seeds[ok].astype(np.int64), "cost": cost[ok], "hit": hit[ok], "spent": spent[ok],
+            "passed": passed[ok], "keys": {names[int(k)] for k in np.unique(kind[ok])},
+            "crashed": int(crashed[ok].sum()), "skipped": int((~counted[rows]).sum())}
     return out
 
 
@@ -203,7 +258,7 @@ def _ratio_interval(num: np.ndarray, den: np.ndarray, level: float = 0.95) -> tu
     return (float(r - half), float(r + half))
 
 
-def _score_words(keys: list[str]) -> str:
+def _score_words(keys) -> str:
     kinds = set(keys)
     if kinds <= {"reward", "final reward"}:
         return "held-out reward"
@@ -234,18 +289,22 @@ def cost_table(records, unit: str, target: float, seed: int = 0, baseline: str |
     """
     if not isinstance(target, (int, float)) or not math.isfinite(target):
         raise ValueError(f"target must be a finite number, got {target!r}")
-    cells = run_costs(records, unit, target)
+    return cost_rows(run_costs(records, unit, target), seed, baseline)
+
+
+def cost_rows(cells: dict, seed: int = 0, baseline: str | None = None) -> list[dict]:
+    """The rows of `cost_table` from per (arm, instance) cells (`run_costs` or `table_costs`)."""
     if any(inst is not None for _, inst in cells):
-        return _instance_table(cells, unit, target)
+        return _instance_table(cells)
     ert = lambda c, h: expected_running_time(c, h)  # noqa: E731
     by_arm = {arm: cell for (arm, _), cell in cells.items()}
     rows = []
     for k, arm in enumerate(sorted(by_arm)):
         cell = by_arm[arm]
-        cost = np.asarray(cell["cost"], dtype=float)
-        hit = np.asarray(cell["hit"], dtype=float)
-        spent = np.asarray(cell["spent"], dtype=float)
-        passed = np.asarray(cell["passed"], dtype=float)
+        cost = cell["cost"]
+        hit = cell["hit"].astype(float)
+        spent = cell["spent"]
+        passed = cell["passed"].astype(float)
         large = cost.size > BOOTSTRAP_MAX_RUNS
         row = {"arm": arm, "runs": int(cost.size), "reached": int(hit.sum()), "ert": ert(cost, hit),
                "ert_ci": _ratio_interval(cost, hit) if large else
@@ -254,7 +313,7 @@ def cost_table(records, unit: str, target: float, seed: int = 0, baseline: str |
                "cost_of_pass_ci": _ratio_interval(spent, passed) if large else
                seeded_bootstrap(lambda s, p: cost_of_pass(s, p, threshold=0.5), [spent, passed],
                                 seed=seed * 7919 + k + 1),
-               "score": _score_words(cell["key"]), "crashed": int(cell["crashed"]),
+               "score": _score_words(cell["keys"]), "crashed": int(cell["crashed"]),
                "skipped": int(cell["skipped"]),
                "interval_method": "delta method (ratio of sums)" if large else "seeded paired bootstrap over seeds"}
         if baseline is not None and arm != baseline and baseline in by_arm:
@@ -264,13 +323,9 @@ def cost_table(records, unit: str, target: float, seed: int = 0, baseline: str |
 
 
 def _baseline_difference(row: dict, cell: dict, base: dict, seed: int) -> None:
-    mine = {s: i for i, s in enumerate(cell["seed"])}
-    theirs = {s: i for i, s in enumerate(base["seed"])}
-    shared = sorted(set(mine) & set(theirs))
+    shared, ia, ib = np.intersect1d(cell["seed"], base["seed"], assume_unique=False, return_indices=True)
     if len(shared) < 2:
         return
-    ia = np.array([mine[s] for s in shared])
-    ib = np.array([theirs[s] for s in shared])
     a = [np.asarray(cell[f], dtype=float)[ia] for f in ("cost", "hit")]
     b = [np.asarray(base[f], dtype=float)[ib] for f in ("cost", "hit")]
     diff = lambda ca, ha, cb, hb: expected_running_time(ca, ha) - expected_running_time(cb, hb)  # noqa: E731
@@ -284,7 +339,7 @@ def _baseline_difference(row: dict, cell: dict, base: dict, seed: int) -> None:
         row["ert_diff_ci"] = seeded_bootstrap(diff, [a[0], a[1], b[0], b[1]], seed=seed)
 
 
-def _instance_table(cells: dict, unit: str, target: float) -> list[dict]:
+def _instance_table(cells: dict) -> list[dict]:
     """Rows per arm with per-instance ERT and COCO-style aggregates (no ERT pooled across instances)."""
     arms = sorted({arm for arm, _ in cells})
     rows = []
@@ -292,16 +347,16 @@ def _instance_table(cells: dict, unit: str, target: float) -> list[dict]:
         inst_rows = []
         hits_all: list[float] = []   # first-hit costs (inf when never), one weight per (instance, target) pair
         weights: list[float] = []
-        keys: list[str] = []
+        keys: set[str] = set()
         crashed = skipped = 0
         for (a, inst), cell in sorted(cells.items(), key=lambda kv: (kv[0][0], str(kv[0][1]))):
             if a != arm:
                 continue
-            cost = np.asarray(cell["cost"], dtype=float)
-            hit = np.asarray(cell["hit"], dtype=bool)
+            cost = cell["cost"]
+            hit = cell["hit"]
             crashed += cell["crashed"]
             skipped += cell["skipped"]
-            keys += cell["key"]
+            keys |= cell["keys"]
             if cost.size == 0:
                 continue
             inst_rows.append({"instance": inst if inst is not None else "(none)", "runs": int(cost.size),
@@ -338,3 +393,50 @@ def first_hit_ecdf(costs: np.ndarray, weights: np.ndarray) -> list[tuple[float, 
     ys = np.cumsum(weights[finite][order]) / total
     last = np.r_[xs[1:] != xs[:-1], True]
     return [(float(x), float(y)) for x, y in zip(xs[last], ys[last])]
+
+
+def cost_tables(table, unit: str, target: float, seed: int = 0, baseline: str | None = None) -> list[dict]:
+    """`compare --target` for a whole RunTable: one entry per (workload, budget) group, array work.
+
+    Returns [{"workload", "budget", "target", "arms": cost rows}], the shape of
+    `compare --json`'s "cost_to_target"; pass it through `json_ready` before
+    printing JSON.
+    """
+    frame = table.frame
+    if len(frame) == 0:
+        return []
+    w = frame["workload"].astype(str).to_numpy()
+    b = frame["budget"].astype(str).to_numpy()
+    out = []
+    pairs, inverse = np.unique(np.char.add(np.char.add(w.astype(str), "\x1f"), b.astype(str)), return_inverse=True)
+    order = np.argsort(inverse, kind="stable")
+    bounds = np.searchsorted(inverse[order], np.arange(len(pairs) + 1))
+    for g, key in enumerate(pairs):
+        rows = order[bounds[g]:bounds[g + 1]]
+        workload, _, bkey = str(key).partition("\x1f")
+        traces = [table.traces[i] for i in rows] if table.traces is not None else None
+        cells = table_costs(frame.iloc[rows], traces, unit, target)
+        out.append({"workload": workload, "budget": table.budgets[bkey], "target": target,
+                    "arms": cost_rows(cells, seed, baseline)})
+    return out
+
+
+def json_ready(value):
+    """Recursively: floats to JSON (inf as "inf"/"-inf", NaN as null), tuples to lists."""
+    if isinstance(value, dict):
+        return {k: json_ready(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_ready(v) for v in value]
+    if isinstance(value, (float, np.floating)):
+        v = float(value)
+        return None if math.isnan(v) else ("inf" if v == math.inf else "-inf" if v == -math.inf else v)
+    if isinstance(value, np.integer):
+        return int(value)
+    return value
+
+
+def check_start(start: float) -> float:
+    """`--start`: the score before a run's first trace point must be a finite number (NaN poisons every AUC)."""
+    if not isinstance(start, (int, float)) or not math.isfinite(start):
+        raise ValueError(f"--start must be a finite number, got {start!r}")
+    return float(start)

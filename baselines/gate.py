@@ -93,14 +93,25 @@ def decide_gate(diffs, margin: float, alpha: float = 0.05, reward_range: tuple[f
     return g.verdict, g.mean, g.lower, g.upper, g.seeds_needed
 
 
+BOUNDS = ("auto", "t", "betting")
+
+
 def gate_decision(diffs, margin: float, alpha: float = 0.05, reward_range: tuple[float, float] | None = None,
-                  planned_n: int | None = None) -> GateDecision:
+                  planned_n: int | None = None, bounds: str = "auto") -> GateDecision:
     """See the module docstring. `reward_range` bounds each *reward* (differences span twice its width).
 
     With a reward range the bounds hold at every n at once (a confidence
     sequence), so sequential looks need no alpha spending; `planned_n` (the
-    last look) only tunes their width.
+    last look) only tunes their width. `bounds="t"` forces the t route on
+    bounded rewards (more power, no guarantee against a rare loss: see
+    docs/calibration.md); "betting" requires a reward range.
     """
+    if bounds not in BOUNDS:
+        raise ValueError(f"bounds must be one of {', '.join(BOUNDS)}, got {bounds!r}")
+    if bounds == "betting" and reward_range is None:
+        raise ValueError("betting bounds need a reward range: declare reward_range = [lo, hi]")
+    if bounds == "t":
+        reward_range = None
     d = np.asarray(diffs, dtype=float)
     n = d.size
     if not (math.isfinite(margin) and margin >= 0):
@@ -204,7 +215,7 @@ def relative_margin(text: str | float, baseline_mean: float) -> float:
 def gate_group(group: Group, baseline: str, candidate: str, margin_text, alpha: float,
                lower_is_better: bool, rewards: dict[str, dict[int, float]],
                reward_range: tuple[float, float] | None = None, planned_n: int | None = None,
-               alpha_total: float | None = None) -> GateResult:
+               alpha_total: float | None = None, bounds: str = "auto") -> GateResult:
     """The verdict for one (workload, budget) group of a comparison.
 
     `reward_range` ([lo, hi], declared by the workload or the records; 0/1
@@ -232,6 +243,10 @@ def gate_group(group: Group, baseline: str, candidate: str, margin_text, alpha: 
     margin = relative_margin(margin_text, float(np.mean(list(base.values()))))
     result.margin = margin
     bounded = detect_range(list(base.values()), list(cand.values()), reward_range)
+    if bounds == "t":
+        bounded = None
+    elif bounds == "betting" and bounded is None:
+        raise ValueError("--bounds betting needs a reward range: declare reward_range = [lo, hi]")
     result.reward_range = bounded
     if len(shared) >= 2:
         diffs = [sign * (cand[s] - base[s]) for s in shared]
@@ -341,39 +356,67 @@ def rewards_by_arm(records, group: Group) -> dict[str, dict[int, float]]:
     return out
 
 
+def rewards_by_arm_table(table, group: Group) -> dict[str, dict[int, float]]:
+    """`rewards_by_arm` from a RunTable's columns (no per-run objects)."""
+    frame = table.frame
+    keys = [k for k, v in table.budgets.items() if v == group.budget]
+    mask = (frame["workload"].astype(str) == group.workload).to_numpy() & \
+        frame["budget"].astype(str).isin(keys).to_numpy() & ~np.isnan(frame["reward"].to_numpy(dtype=float))
+    arms = frame["arm"].astype(str).to_numpy()[mask]
+    seeds = frame["seed"].to_numpy()[mask]
+    rewards = frame["reward"].to_numpy(dtype=float)[mask]
+    out: dict[str, dict[int, float]] = {}
+    for arm in np.unique(arms):
+        pick = arms == arm
+        out[str(arm)] = dict(zip(seeds[pick].tolist(), rewards[pick].tolist()))
+    return out
+
+
 def run_gate(records, fixed: str, baseline: str, candidate: str, margin, alpha: float = 0.05,
              tolerance: float = 0.1, lower_is_better: bool = False,
              reward_range: tuple[float, float] | None = None,
-             planned_n: int | None = None, alpha_total: float | None = None) -> tuple[list[GateResult], Comparison]:
+             planned_n: int | None = None, alpha_total: float | None = None,
+             bounds: str = "auto") -> tuple[list[GateResult], Comparison]:
     """Gate every group where both arms ran; a group missing either arm is skipped.
 
     Raises ValueError (the CLI's exit 2) for a candidate equal to the
     baseline, alpha outside (0, 0.5) or a negative or non-finite margin.
     """
     from .compare import compare
+    from .table import RunTable
 
     if baseline == candidate:
         raise ValueError(f"the candidate and the baseline are the same arm ({baseline!r}); "
                          "name two different arms")
     if not (isinstance(alpha, (int, float)) and 0 < alpha < 0.5):
         raise ValueError(f"alpha must be between 0 and 0.5 (one-sided), got {alpha}")
+    if bounds not in BOUNDS:
+        raise ValueError(f"bounds must be one of {', '.join(BOUNDS)}, got {bounds!r}")
     if not isinstance(margin, str):
         relative_margin(margin, 0.0)
     elif not margin.endswith("%"):
         relative_margin(margin, 0.0)
 
-    arms = {r.arm for r in records}
+    table = records if isinstance(records, RunTable) else None
+    arms = set(table.frame["arm"].astype(str).unique()) if table is not None else {r.arm for r in records}
     for arm in (baseline, candidate):
         if arm not in arms:
-            raise ValueError(f"arm {arm!r} is not in the results; arms present: {', '.join(sorted(arms))}")
-    subset = [r for r in records if r.arm in (baseline, candidate)]
-    comparison = compare(subset, fixed, tolerance, alpha=alpha)
+            shown = sorted(arms)
+            listed = ", ".join(shown[:20]) + (f", ... ({len(shown) - 20} more)" if len(shown) > 20 else "")
+            raise ValueError(f"arm {arm!r} is not in the results; arms present: {listed}")
+    if table is not None:   # columns all the way: 1M runs without a Python object per run
+        mask = table.frame["arm"].astype(str).isin([baseline, candidate]).to_numpy()
+        subset = RunTable(table.frame[mask], table.budgets, table.units, None)
+    else:
+        subset = [r for r in records if r.arm in (baseline, candidate)]
+    comparison = compare(subset, fixed, tolerance, alpha=alpha, pairs=False)
     results = []
     for group in comparison.groups:
         names = {a.arm for a in group.arms}
         if baseline in names and candidate in names:
+            rewards = rewards_by_arm_table(subset, group) if table is not None else rewards_by_arm(subset, group)
             results.append(gate_group(group, baseline, candidate, margin, alpha, lower_is_better,
-                                      rewards_by_arm(subset, group), reward_range, planned_n, alpha_total))
+                                      rewards, reward_range, planned_n, alpha_total, bounds))
     if not results:
         raise ValueError(f"no workload and budget where both {baseline!r} and {candidate!r} ran")
     return results, comparison

@@ -64,7 +64,7 @@ def simulate(true_diff: float, sd: float, margin: float, looks: list[int] | None
 
 def run_sequential(suite, out_dir: Path, looks: list[int], baseline: str, candidate: str, margin,
                    alpha: float, lower_is_better: bool, run, progress_factory,
-                   reward_range: tuple[float, float] | None = None):
+                   reward_range: tuple[float, float] | None = None, bounds: str = "auto"):
     """Run the suite look by look (resuming each time) until the gate decides.
 
     `run` is runner.run_suite; seeds are the suite's first `looks[-1]` seeds.
@@ -89,7 +89,8 @@ def run_sequential(suite, out_dir: Path, looks: list[int], baseline: str, candid
             subset = [r for r in outcome.records if (r.workload, budget_key(r.budget)) in keys]
             try:
                 res, _ = run_gate(subset, unit, baseline, candidate, margin, a, lower_is_better=lower_is_better,
-                                  reward_range=reward_range, planned_n=looks[-1], alpha_total=alpha)
+                                  reward_range=reward_range, planned_n=looks[-1], alpha_total=alpha,
+                                  bounds=bounds)
             except ValueError:
                 continue
             results += res

@@ -181,3 +181,30 @@ def test_many_runs_use_the_delta_method_and_agree_with_the_bootstrap_scale():
     lo, hi = row["ert_ci"]
     assert row["interval_method"].startswith("delta method") and lo < row["ert"] < hi
     assert hi - lo < 0.1 * row["ert"]
+
+
+def test_cost_tables_from_columns_equal_the_per_record_rows():
+    from baselines.table import RunTable
+    runs = []
+    for seed in range(8):
+        a = rec("a", seed, 1.0 if seed % 3 else 0.0, tokens=100 + seed)
+        a.trace = [{"spend": {"tokens": 20 + seed}, "best": 0.2, "reward": 0.1},
+                   {"spend": {"tokens": 60 + seed}, "best": 0.9, "reward": 0.8 if seed % 2 else 0.3}]
+        b = rec("b", seed, None if seed == 3 else float(seed % 2), tokens=90)   # one crashed run
+        runs += [a, b]
+    table = RunTable.from_records(runs)
+    [group] = anytime.cost_tables(table, "tokens", 0.5, baseline="b")
+    by_columns = {r["arm"]: r for r in group["arms"]}
+    by_records = {r["arm"]: r for r in anytime.cost_table(runs, "tokens", 0.5, baseline="b")}
+    assert by_columns.keys() == by_records.keys()
+    for arm in by_records:
+        for key, value in by_records[arm].items():
+            assert by_columns[arm][key] == (pytest.approx(value, nan_ok=True) if isinstance(value, float)
+                                            else value), (arm, key)
+    assert by_columns["b"]["crashed"] == 1 and anytime.json_ready(by_columns["b"])["ert"] is not None
+
+
+def test_start_must_be_finite():
+    with pytest.raises(ValueError, match="--start must be a finite number"):
+        anytime.check_start(float("nan"))
+    assert anytime.check_start(0) == 0.0

@@ -173,3 +173,62 @@ arms = ["good", "bad"]
     data = json.loads(capsys.readouterr().out)
     # "bad" stops after one rollout: a broken comparison (under-spend), which is FAIL at the first look
     assert code == 1 and data["verdict"] == FAIL and data["seeds_used"] == 5
+
+
+# -- issue 17: no zero-width decisions, bounded rewards, option checks ----------------------
+def test_zero_width_interval_never_decides():
+    assert decide_gate([0.0, 0.0], 0.1)[0] == INCONCLUSIVE
+    assert decide_gate([0.0] * 6, 0.1)[0] == INCONCLUSIVE
+    from baselines.gate import gate_decision
+    g = gate_decision([0.0] * 6, 0.1)
+    assert g.method == "t (degenerate)" and "zero-width" in g.notes[0]
+
+
+def test_pass_fail_rewards_use_distribution_free_bounds():
+    from baselines.gate import gate_decision
+    # 0/1 rewards, candidate never worse on 5 seeds: the t route saw a zero-width interval and PASSed
+    g = gate_decision([0.0] * 5, 0.1, reward_range=(0.0, 1.0))
+    assert g.verdict == INCONCLUSIVE and g.method.startswith("betting")
+    # enough seeds with no loss: a loss on 10% of seeds would have shown up (0.9^40 < 0.05)
+    assert gate_decision([0.0] * 40, 0.1, reward_range=(0.0, 1.0)).verdict == PASS
+    recs = []
+    for seed in range(6):
+        recs.append(RunRecord("w", "base", seed, {"tokens": 1000}, 1.0, budget={"tokens": 1000}))
+        recs.append(RunRecord("w", "cand", seed, {"tokens": 1000}, 1.0, budget={"tokens": 1000}))
+    [res], _ = run_gate(recs, "tokens", "base", "cand", 0.1)
+    assert res.verdict == INCONCLUSIVE and res.reward_range == (0.0, 1.0) and "betting" in res.reason
+    assert res.seeds_needed is not None and res.seeds_needed > 6
+
+
+def test_gate_options_are_checked():
+    recs = records(SMALL)
+    with pytest.raises(ValueError, match="same arm"):
+        run_gate(recs, "tokens", "base", "base", 0.05)
+    with pytest.raises(ValueError, match="alpha"):
+        run_gate(recs, "tokens", "base", "cand", 0.05, alpha=7)
+    with pytest.raises(ValueError, match="margin"):
+        run_gate(recs, "tokens", "base", "cand", -1.0)
+    with pytest.raises(ValueError, match="margin"):
+        run_gate(recs, "tokens", "base", "cand", float("nan"))
+    with pytest.raises(ValueError, match="bounds"):
+        run_gate(recs, "tokens", "base", "cand", 0.05, bounds="magic")
+
+
+def test_bounds_print_as_99_99_percent_not_100():
+    from baselines.stats import format_level
+    assert format_level(0.9999) == "99.99%" and format_level(0.95) == "95%" and format_level(0.975) == "97.5%"
+    assert format_level(1 - 1e-7) != "100%"
+
+
+def test_gate_on_columns_equals_gate_on_records():
+    from baselines.table import RunTable
+    recs = records([0.01, -0.02, 0.03, 0.0, 0.02, -0.01, 0.015], spend={"tokens": 1000})
+    by_records, _ = run_gate(recs, "tokens", "base", "cand", 0.05)
+    by_columns, _ = run_gate(RunTable.from_records(recs), "tokens", "base", "cand", 0.05)
+    assert [r.to_json() for r in by_columns] == [r.to_json() for r in by_records]
+
+
+def test_sequential_bounded_gate_needs_no_alpha_spending():
+    from baselines.sequential import sequential_verdict
+    d = np.zeros(40)
+    assert sequential_verdict(d, [10, 20, 30, 40], 0.1, 0.05, reward_range=(0.0, 1.0)) == (PASS, 40)
