@@ -431,24 +431,35 @@ def bootstrap_t_many(d: np.ndarray, level: float = 0.95, seed: int = 0,
     lo, hi = mean.copy(), mean.copy()
     if n < 2:
         return lo, hi
-    idx = np.random.default_rng(seed).integers(0, n, size=(draws, n))
+    counts = _resample_counts(n, seed, draws)                          # (draws, n), shared by every row
     k_lo = int(math.floor((1 - level) / 2 * (draws - 1)))
     k_hi = int(math.ceil((1 + level) / 2 * (draws - 1)))
-    step = max(1, int(2e7 // (draws * n)))
-    for s in range(0, rows, step):
-        block = d[s:s + step][:, idx]                                  # (block, draws, n)
-        mb, sb = block.mean(axis=2), block.std(axis=2, ddof=1)
-        m, sdv = mean[s:s + step, None], sd[s:s + step, None]
+    se = sd / math.sqrt(n)
+    step = max(1, 2_000_000 // draws)                                  # rows per chunk: bounded memory
+    for s0 in range(0, rows, step):
+        block = slice(s0, s0 + step)
+        centred = d[block] - mean[block, None]                         # sums of squares without cancellation
+        mb = centred @ counts.T / n                                    # resample mean minus the mean
+        var = np.maximum(((centred * centred) @ counts.T - n * mb * mb) / (n - 1), 0.0)
+        sb = np.sqrt(var)
+        tiny = 1e-7 * np.abs(centred).max(axis=1, keepdims=True)      # a resample of one repeated value
         with np.errstate(divide="ignore", invalid="ignore"):
-            t = (mb - m) / (sb / math.sqrt(n))
-        t = np.where(sb > 0, t, np.where(mb >= m, np.inf, -np.inf))
+            t = mb / (sb / math.sqrt(n))
+        t = np.where(sb > tiny, t, np.where(mb >= 0, np.inf, -np.inf))
         t.sort(axis=1)
-        se = sd[s:s + step] / math.sqrt(n)
-        ok = sd[s:s + step] > 0
+        ok = sd[block] > 0
         with np.errstate(invalid="ignore"):   # inf * 0 where sd = 0: replaced by the mean below
-            lo[s:s + step] = np.where(ok, mean[s:s + step] - t[:, k_hi] * se, mean[s:s + step])
-            hi[s:s + step] = np.where(ok, mean[s:s + step] - t[:, k_lo] * se, mean[s:s + step])
+            lo[block] = np.where(ok, mean[block] - t[:, k_hi] * se[block], mean[block])
+            hi[block] = np.where(ok, mean[block] - t[:, k_lo] * se[block], mean[block])
     return lo, hi
+
+
+@lru_cache(maxsize=64)
+def _resample_counts(n: int, seed: int, draws: int) -> np.ndarray:
+    """How often each of n values appears in each seeded bootstrap resample (draws x n)."""
+    idx = np.random.default_rng(seed).integers(0, n, size=(draws, n))
+    flat = (np.arange(draws)[:, None] * n + idx).ravel()
+    return np.bincount(flat, minlength=draws * n).reshape(draws, n).astype(float)
 
 
 def _degenerate(d: np.ndarray) -> bool:
