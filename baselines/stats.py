@@ -350,6 +350,20 @@ def _decision_method(p: float, p_method: str, p_t: float, paired: bool) -> str:
     return p_method if p >= p_t else name
 
 
+def parse_reward_range(value, where: str = "reward_range") -> tuple[float, float] | None:
+    """A declared `reward_range` ([lo, hi] from a suite workload or a record) as a tuple, or None.
+
+    ValueError with one line naming `where` when it is not two finite numbers lo < hi.
+    """
+    if value is None:
+        return None
+    ok = isinstance(value, (list, tuple)) and len(value) == 2 and all(
+        isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in value)
+    if not ok or not value[0] < value[1]:
+        raise ValueError(f"{where}: reward_range must be [lo, hi], two finite numbers with lo < hi, got {value!r}")
+    return (float(value[0]), float(value[1]))
+
+
 def detect_range(xa, xb, reward_range=None) -> tuple[float, float] | None:
     """The reward range that makes distribution-free intervals possible, or None.
 

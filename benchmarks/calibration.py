@@ -124,8 +124,9 @@ SHAPES = [
 
 
 def _rate(hits: int, sims: int) -> tuple[float, float]:
+    """Share and 1.96 Monte Carlo standard errors (floored at p(1-p) = 1/sims, so 0 hits is not "± 0")."""
     p = hits / sims
-    return p, 1.96 * math.sqrt(max(p * (1 - p), 0.25 / sims) / sims)
+    return p, 1.96 * math.sqrt(max(p * (1 - p), 1 / sims) / sims)
 
 
 def false_alarms(shape: Shape, n: int, sims: int, seed: int) -> tuple[float, float]:
@@ -278,6 +279,7 @@ def markdown(results: list[tuple], sims: int, seconds: float) -> str:
     by_metric: dict[str, dict[str, dict[str, tuple[float, float]]]] = {}
     for metric, shape, col, value in results:
         by_metric.setdefault(metric, {}).setdefault(shape, {})[col] = value
+    lines += _reading(by_metric, sims)
     for metric, _ in METRICS:
         if metric not in by_metric:
             continue
@@ -291,6 +293,44 @@ def markdown(results: list[tuple], sims: int, seconds: float) -> str:
             lines.append(f"| {shape.name} | " + " | ".join(cells) + " |")
         lines.append("")
     return "\n".join(lines)
+
+
+def _reading(by: dict, sims: int) -> list[str]:
+    """The conclusions the defaults rest on, with the figures they come from."""
+    def f(metric, shape_prefix, col):
+        shape = next(s.name for s in SHAPES if s.name.startswith(shape_prefix))
+        got = by.get(metric, {}).get(shape, {}).get(col)
+        return "n/a" if got is None else f"{got[0]:.3f} ± {got[1]:.3f}"
+
+    return [
+        "## What the table decides", "",
+        "- **Pair verdicts** need both the paired t test and the exact sign-flip test (McNemar on 0/1 "
+        "rewards) to reject after Holm. False alarms stay at or below alpha on every shape, family-wise "
+        "too (binary n = 3 with five arms: "
+        f"{f('family-wise false alarms (5 arms, Holm)', '0/1, independent (.5', 'n=3')}; the t test alone gave "
+        "0.211). The price: no pair decides at n <= 5 (the smallest exact two-sided p at n = 5 is 0.0625), "
+        f"so power on normal data is 0 there (t alone: about 0.2 at n = 5); at n = 10 it is "
+        f"{f('power of the pair verdict', 'normal', 'n=10')}.",
+        "- **Bounded rewards** (0/1, or a declared `reward_range`) get betting intervals and gate bounds: "
+        "coverage is at least 0.98 on every bounded shape and the gate's PASS at the margin stays below "
+        "alpha, where the t route PASSed 0/1 rewards at the margin "
+        f"{f('gate PASS at the margin, t route', '0/1, independent (.9', 'n=10')} of the time at n = 10. The "
+        "price is power: a distribution-free bound on [0, 1] rewards cannot rule out a loss on a few "
+        "seeds it has not seen, so with a margin of 0.1 the gate PASSes an identical candidate only "
+        f"from about 30-40 seeds (accuracy on 10 questions at n = 20: "
+        f"{f('gate PASS when identical (power)', 'accuracy', 'n=20')}, the t route "
+        f"{f('gate PASS when identical, t route', 'accuracy', 'n=20')}). `--bounds t` trades the guarantee "
+        "for that power.",
+        "- **Skewed unbounded differences**: the t + bootstrap-t hull covers "
+        f"{f('coverage of the 95% interval', 'lognormal', 'n=5')} at n = 5 and "
+        f"{f('coverage of the 95% interval', 'lognormal', 'n=20')} at n = 20 (t alone: 0.82-0.87).",
+        "- **Rare large loss on unbounded rewards** is measured, not fixed: PASS at the margin is "
+        f"{f('gate PASS at the margin', 'rare large loss', 'n=5')} at n = 5 and "
+        f"{f('gate PASS at the margin', 'rare large loss', 'n=20')} at n = 20, close to 0.9^n, the "
+        "chance that no seed shows the loss. No test on n seeds sees a loss rarer than about 1/n; "
+        "the gate says so when it PASSes at small n. On bounded rewards the same shape (0/1 with "
+        "shared difficulty: 10% of seeds lose 1 = 10x the margin) is held to "
+        f"{f('gate PASS at the margin', '0/1, shared', 'n=20')}.", ""]
 
 
 if __name__ == "__main__":

@@ -275,3 +275,10 @@ def test_mde_has_the_stated_power_by_simulation(n):
     t = d.mean(axis=1) / (d.std(axis=1, ddof=1) / np.sqrt(n))
     power = np.mean(np.abs(t) > sp.t.ppf(0.975, n - 1))
     assert abs(power - 0.80) < 3 * math.sqrt(0.16 / sims)
+
+
+def test_parse_reward_range():
+    assert stats.parse_reward_range([0, 1]) == (0.0, 1.0) and stats.parse_reward_range(None) is None
+    for bad in ([1, 0], [0], ["0", 1], [0, float("inf")], [True, 2]):
+        with pytest.raises(ValueError, match="reward_range must be"):
+            stats.parse_reward_range(bad, "suite.toml: workload qa")
