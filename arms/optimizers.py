@@ -16,6 +16,7 @@ def _start(instance, rng) -> np.ndarray:
 
 class RandomSearch:
     """Uniform samples in the box until the budget stops it."""
+    workloads = ("bbob",)
 
     def run(self, instance, meter, rng):
         f = instance.objective(meter)
@@ -27,6 +28,7 @@ class NelderMead:
     """scipy Nelder-Mead. It stops early when it converges; with ``restarts`` it
     starts again from a new random point, otherwise it under-spends (and the
     comparison says so)."""
+    workloads = ("bbob",)
 
     def __init__(self, restarts: bool = False):
         self.restarts = restarts
@@ -44,6 +46,7 @@ class NelderMead:
 
 class DifferentialEvolution:
     """scipy differential evolution (no evaluation cap of its own; the wrapper stops it)."""
+    workloads = ("bbob",)
 
     def __init__(self, popsize: int = 10):
         self.popsize = popsize
@@ -60,6 +63,7 @@ class DifferentialEvolution:
 
 class CMAES:
     """CMA-ES (`cma`), restarted from a new point whenever it stops before the budget."""
+    workloads = ("bbob",)
 
     def __init__(self, sigma0: float = 2.0):
         self.sigma0 = sigma0
@@ -79,7 +83,8 @@ class CMAES:
 
 
 class OptunaTPE:
-    """Optuna's TPE sampler (optional: needs `optuna`; a clear error otherwise)."""
+    """Optuna's TPE sampler (`optuna` is a core dependency of costmatch)."""
+    workloads = ("bbob",)
 
     def __init__(self, startup_trials: int = 10):
         self.startup_trials = startup_trials
@@ -88,7 +93,8 @@ class OptunaTPE:
         try:
             import optuna
         except ImportError:
-            raise RuntimeError("the optuna arm needs optuna: pip install 'costmatch[optuna]'") from None
+            raise RuntimeError("the optuna arm needs optuna, a dependency of costmatch that is missing here: "
+                               "pip install 'optuna>=3.5' (or reinstall costmatch)") from None
         optuna.logging.set_verbosity(optuna.logging.WARNING)
         f = instance.objective(meter)
         sampler = optuna.samplers.TPESampler(seed=int(rng.integers(2**31)), n_startup_trials=self.startup_trials)

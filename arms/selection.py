@@ -22,6 +22,8 @@ from .base import ArmOutput
 class SelectionPolicy:
     """Expand the candidate ``select`` names until the Meter stops the run."""
 
+    workloads = ("search-sim",)
+
     def select(self, instance, rng: np.random.Generator, meter: Meter) -> str:
         raise NotImplementedError
 

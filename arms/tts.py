@@ -19,6 +19,7 @@ SYSTEM = "You are a careful calculator. Reply with the final number only."
 
 class _Strategy:
     max_tokens = 32
+    workloads = ("qa",)
 
     def run(self, instance, meter, rng):
         client = instance.client(meter)

@@ -1,15 +1,55 @@
 """costmatch core: budgets, metered spend, run records and cost-matched comparison.
 
-The public surface is what a user's arm, workload or analysis script needs;
-everything else is an implementation detail of the CLI.
+The public surface is what a user's arm, workload or analysis script needs.
+Names load on first use (PEP 562), so `import baselines.meter` in an arm's
+worker, or `costmatch --help`, does not pay for pandas, scipy or matplotlib.
 """
-from .budget import Budget
-from .compare import Comparison, compare
-from .errors import InputError
-from .meter import BudgetExhausted, Meter
-from .records import RunRecord, read_records, write_records
-from .table import RunTable
+from __future__ import annotations
 
-__all__ = ["Budget", "BudgetExhausted", "Comparison", "InputError", "Meter", "RunRecord",
-           "RunTable", "compare", "read_records", "write_records"]
+import importlib
+from typing import TYPE_CHECKING
+
 __version__ = "0.1.0"
+
+#: public name -> module that defines it
+_EXPORTS: dict[str, str] = {
+    "Budget": "budget",
+    "BudgetExhausted": "meter",
+    "Meter": "meter",
+    "InputError": "errors",
+    "RunRecord": "records",
+    "read_records": "records",
+    "write_records": "records",
+    "RunTable": "table",
+    "Comparison": "compare",
+    "compare": "compare",
+    "CompareOptions": "compare_options",
+    "run": "api",
+    "check": "api",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'baselines' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
+
+if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
+    from .budget import Budget
+    from .api import check, run
+    from .compare import Comparison, compare
+    from .compare_options import CompareOptions
+    from .errors import InputError
+    from .meter import BudgetExhausted, Meter
+    from .records import RunRecord, read_records, write_records
+    from .table import RunTable

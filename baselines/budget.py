@@ -61,8 +61,9 @@ class Budget:
         return dict(self.limits)
 
     def key(self) -> str:
-        """A canonical string naming this budget (used to group runs)."""
-        return ",".join(f"{u}={v:g}" for u, v in self.limits.items())
+        """The canonical JSON naming this budget by exact value (the records' `budget_key`)."""
+        from .records import budget_key
+        return budget_key(self.limits)
 
     def split(self, ways: int) -> list["Budget"]:
         """Shares for `ways` independent sub-runs.

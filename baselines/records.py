@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator
@@ -70,9 +71,89 @@ class RunRecord:
         return json.dumps(self.to_json(), ensure_ascii=False, allow_nan=False, separators=(",", ":"))
 
 
+def canonical_budget(budget: dict[str, float]) -> dict[str, float]:
+    """The budget as exact values in contract unit order: 1500000.0 is 1500000; null is no allowance."""
+    out: dict[str, float] = {}
+    for unit in ordered_units({u for u, v in budget.items() if v is not None}):
+        value = float(budget[unit])
+        out[unit] = int(value) if value.is_integer() else value
+    return out
+
+
 def budget_key(budget: dict[str, float]) -> str:
-    """Canonical text for a budget; runs group by it and never pool across it."""
-    return ",".join(f"{u}={budget[u]:g}" for u in ordered_units(budget))
+    """Canonical JSON of a budget: the identity runs group by and never pool across.
+
+    By exact value, because a rounded key (``f"{v:g}"`` made 1,500,000 and
+    1,500,001 tokens one group) pools runs given different allowances.
+    Whole numbers print without a fraction; others in the shortest form
+    that reads back as the same float.
+    """
+    return json.dumps(canonical_budget(budget), separators=(",", ":"), ensure_ascii=False)
+
+
+def budget_label(budget: dict[str, float]) -> str:
+    """Exact, readable text of a budget for messages: ``tokens=1500001, calls=80``."""
+    canon = canonical_budget(budget)
+    return ", ".join(f"{u}={v!r}" for u, v in canon.items()) or "no budget"
+
+
+# -- one rule for every reader -------------------------------------------------
+# Limits that make every record input either a record or a one-line error.
+# The bulk reader (table.py) hands a file to pyarrow only when it cannot cross
+# them and falls back to the line reader otherwise, so both readers agree.
+MAX_DEPTH = 64            # nesting of objects and lists in one line (pyarrow segfaults near 10^4)
+MAX_AMOUNT = 1e15         # spend and budget values: exact as float64 integers, sums stay finite
+MAX_REWARD = 1e100        # |reward|: means, variances and plots of such values stay finite
+SEED_MIN, SEED_MAX = -2**63, 2**63 - 1   # a seed is a 64-bit integer (numpy's seed columns)
+_SHOW = 60                # longest value quoted in an error message
+
+_STRING = re.compile(rb'"(?:[^"\\]|\\.)*+"', re.S)
+_SURROGATE = re.compile(rb"\\u[dD][89abcdefABCDEF]")
+
+
+def show(value: Any) -> str:
+    """repr of a value for a one-line message, cut to a readable length."""
+    text = repr(value) if not isinstance(value, int) or abs(value) < 10**30 else f"an integer of {len(str(abs(value)))} digits"
+    return text if len(text) <= _SHOW else text[:_SHOW - 5] + "...'" + f" ({len(text)} characters)"
+
+
+def json_depth(line: bytes) -> int:
+    """Exact nesting depth of one JSON text (brackets inside strings do not count).
+
+    A cheap upper bound (the number of opening brackets) settles ordinary lines.
+    """
+    opens = line.count(b"{") + line.count(b"[")
+    if opens <= MAX_DEPTH:
+        return opens
+    depth = best = 0
+    for char in re.findall(rb"[\[\]{}]", _STRING.sub(b"", line)):
+        depth += 1 if char in b"[{" else -1
+        if depth > best:
+            best = depth
+    return best
+
+
+def has_surrogate_escape(data: bytes) -> bool:
+    """True when the text may hold a \\uD800-\\uDFFF escape (paired or not); cheap prefilter."""
+    return _SURROGATE.search(data) is not None
+
+
+def _lone_surrogate(obj: Any) -> str | None:
+    """The first string (key or value) that is not valid Unicode, else None."""
+    stack = [obj]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                return item
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return None
 
 
 # -- validation --------------------------------------------------------------
@@ -82,21 +163,47 @@ def _number(value: Any, where: str, name: str, *, nullable: bool, nonneg: bool =
             return None
         raise InputError(f"{where}: field '{name}' is null; give a number")
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise InputError(f"{where}: field '{name}' must be a number{' or null' if nullable else ''}, got {value!r}")
+        raise InputError(f"{where}: field '{name}' must be a number{' or null' if nullable else ''}, got {show(value)}")
+    limit = MAX_AMOUNT if nonneg else MAX_REWARD
+    if isinstance(value, int) and abs(value) > limit:
+        raise InputError(f"{where}: field '{name}' is {show(value)}, beyond the largest accepted "
+                         f"magnitude {limit:g}; check the unit or the scale")
     if not math.isfinite(value):
         fix = "write null for a run without a score" if name in ("reward", "dev_reward") \
             else "write null for a unit that was not reported"
         raise InputError(f"{where}: field '{name}' is {value!r}, which is not finite; {fix}")
     if nonneg and value < 0:
         raise InputError(f"{where}: field '{name}' is negative ({value!r}); spend cannot be negative")
+    if abs(value) > limit:
+        raise InputError(f"{where}: field '{name}' is {value!r}, beyond the largest accepted "
+                         f"magnitude {limit:g}; check the unit or the scale")
     return value
 
 
 def _text(obj: dict, key: str, where: str) -> str:
     value = obj.get(key)
     if not isinstance(value, str) or not value:
-        raise InputError(f"{where}: field '{key}' must be a non-empty string, got {value!r}")
+        raise InputError(f"{where}: field '{key}' must be a non-empty string, got {show(value)}")
     return value
+
+
+def _table(obj: dict, key: str, where: str, what: str) -> dict:
+    """An optional object field: absent or null is {}, anything else but an object is an error."""
+    value = obj.get(key)
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise InputError(f"{where}: field '{key}' must be {what} or null, got {show(value)}")
+    return value
+
+
+def _units(table: dict, where: str, name: str, *, nullable: bool) -> dict[str, float | None]:
+    out = {}
+    for unit, value in table.items():
+        if not unit:
+            raise InputError(f"{where}: field '{name}' has an empty unit name; name every unit")
+        out[unit] = _number(value, where, f"{name}.{unit}", nullable=nullable, nonneg=True)
+    return out
 
 
 def record_from_json(obj: Any, where: str) -> RunRecord:
@@ -105,17 +212,17 @@ def record_from_json(obj: Any, where: str) -> RunRecord:
         raise InputError(f"{where}: a line must be a JSON object (one run), got {type(obj).__name__}")
     schema = obj.get("schema", SCHEMA)
     if schema != SCHEMA:
-        raise InputError(f"{where}: field 'schema' is {schema!r}; this costmatch reads {SCHEMA!r}")
+        raise InputError(f"{where}: field 'schema' is {show(schema)}; this costmatch reads {SCHEMA!r}")
     workload = _text(obj, "workload", where)
     arm = _text(obj, "arm", where)
     seed = obj.get("seed")
     if isinstance(seed, bool) or not isinstance(seed, int):
-        raise InputError(f"{where}: field 'seed' must be an integer, got {seed!r}")
+        raise InputError(f"{where}: field 'seed' must be an integer, got {show(seed)}")
+    if not SEED_MIN <= seed <= SEED_MAX:
+        raise InputError(f"{where}: field 'seed' is {show(seed)}, outside the 64-bit range; use a smaller seed")
     if "spend" not in obj or not isinstance(obj["spend"], dict):
         raise InputError(f"{where}: field 'spend' must be an object of unit -> number or null")
-    spend = {}
-    for unit, value in obj["spend"].items():
-        spend[unit] = _number(value, where, f"spend.{unit}", nullable=True, nonneg=True)
+    spend = _units(obj["spend"], where, "spend", nullable=True)
     if spend.get("tokens") is None and spend.get("prompt_tokens") is not None \
             and spend.get("completion_tokens") is not None:
         spend["tokens"] = spend["prompt_tokens"] + spend["completion_tokens"]
@@ -123,38 +230,47 @@ def record_from_json(obj: Any, where: str) -> RunRecord:
         raise InputError(f"{where}: field 'reward' is missing; write null for a run without a score")
     reward = _number(obj["reward"], where, "reward", nullable=True)
     dev = _number(obj.get("dev_reward"), where, "dev_reward", nullable=True)
-    budget = obj.get("budget") or {}
-    if not isinstance(budget, dict):
-        raise InputError(f"{where}: field 'budget' must be an object of unit -> number")
-    for unit, value in budget.items():
-        _number(value, where, f"budget.{unit}", nullable=False, nonneg=True)
-    params = obj.get("params") or {}
-    if not isinstance(params, dict):
-        raise InputError(f"{where}: field 'params' must be an object")
-    partial = obj.get("partial") or ()
-    if not isinstance(partial, (list, tuple)) or not all(isinstance(u, str) for u in partial):
-        raise InputError(f"{where}: field 'partial' must be a list of unit names")
+    # null is "no allowance in this unit" (both readers drop it): a budget is unit -> number
+    budget = {u: v for u, v in _units(_table(obj, "budget", where, "an object of unit -> number"),
+                                      where, "budget", nullable=True).items() if v is not None}
+    params = _table(obj, "params", where, "an object")
+    partial = obj.get("partial")
+    if partial is None:
+        partial = ()
+    if not isinstance(partial, (list, tuple)) or not all(isinstance(u, str) and u for u in partial):
+        raise InputError(f"{where}: field 'partial' must be a list of unit names, got {show(partial)}")
     trace = obj.get("trace")
     if trace is not None:
         trace = _trace(trace, where)
     stop = obj.get("stop_reason")
     if stop is not None and not isinstance(stop, str):
-        raise InputError(f"{where}: field 'stop_reason' must be a string or null")
+        raise InputError(f"{where}: field 'stop_reason' must be a string or null, got {show(stop)}")
     extra = {k: v for k, v in obj.items() if k not in _KNOWN}
     return RunRecord(workload, arm, seed, spend, reward, budget, params, dev, trace, stop,
                      obj.get("error"), tuple(partial), extra)
 
 
 def _trace(trace: Any, where: str) -> list[dict[str, Any]]:
+    """Validated trace in canonical form (what both readers hand on).
+
+    Each point keeps ``spend`` (reported units only: null is dropped) and
+    ``best`` (null when absent); ``reward`` only when it is a number, since
+    an anytime curve reads ``reward`` only where every point has one.
+    """
     if not isinstance(trace, list):
         raise InputError(f"{where}: field 'trace' must be a list of {{spend, best}} points")
+    out = []
     for i, point in enumerate(trace):
         if not isinstance(point, dict) or not isinstance(point.get("spend"), dict):
             raise InputError(f"{where}: field 'trace[{i}]' must be an object with 'spend' and 'best'")
-        _number(point.get("best"), where, f"trace[{i}].best", nullable=True)
-        for unit, value in point["spend"].items():
-            _number(value, where, f"trace[{i}].spend.{unit}", nullable=True, nonneg=True)
-    return trace
+        spend = _units(point["spend"], where, f"trace[{i}].spend", nullable=True)
+        clean = dict(point)
+        clean["spend"] = {u: v for u, v in spend.items() if v is not None}
+        clean["best"] = _number(point.get("best"), where, f"trace[{i}].best", nullable=True)
+        if _number(point.get("reward"), where, f"trace[{i}].reward", nullable=True) is None:
+            clean.pop("reward", None)
+        out.append(clean)
+    return out
 
 
 # -- files -------------------------------------------------------------------
@@ -169,6 +285,34 @@ def _loads(line: bytes | str, where: str) -> Any:
     except json.JSONDecodeError as exc:
         raise InputError(f"{where}: not valid JSON ({exc.msg} at column {exc.colno}); "
                          "each line must be one JSON object") from None
+    except (ValueError, RecursionError) as exc:  # e.g. an integer of more than 4,300 digits
+        raise InputError(f"{where}: not valid JSON ({str(exc).splitlines()[0][:100]}); "
+                         "each line must be one JSON object") from None
+
+
+def parse_line(line: bytes, where: str) -> RunRecord:
+    """One line of a results file to a record, or InputError: the rule every reader shares.
+
+    Checked before parsing: UTF-8 and nesting depth (a deep line exhausts
+    the parser's stack); after: no string that is not valid Unicode (a lone
+    surrogate escape cannot be written back), then the fields.
+    """
+    try:
+        text = line.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{where}: not UTF-8 text (byte {exc.object[exc.start]:#04x} at column "
+                         f"{exc.start + 1}); results files are UTF-8 JSON Lines") from None
+    depth = json_depth(line)
+    if depth > MAX_DEPTH:
+        raise InputError(f"{where}: JSON nested {depth} levels deep; a run record nests at most "
+                         f"{MAX_DEPTH} levels")
+    obj = _loads(text, where)
+    if has_surrogate_escape(line):
+        bad = _lone_surrogate(obj)
+        if bad is not None:
+            raise InputError(f"{where}: the string {show(bad)} holds an unpaired UTF-16 surrogate "
+                             "escape (\\ud800-\\udfff), which is not text; fix the writer")
+    return record_from_json(obj, where)
 
 
 def iter_records(path: str | os.PathLike) -> Iterator[RunRecord]:
@@ -184,15 +328,13 @@ def _located_records(path: str | os.PathLike) -> Iterator[tuple[str, RunRecord]]
     except OSError as exc:
         raise InputError(f"{path}: cannot read results file ({exc.strerror})") from None
     with handle:
-        for number, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            where = f"{path}:{number}"
-            try:
-                text = line.decode("utf-8")
-            except UnicodeDecodeError:
-                raise InputError(f"{where}: not UTF-8 text; results files are UTF-8 JSON Lines") from None
-            yield where, record_from_json(_loads(text, where), where)
+        try:
+            for number, line in enumerate(handle, 1):
+                if not line.strip():
+                    continue
+                yield f"{path}:{number}", parse_line(line.rstrip(b"\n"), f"{path}:{number}")
+        except OSError as exc:  # a folder, a device that fails mid-read
+            raise InputError(f"{path}: cannot read results file ({exc.strerror or exc})") from None
 
 
 def read_records(paths: Iterable[str | os.PathLike] | str | os.PathLike,
@@ -204,40 +346,39 @@ def read_records(paths: Iterable[str | os.PathLike] | str | os.PathLike,
     """
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
+    # every line is validated before duplicates are looked for, as the bulk reader does,
+    # so both readers name the same first problem of a file
+    located = [item for path in paths for item in _located_records(path)]
     seen: dict[tuple, tuple[int, str]] = {}
     out: list[RunRecord] = []
-    for path in paths:
-        for where, record in _located_records(path):
-            ident = record.identity()
-            if ident not in seen:
-                seen[ident] = (len(out), where)
-                out.append(record)
-            elif keep_last:
-                out[seen[ident][0]] = record
-                seen[ident] = (seen[ident][0], where)
-            else:
-                raise duplicate_error(where, ident, seen[ident][1])
+    for where, record in located:
+        ident = record.identity()
+        if ident not in seen:
+            seen[ident] = (len(out), where)
+            out.append(record)
+        elif keep_last:
+            out[seen[ident][0]] = record
+            seen[ident] = (seen[ident][0], where)
+        else:
+            raise duplicate_error(where, ident, seen[ident][1])
     return out
 
 
 def duplicate_error(where: str, ident: tuple, first_where: str) -> InputError:
     """The one-line error for a run identity seen twice (it would count a seed twice)."""
     workload, bkey, arm, seed = ident
-    return InputError(f"{where}: duplicate run (workload={workload!r}, budget={bkey or '{}'}, "
-                      f"arm={arm!r}, seed={seed}) first seen at {first_where}; "
+    return InputError(f"{where}: duplicate run (workload={show(workload)}, budget={bkey}, "
+                      f"arm={show(arm)}, seed={seed}) first seen at {first_where}; "
                       "remove one line or pass --keep-last")
 
 
 def write_records(path: str | os.PathLike, records: Iterable[RunRecord]) -> None:
-    """Write records to a new file atomically (a crash leaves the old file whole)."""
-    path = Path(path)
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as handle:
+    """Write records to a new file atomically (a crash or a full disk leaves the old file whole)."""
+    from .fileio import atomic_open
+
+    with atomic_open(path, "w", "results file", fsync=True) as handle:
         for record in records:
             handle.write(record.to_line() + "\n")
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)
 
 
 def append_record(handle, record: RunRecord, sync: bool = True) -> None:

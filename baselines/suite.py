@@ -2,7 +2,17 @@
 
 A suite is checked completely before any cell runs, because a typo found
 after an hour of model calls costs an hour of model calls. Every mistake is
-an InputError naming the file, the key and the fix.
+an InputError naming the file, the key and the fix: every value is checked,
+every arm and workload class is imported, constructed with its params and
+checked against the protocols (`baselines/protocols.py`), and every (workload,
+arm) pair against the declarations of both.
+
+User modules are imported from where the suite says and nowhere else:
+installed packages first; then, only for the top-level modules a ``path``
+names, the suite's folder. Nothing is put on ``sys.path`` or on the workers'
+``PYTHONPATH`` (a ``joblib.py`` or ``zlib.py`` beside the suite, or in the
+working directory, must not run), and a ``workloads/`` folder beside a suite
+cannot hide the built-in package.
 
     seeds = 5                 # a count (0..n-1) or a list
     jobs = 2
@@ -22,20 +32,150 @@ an InputError naming the file, the key and the fix.
 """
 from __future__ import annotations
 
+import contextlib
 import importlib
+import importlib.abc
+import importlib.machinery
+import json
 import math
+import os
+import re
+import sys
 import tomllib
+import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .budget import Budget
 from .errors import InputError
+from .protocols import check_arm, check_workload, incompatibility
+from .records import MAX_AMOUNT, SEED_MAX, show
 
 _TOP_KEYS = {"name", "seeds", "jobs", "backend", "timeout", "out", "tolerance", "arms", "workloads"}
 _ARM_KEYS = {"path", "params"}
 _WORKLOAD_KEYS = {"name", "path", "params", "fixed", "budget", "budgets", "arms", "seeds", "tolerance"}
 BACKENDS = ("loky", "threading", "sequential", "dask", "ray")
+MAX_SEEDS = 100_000        # seeds per workload: a count beyond this is a typo, not a plan
+MAX_CELLS = 1_000_000      # cells per suite
+MAX_TIMEOUT = 7 * 24 * 3600.0
+_NAME = re.compile(r"[^\x00-\x1f\x7f]{1,200}")
+
+
+# -- imports scoped to the suite ----------------------------------------------------
+class _SuiteFinder(importlib.abc.MetaPathFinder):
+    """Finds a top-level module a suite names in that suite's folder, and nothing else.
+
+    It sits at the end of ``sys.meta_path``: installed packages and the
+    standard library are always found first, so a user file can never stand
+    in for them, and only the names a suite's paths name are looked up here.
+    """
+
+    def __init__(self) -> None:
+        self.roots: dict[str, str] = {}
+
+    def find_spec(self, fullname, path=None, target=None):
+        root = self.roots.get(fullname)
+        if root is None:
+            return None
+        return importlib.machinery.PathFinder.find_spec(fullname, [root])
+
+
+_FINDER = _SuiteFinder()
+
+
+def register_root(path: str, root: str | None) -> None:
+    """Let the top-level module of ``path`` ("pkg.mod:Name") be found in `root` (after installed ones)."""
+    if not root or not isinstance(path, str):
+        return
+    top = path.partition(":")[0].partition(".")[0]
+    if not top:
+        return
+    old = _FINDER.roots.get(top)
+    _FINDER.roots[top] = root
+    if old is not None and old != root:
+        # another suite's module of the same name was loaded from its folder: forget it
+        loaded = sys.modules.get(top)
+        if loaded is not None and str(getattr(loaded, "__file__", "") or "").startswith(old + "/"):
+            for name in [n for n in sys.modules if n == top or n.startswith(top + ".")]:
+                del sys.modules[name]
+    if _FINDER not in sys.meta_path:
+        sys.meta_path.append(_FINDER)
+
+
+def origin_root(path: str) -> str | None:
+    """The folder the top-level module of ``path`` was imported from in this process.
+
+    Workers get it in the spec, so they import the very module the suite
+    check loaded (a user module beside the suite, or a package the parent
+    had on its path), without any PYTHONPATH entry and after installed ones.
+    """
+    top = sys.modules.get(path.partition(":")[0].partition(".")[0])
+    if top is None:
+        return None
+    file = getattr(top, "__file__", None)
+    if file:
+        here = Path(file).resolve().parent
+        return str(here.parent if hasattr(top, "__path__") else here)
+    locations = list(getattr(top, "__path__", []) or [])
+    return str(Path(locations[0]).resolve().parent) if locations else None
+
+
+@contextlib.contextmanager
+def isolated_workers():
+    """While running cells: child processes do not put their working directory first on sys.path.
+
+    loky starts workers with ``python -m ...``, which puts the working
+    directory first: a ``joblib.py`` or ``zlib.py`` there ran in every worker.
+    PYTHONSAFEPATH (Python 3.11+) switches that off for the children started
+    inside this block; the variable is restored afterwards, so nothing else
+    this process starts later is affected.
+    """
+    previous = os.environ.get("PYTHONSAFEPATH")
+    os.environ["PYTHONSAFEPATH"] = "1"
+    try:
+        yield
+    finally:
+        if previous is None:
+            os.environ.pop("PYTHONSAFEPATH", None)
+        else:
+            os.environ["PYTHONSAFEPATH"] = previous
+
+
+def _import_failure(exc: BaseException, module_name: str, where: str) -> InputError:
+    """One line for a user module that does not import: the file and line of the problem."""
+    if isinstance(exc, SyntaxError):
+        return InputError(f"{where}: cannot import {module_name!r}: {exc.filename}:{exc.lineno}: "
+                          f"SyntaxError: {exc.msg}")
+    frames = traceback.extract_tb(exc.__traceback__)
+    at = f" at {frames[-1].filename}:{frames[-1].lineno}" if frames else ""
+    message = str(exc).splitlines()[0][:200] if str(exc) else ""
+    return InputError(f"{where}: importing {module_name!r} raised {type(exc).__name__}{at}: {message}")
+
+
+def resolve(path: str, where: str, root: str | None = None) -> Any:
+    """Import ``"package.module:Name"``; InputError with the fix when it does not resolve.
+
+    `root` is the suite's folder: searched after installed packages, for this
+    path's top-level module only.
+    """
+    if not isinstance(path, str) or path.count(":") != 1 or not all(path.partition(":")[::2]):
+        raise InputError(f"{where}: path {show(path)} must look like 'package.module:ClassName'")
+    module_name, _, attr = path.partition(":")
+    register_root(path, root)
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        beside = f" (a folder or file beside the suite named like an installed package is not searched; " \
+                 f"rename it)" if root and (Path(root) / module_name.partition(".")[0]).exists() else ""
+        raise InputError(f"{where}: cannot import module {module_name!r} ({exc}); check the path "
+                         f"and that the module is installed or in the suite's folder{beside}") from None
+    except Exception as exc:  # noqa: BLE001 - the user's module failed while importing
+        raise _import_failure(exc, module_name, where) from None
+    try:
+        return getattr(module, attr)
+    except AttributeError:
+        raise InputError(f"{where}: module {module_name!r} has no {attr!r}") from None
 
 
 @dataclass(frozen=True)
@@ -43,6 +183,16 @@ class ArmSpec:
     name: str
     path: str
     params: dict[str, Any]
+    root: str | None = None   # the suite's folder, for user modules (see resolve)
+
+    def __setstate__(self, state: dict) -> None:
+        # unpickled in a worker: make the suite's own modules findable there too (never via PYTHONPATH)
+        self.__dict__.update(state)
+        register_root(self.path, self.root)
+
+    def load(self) -> Any:
+        """The arm class."""
+        return resolve(self.path, self.name, self.root)
 
 
 @dataclass(frozen=True)
@@ -55,6 +205,15 @@ class WorkloadSpec:
     arms: tuple[str, ...]
     seeds: tuple[int, ...]
     tolerance: float
+    root: str | None = None
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        register_root(self.path, self.root)
+
+    def load(self) -> Any:
+        """The workload class."""
+        return resolve(self.path, self.name, self.root)
 
 
 @dataclass(frozen=True)
@@ -95,112 +254,158 @@ class Suite:
         return out
 
 
-def resolve(path: str, where: str) -> Any:
-    """Import ``"package.module:Name"``; InputError with the fix when it does not resolve."""
-    if not isinstance(path, str) or ":" not in path:
-        raise InputError(f"{where}: path {path!r} must look like 'package.module:ClassName'")
-    module_name, _, attr = path.partition(":")
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise InputError(f"{where}: cannot import module {module_name!r} ({exc}); check the path "
-                         "and that the module is installed or on PYTHONPATH") from None
-    try:
-        return getattr(module, attr)
-    except AttributeError:
-        raise InputError(f"{where}: module {module_name!r} has no {attr!r}") from None
-
-
+# -- value checks ----------------------------------------------------------------------
 def _type(value, types, where: str, what: str):
     if isinstance(value, bool) and bool not in (types if isinstance(types, tuple) else (types,)):
-        raise InputError(f"{where}: {what}, got {value!r}")
+        raise InputError(f"{where}: {what}, got {show(value)}")
     if not isinstance(value, types):
-        raise InputError(f"{where}: {what}, got {value!r}")
+        raise InputError(f"{where}: {what}, got {show(value)}")
     return value
 
 
 def _unknown(table: dict, allowed: set, where: str) -> None:
     for key in table:
         if key not in allowed:
-            raise InputError(f"{where}: unknown key {key!r}; allowed keys are {', '.join(sorted(allowed))}")
+            raise InputError(f"{where}: unknown key {show(key)}; allowed keys are {', '.join(sorted(allowed))}")
+
+
+def _name(value, where: str, what: str) -> str:
+    """A name that becomes a record field and a file-name part: 1-200 printable characters."""
+    if not isinstance(value, str) or not _NAME.fullmatch(value) or not value.strip():
+        raise InputError(f"{where}: {what} must be 1 to 200 printable characters (no control characters), "
+                         f"got {show(value)}")
+    return value
 
 
 def _seeds(value, where: str) -> tuple[int, ...]:
     if isinstance(value, int) and not isinstance(value, bool):
         if value < 1:
             raise InputError(f"{where}: 'seeds' must be at least 1, got {value}")
+        if value > MAX_SEEDS:
+            raise InputError(f"{where}: 'seeds' is {value}, above the limit of {MAX_SEEDS:,} seeds; "
+                             "give a smaller count")
         return tuple(range(value))
     if isinstance(value, list) and value and all(isinstance(s, int) and not isinstance(s, bool) for s in value):
+        if len(value) > MAX_SEEDS:
+            raise InputError(f"{where}: 'seeds' lists {len(value):,} seeds, above the limit of {MAX_SEEDS:,}")
+        bad = [s for s in value if not 0 <= s <= SEED_MAX]
+        if bad:
+            raise InputError(f"{where}: seed {show(bad[0])} is outside 0..2^63-1; seeds are non-negative 64-bit integers")
         if len(set(value)) != len(value):
             raise InputError(f"{where}: 'seeds' lists a seed twice; each seed runs once per arm")
         return tuple(value)
-    raise InputError(f"{where}: 'seeds' must be a count (e.g. 5) or a list of integers, got {value!r}")
+    raise InputError(f"{where}: 'seeds' must be a count (e.g. 5) or a list of integers, got {show(value)}")
 
 
-def add_import_roots(*dirs: Path) -> None:
-    """Make user modules next to the suite (and in the working directory) importable,
-    here and in worker processes (which inherit PYTHONPATH), as `python -m` would."""
-    import os
-    import sys
+def _tolerance(value, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+        raise InputError(f"{where}: 'tolerance' must be a finite non-negative number like 0.1, got {show(value)}")
+    return float(value)
 
-    roots = [str(Path(d).resolve()) for d in dirs]
-    for root in reversed(roots):
-        if root not in sys.path:
-            sys.path.insert(0, root)
-    current = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
-    os.environ["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(roots + current))
+
+def _params(value, where: str) -> dict[str, Any]:
+    """A params table that records can carry: JSON values only (no TOML dates, no NaN)."""
+    _type(value, dict, where, "must be a table")
+    try:
+        json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"{where}: every value must be a string, number, boolean, array or table "
+                         f"that JSON can hold ({exc}); write dates as strings and no nan/inf") from None
+    return value
+
+
+def _budget(raw, where: str) -> Budget:
+    if not isinstance(raw, dict):
+        raise InputError(f"{where}: must be a table like {{tokens = 200000}}, got {show(raw)}")
+    try:
+        budget = Budget(raw)
+    except ValueError as exc:
+        raise InputError(f"{where}: {exc}") from None
+    for unit, value in budget.limits.items():
+        if value > MAX_AMOUNT:
+            raise InputError(f"{where}: '{unit}' is {value!r}, above the largest allowance {MAX_AMOUNT:g}")
+    return budget
+
+
+# -- reading ------------------------------------------------------------------------------
+_TOML_AT = re.compile(r"^(.*) \(at line (\d+), column (\d+)\)$")
 
 
 def load_suite(path: str | Path, check_imports: bool = True) -> Suite:
+    """Read, check and (with `check_imports`) load every class of a suite file."""
     path = Path(path)
-    add_import_roots(Path.cwd(), path.parent)
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        raw = path.read_bytes()
     except OSError as exc:
-        raise InputError(f"{path}: cannot read suite ({exc.strerror})") from None
+        raise InputError(f"{path}: cannot read suite ({exc.strerror or exc})") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[:exc.start].count(b"\n") + 1
+        raise InputError(f"{path}:{line}: not UTF-8 text (byte {raw[exc.start]:#04x}); save the suite as UTF-8") from None
+    try:
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"{path}: not valid TOML ({exc}); a repeated arm name is one cause") from None
-    return parse_suite(data, str(path), check_imports)
+        message = str(exc)
+        at = _TOML_AT.match(message)
+        if at:
+            raise InputError(f"{path}:{at.group(2)}:{at.group(3)}: not valid TOML: {at.group(1)}") from None
+        raise InputError(f"{path}: not valid TOML: {message}") from None
+    except RecursionError:
+        raise InputError(f"{path}: not valid TOML: arrays or tables nested too deeply") from None
+    return parse_suite(data, str(path), check_imports, root=str(path.resolve().parent))
 
 
-def parse_suite(data: dict, source: str, check_imports: bool = True) -> Suite:
+def parse_suite(data: dict, source: str, check_imports: bool = True, root: str | None = None) -> Suite:
+    """Check a parsed suite completely; InputError names the file, the key and the fix."""
     _unknown(data, _TOP_KEYS, source)
     seeds = _seeds(data.get("seeds", 5), source)
     jobs = _type(data.get("jobs", 1), int, f"{source}: 'jobs'", "must be a positive integer")
     if jobs < 1:
         raise InputError(f"{source}: 'jobs' must be at least 1, got {jobs}")
     backend = data.get("backend", "loky")
-    if backend not in BACKENDS:
-        raise InputError(f"{source}: 'backend' is {backend!r}; choose one of {', '.join(BACKENDS)}")
+    if not isinstance(backend, str) or backend not in BACKENDS:
+        raise InputError(f"{source}: 'backend' is {show(backend)}; choose one of {', '.join(BACKENDS)}")
     timeout = data.get("timeout")
     if timeout is not None:
         _type(timeout, (int, float), f"{source}: 'timeout'", "must be a number of seconds")
-        if not math.isfinite(timeout) or timeout <= 0:
-            raise InputError(f"{source}: 'timeout' must be a positive number of seconds, got {timeout!r}")
-    tolerance = data.get("tolerance", 0.1)
-    _type(tolerance, (int, float), f"{source}: 'tolerance'", "must be a number like 0.1")
+        if not math.isfinite(timeout) or timeout <= 0 or timeout > MAX_TIMEOUT:
+            raise InputError(f"{source}: 'timeout' must be a positive number of seconds up to "
+                             f"{MAX_TIMEOUT:g} (a week), got {timeout!r}")
+    tolerance = _tolerance(data.get("tolerance", 0.1), source)
+    name = data.get("name", Path(source).stem)
+    _type(name, str, f"{source}: 'name'", "must be a string")
+    out = _type(data.get("out", "costmatch-out"), str, f"{source}: 'out'", "must be a directory path")
+    if not out.strip() or "\x00" in out:
+        raise InputError(f"{source}: 'out' must be a directory path, got {show(out)}")
 
     arms_table = _type(data.get("arms", {}), dict, f"{source}: 'arms'",
                        "must be tables like [arms.greedy] with a 'path'")
     if not arms_table:
         raise InputError(f"{source}: no arms; add a table like [arms.greedy] with path = 'module:Class'")
     arms: dict[str, ArmSpec] = {}
-    for name, spec in arms_table.items():
-        where = f"{source}: arms.{name}"
+    instances: dict[str, Any] = {}
+    for arm_name, spec in arms_table.items():
+        where = f"{source}: arms.{show(arm_name)}" if not _NAME.fullmatch(arm_name or "") else f"{source}: arms.{arm_name}"
+        _name(arm_name, where, "an arm name")
         _type(spec, dict, where, "must be a table with 'path' and optional 'params'")
         _unknown(spec, _ARM_KEYS, where)
         if "path" not in spec:
             raise InputError(f"{where}: missing 'path' (e.g. path = 'arms.selection:Greedy')")
-        params = _type(spec.get("params", {}), dict, f"{where}.params", "must be a table")
+        params = _params(spec.get("params", {}), f"{where}.params")
         if check_imports:
-            _construct(resolve(spec["path"], f"{where}.path"), params, f"{where}.params")
-        arms[name] = ArmSpec(name, spec["path"], params)
+            arm = _construct(resolve(spec["path"], f"{where}.path", root), params, f"{where}.params")
+            check_arm(arm, f"{where}.path")
+            instances[arm_name] = arm
+        else:
+            resolve_syntax(spec["path"], f"{where}.path")
+        arms[arm_name] = ArmSpec(arm_name, spec["path"], params, origin_root(spec["path"]) or root)
 
     workloads_list = _type(data.get("workloads", []), list, f"{source}: 'workloads'",
                            "must be an array of tables [[workloads]]")
     if not workloads_list:
         raise InputError(f"{source}: no workloads; add a [[workloads]] table")
-    workloads, seen = [], set()
+    workloads, seen, cells = [], set(), 0
     for i, spec in enumerate(workloads_list):
         where = f"{source}: workloads[{i}]"
         _type(spec, dict, where, "must be a table")
@@ -208,60 +413,100 @@ def parse_suite(data: dict, source: str, check_imports: bool = True) -> Suite:
         for key in ("name", "path", "fixed", "arms"):
             if key not in spec:
                 raise InputError(f"{where}: missing {key!r}")
-        name = _type(spec["name"], str, f"{where}.name", "must be a string")
-        params = _type(spec.get("params", {}), dict, f"{where}.params", "must be a table")
+        w_name = _name(spec["name"], f"{where}.name", "a workload name")
+        params = _params(spec.get("params", {}), f"{where}.params")
         if ("budget" in spec) == ("budgets" in spec):
             raise InputError(f"{where}: give exactly one of 'budget' (a table) or 'budgets' (a list of tables)")
         raw = [spec["budget"]] if "budget" in spec else spec["budgets"]
         if not isinstance(raw, list) or not raw:
             raise InputError(f"{where}.budgets: must be a non-empty list of tables like {{tokens = 200000}}")
-        budgets = []
-        for j, b in enumerate(raw):
-            if not isinstance(b, dict):
-                raise InputError(f"{where}.budget: must be a table like {{tokens = 200000}}, got {b!r}")
-            try:
-                budgets.append(Budget(b))
-            except ValueError as exc:
-                raise InputError(f"{where}.budget: {exc}") from None
+        budgets = [_budget(b, f"{where}.budget") for b in raw]
         fixed = _type(spec["fixed"], str, f"{where}.fixed", "must be a unit name")
         for b in budgets:
             if fixed not in b:
-                raise InputError(f"{where}.fixed: {fixed!r} is not a unit of the budget "
+                raise InputError(f"{where}.fixed: {show(fixed)} is not a unit of the budget "
                                  f"({', '.join(b.units)}); a fixed unit must have an allowance")
         arm_names = _type(spec["arms"], list, f"{where}.arms", "must be a list of arm names")
+        if not arm_names:
+            raise InputError(f"{where}.arms: no arms; list at least one arm name")
         for arm in arm_names:
-            if arm not in arms:
-                raise InputError(f"{where}.arms: unknown arm {arm!r}; defined arms: {', '.join(arms)}")
+            if not isinstance(arm, str) or arm not in arms:
+                raise InputError(f"{where}.arms: unknown arm {show(arm)}; defined arms: "
+                                 f"{_listing(arms)}")
         if len(set(arm_names)) != len(arm_names):
             raise InputError(f"{where}.arms: an arm is listed twice")
-        keys = [(name, b) for b in budgets]
-        for key in keys:
-            if key in seen:
-                raise InputError(f"{where}: workload {name!r} at budget {key[1]!r} appears twice; "
+        for b in budgets:
+            if (w_name, b) in seen:
+                raise InputError(f"{where}: workload {w_name!r} at budget {b!r} appears twice; "
                                  "give the second entry another name")
-            seen.add(key)
+            seen.add((w_name, b))
+        w_seeds = _seeds(spec["seeds"], where) if "seeds" in spec else seeds
+        w_tol = _tolerance(spec["tolerance"], where) if "tolerance" in spec else tolerance
+        cells += len(budgets) * len(w_seeds) * len(arm_names)
+        if cells > MAX_CELLS:
+            raise InputError(f"{where}: the suite has more than {MAX_CELLS:,} cells (budgets x seeds x arms); "
+                             "split it or use fewer seeds")
         if check_imports:
-            workload = _construct(resolve(spec["path"], f"{where}.path"), params, f"{where}.params")
-            measures = set(getattr(workload, "measures", ()))
+            workload = _construct(resolve(spec["path"], f"{where}.path", root), params, f"{where}.params")
+            check_workload(workload, f"{where}.path")
+            measures = set(workload.measures)
             for b in budgets:
                 for unit in b.units:
                     if unit not in measures and unit not in ("prompt_tokens", "completion_tokens", "tokens", "usd"):
                         raise InputError(f"{where}.budget: unit {unit!r} is not measured by {spec['path']} "
                                          f"(it measures {', '.join(sorted(measures))})")
-        w_seeds = _seeds(spec["seeds"], where) if "seeds" in spec else seeds
-        w_tol = spec.get("tolerance", tolerance)
-        workloads.append(WorkloadSpec(name, spec["path"], params, fixed, tuple(budgets), tuple(arm_names),
-                                      w_seeds, float(w_tol)))
-    out = _type(data.get("out", "costmatch-out"), str, f"{source}: 'out'", "must be a directory path")
-    return Suite(str(data.get("name", Path(source).stem)), source, arms, workloads, jobs, backend,
+            for arm in arm_names:
+                why = _guarded(lambda: incompatibility(workload, instances[arm]), f"{where}.arms")
+                if why:
+                    raise InputError(f"{where}.arms: arm {arm!r} cannot run on workload {w_name!r}: {why}; "
+                                     "remove it from this workload's arms")
+        else:
+            resolve_syntax(spec["path"], f"{where}.path")
+        workloads.append(WorkloadSpec(w_name, spec["path"], params, fixed, tuple(budgets), tuple(arm_names),
+                                      w_seeds, w_tol, origin_root(spec["path"]) or root))
+    return Suite(name, source, arms, workloads, jobs, backend,
                  None if timeout is None else float(timeout), out,
                  sorted({w.fixed for w in workloads}))
 
 
+def resolve_syntax(path, where: str) -> None:
+    """The form check of `resolve` without importing anything."""
+    if not isinstance(path, str) or path.count(":") != 1 or not all(path.partition(":")[::2]):
+        raise InputError(f"{where}: path {show(path)} must look like 'package.module:ClassName'")
+
+
+def _listing(names, limit: int = 20) -> str:
+    names = list(names)
+    shown = ", ".join(names[:limit])
+    return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
+
+
+def _user_error(exc: BaseException, where: str) -> InputError:
+    frames = traceback.extract_tb(exc.__traceback__)
+    at = f" at {frames[-1].filename}:{frames[-1].lineno}" if frames else ""
+    message = str(exc).splitlines()[0][:200] if str(exc) else ""
+    return InputError(f"{where}: {type(exc).__name__}{at}: {message}")
+
+
+def _guarded(call, where: str):
+    """Run a user hook (e.g. `accepts`) and turn whatever it raises into one line."""
+    try:
+        return call()
+    except InputError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - a user's code failed
+        raise _user_error(exc, where) from None
+
+
 def _construct(cls, params: dict, where: str):
+    if not callable(cls):
+        raise InputError(f"{where}: {show(cls)} is not a class; the path must name a class")
     try:
         return cls(**params)
     except TypeError as exc:
-        raise InputError(f"{where}: {exc}; check the parameter names") from None
-    except ValueError as exc:
-        raise InputError(f"{where}: {exc}") from None
+        raise InputError(f"{where}: {str(exc).splitlines()[0] if str(exc) else 'TypeError'}; "
+                         "check the parameter names") from None
+    except InputError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - the user's constructor refused its params
+        raise _user_error(exc, where) from None

@@ -26,11 +26,26 @@ import numpy as np
 import pandas as pd
 
 from .errors import InputError
-from .records import SCHEMA, RunRecord, _loads, _trace, budget_key, duplicate_error, record_from_json
+from .records import (MAX_AMOUNT, MAX_DEPTH, MAX_REWARD, SCHEMA, RunRecord, _trace, budget_key,
+                      canonical_budget, duplicate_error, json_depth, parse_line)
 from .units import ordered_units
 
 
 
+
+
+def error_summary(error) -> str | None:
+    """One line saying what went wrong in a run (type and message), for headlines; None without an error."""
+    if error is None:
+        return None
+    if isinstance(error, dict):
+        kind, message = error.get("type"), error.get("message")
+        text = f"{kind}: {message}" if kind and message and not str(message).startswith(str(kind)) \
+            else str(message or kind or error)
+    else:
+        text = str(error)
+    lines = text.strip().splitlines()
+    return (lines[0] if lines else text)[:300]
 
 
 @dataclass
@@ -73,58 +88,155 @@ class RunTable:
                 gc.enable()
 
 
-def _read_file(path: Path, builder: "_Builder") -> None:
+BLOCK_BYTES = 16 << 20     # the bulk reader parses a file this many bytes at a time
+_ARROW_BLOCK = 8 << 20     # pyarrow's own parallel block; a longer line is read line by line
+_SAFE_OPENS = 1000         # pyarrow's parser recurses: a line it gets never opens more brackets than this
+
+
+def _blocks(path: Path):
+    """Bytes ending at a line end (the last may not), about BLOCK_BYTES each.
+
+    Reading block by block keeps the peak memory near the size of the columns,
+    not of the file (a whole-file read held the bytes, pyarrow's table and the
+    frame at once: 3x the file).
+    """
     try:
-        data = path.read_bytes()
+        handle = open(path, "rb")
     except OSError as exc:
         raise InputError(f"{path}: cannot read results file ({exc.strerror})") from None
-    if not data.strip():
-        return
-    chunk = _arrow_chunk(data)
-    if chunk is not None:
-        builder.add_frame(*chunk, where=(path, None))
-        return
-    # read again line by line: the exact error, or what the bulk checks were too strict for
-    lines, numbers = _nonblank_lines(data)
-    builder.add_records(_slow_chunk(path, lines, numbers))
+    with handle:
+        carry = b""
+        while True:
+            try:
+                chunk = handle.read(BLOCK_BYTES)
+            except OSError as exc:  # a folder, a device that fails mid-read
+                raise InputError(f"{path}: cannot read results file ({exc.strerror or exc})") from None
+            if not chunk:
+                if carry:
+                    yield carry
+                return
+            cut = chunk.rfind(b"\n") + 1
+            if cut == 0:
+                carry += chunk
+                continue
+            block = b"".join((carry, memoryview(chunk)[:cut])) if carry or cut < len(chunk) else chunk
+            carry = chunk[cut:]
+            yield block
+
+
+def _line_ends(block: bytes) -> np.ndarray:
+    return np.flatnonzero(np.frombuffer(block, dtype=np.uint8) == 10)
+
+
+def _read_file(path: Path, builder: "_Builder") -> None:
+    first = 1
+    for block in _blocks(path):
+        ends = _line_ends(block)
+        if block and not block.isspace():
+            chunk = _arrow_chunk(block, ends)
+            if chunk is not None:
+                frame, budgets, traces, numbers = chunk
+                builder.add_frame(frame, budgets, traces, where=(path, first, numbers))
+            else:
+                # read again line by line: the exact error, or what the bulk checks were too strict for
+                lines, numbers = _nonblank_lines(block)
+                builder.add_records(_slow_chunk(path, lines, [n + first - 1 for n in numbers]))
+        first += len(ends)
+        _release_arrow_memory()
+
+
+def _release_arrow_memory() -> None:
+    """Hand pyarrow's freed block buffers back (its allocator keeps them cached otherwise)."""
+    try:
+        import pyarrow as pa
+        pa.default_memory_pool().release_unused()
+    except Exception:  # noqa: BLE001 - an optimisation only
+        pass
 
 
 def _nonblank_lines(data: bytes) -> tuple[list[bytes], list[int]]:
-    raw = data.splitlines()
+    """Lines split at "\\n" only (as the line reader splits), with their 1-based numbers."""
+    raw = data.split(b"\n")
     numbered = [(i + 1, line) for i, line in enumerate(raw) if line and not line.isspace()]
     return [line for _, line in numbered], [n for n, _ in numbered]
 
 
 def _slow_chunk(path: Path, lines: list[bytes], numbers) -> list[tuple[str, RunRecord]]:
-    out = []
-    for line, n in zip(lines, numbers):
-        where = f"{path}:{n}"
-        try:
-            text = line.decode("utf-8")
-        except UnicodeDecodeError:
-            raise InputError(f"{where}: not UTF-8 text; results files are UTF-8 JSON Lines") from None
-        out.append((where, record_from_json(_loads(text, where), where)))
-    return out
+    return [(f"{path}:{n}", parse_line(line, f"{path}:{n}")) for line, n in zip(lines, numbers)]
 
 
 def _numeric(col, nonneg: bool = False) -> np.ndarray | None:
-    """A float column (null -> NaN), or None when a value is not a finite number of the right sign."""
+    """A float column (null -> NaN), or None when a value breaks the shared number rule."""
     import pyarrow as pa
 
     if pa.types.is_null(col.type):
         return np.full(len(col), np.nan)
     if not (pa.types.is_integer(col.type) or pa.types.is_floating(col.type)):
         return None
-    arr = col.cast(pa.float64()).to_numpy(zero_copy_only=False)
+    arr = col.cast(pa.float64(), safe=False).to_numpy(zero_copy_only=False)
     valid = ~np.asarray(col.is_null().to_numpy(zero_copy_only=False), dtype=bool)
     values = arr[valid]
-    if not np.isfinite(values).all() or (nonneg and (values < 0).any()):
+    limit = MAX_AMOUNT if nonneg else MAX_REWARD
+    if not np.isfinite(values).all() or (np.abs(values) > limit).any() or (nonneg and (values < 0).any()):
         return None
     return arr
 
 
-def _arrow_chunk(data: bytes):
-    """(frame, budgets, traces) for a whole file checked in bulk, or None to fall back.
+def _safe_for_arrow(block: bytes, ends: np.ndarray) -> bool:
+    """True when pyarrow may parse the block: UTF-8, no bare CR or BOM, no line nested past the rule.
+
+    pyarrow does not validate UTF-8, splits lines at a bare CR and skips a
+    byte order mark (the line reader does neither), and overflows its stack
+    on deep nesting (a segfault), so these are decided here, conservatively;
+    a block that fails any goes to the line reader, which applies the exact
+    rule. Only lines longer than _SAFE_OPENS bytes can open that many
+    brackets, so only those are counted.
+    """
+    if not block.isascii():
+        try:
+            block.decode("utf-8")
+        except UnicodeDecodeError:
+            return False
+    if b"\r" in block and b"\r" in block.replace(b"\r\n", b""):
+        return False
+    if b"\xef\xbb\xbf" in block:
+        return False
+    stops = np.append(ends, len(block)) if not block.endswith(b"\n") else ends
+    starts = np.concatenate(([0], stops[:-1] + 1))
+    for i in np.flatnonzero(stops - starts > _SAFE_OPENS):
+        a, z = int(starts[i]), int(stops[i])
+        if block.count(b"{", a, z) + block.count(b"[", a, z) > _SAFE_OPENS and json_depth(block[a:z]) > MAX_DEPTH:
+            return False
+    return True
+
+
+def _type_depth(t) -> int:
+    import pyarrow as pa
+
+    if pa.types.is_struct(t):
+        return 1 + max((_type_depth(t.field(i).type) for i in range(t.num_fields)), default=0)
+    if pa.types.is_list(t) or pa.types.is_large_list(t):
+        return 1 + _type_depth(t.value_type)
+    return 0
+
+
+def _arrow_chunk(data: bytes, ends: np.ndarray | None = None):
+    """(frame, budgets, traces, line numbers) for a block checked in bulk, or None to fall back.
+
+    Any surprise inside pyarrow (it has raised IndexError on odd input) is a
+    fall back too: the line reader is total and decides.
+    """
+    ends = _line_ends(data) if ends is None else ends
+    if not _safe_for_arrow(data, ends):
+        return None
+    try:
+        return _arrow_columns(data, ends)
+    except Exception:  # noqa: BLE001
+        return None
+
+
+def _arrow_columns(data: bytes, ends: np.ndarray):
+    """The bulk checks of `_arrow_chunk`.
 
     pyarrow parses JSON Lines into typed columns in C++; the checks below are
     whole-column operations. Anything unusual (a type conflict between lines,
@@ -136,13 +248,16 @@ def _arrow_chunk(data: bytes):
         import pyarrow.json as pj
     except ImportError:  # pragma: no cover - pyarrow is a declared dependency
         return None
-    try:
-        table = pj.read_json(pa.BufferReader(data))
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
-        return None
+    table = pj.read_json(pa.BufferReader(data), read_options=pj.ReadOptions(block_size=_ARROW_BLOCK))
     n = table.num_rows
     names = set(table.column_names)
     if not {"workload", "arm", "seed", "spend", "reward"} <= names:
+        return None
+    if 1 + max((_type_depth(f.type) for f in table.schema), default=0) > MAX_DEPTH or "" in names:
+        return None
+    lines = len(ends) + (not data.endswith(b"\n"))
+    numbers = None if n == lines else np.asarray(_nonblank_lines(data)[1], dtype=np.int64)
+    if numbers is not None and len(numbers) != n:
         return None
     cols = {n: table.column(n).combine_chunks() for n in
             ("workload", "arm", "seed", "spend", "reward", "dev_reward", "budget", "schema",
@@ -152,7 +267,7 @@ def _arrow_chunk(data: bytes):
         if not pa.types.is_string(c.type) or c.null_count or (c.is_valid().to_numpy(zero_copy_only=False).size and
                                                               (np.asarray(pa.compute.utf8_length(c)) == 0).any()):
             return None
-    if not pa.types.is_integer(cols["seed"].type) or cols["seed"].null_count:
+    if cols["seed"].type != pa.int64() or cols["seed"].null_count:
         return None
     if "schema" in cols and (not pa.types.is_string(cols["schema"].type) or
                              set(cols["schema"].drop_null().unique().to_pylist()) - {SCHEMA}):
@@ -160,14 +275,17 @@ def _arrow_chunk(data: bytes):
     if "stop_reason" in cols and not (pa.types.is_string(cols["stop_reason"].type) or
                                       pa.types.is_null(cols["stop_reason"].type)):
         return None
-    if "params" in cols and not (pa.types.is_struct(cols["params"].type) or pa.types.is_null(cols["params"].type)):
-        return None
+    for name in ("params", "budget"):
+        if name in cols and not (pa.types.is_struct(cols[name].type) or pa.types.is_null(cols[name].type)):
+            return None
     if cols["reward"].null_count and not _rewards_present(data, cols["reward"]):
         return None  # a null reward must be written out; a missing one is an error (line by line)
     reward = _numeric(cols["reward"])
     dev = _numeric(cols["dev_reward"]) if "dev_reward" in cols else np.full(n, np.nan)
     spend_col = cols["spend"]
     if reward is None or dev is None or not pa.types.is_struct(spend_col.type) or spend_col.null_count:
+        return None
+    if any(not spend_col.type.field(i).name for i in range(spend_col.type.num_fields)):
         return None
     frame = {"workload": cols["workload"].dictionary_encode().to_pandas(),
              "arm": cols["arm"].dictionary_encode().to_pandas(),
@@ -181,45 +299,62 @@ def _arrow_chunk(data: bytes):
         spend[unit] = values
     if "prompt_tokens" in spend and "completion_tokens" in spend:
         derived = spend["prompt_tokens"] + spend["completion_tokens"]
-        spend["tokens"] = np.where(np.isnan(spend.get("tokens", derived * np.nan)), derived,
-                                   spend.get("tokens", derived))
+        if "tokens" in spend:
+            spend["tokens"] = np.where(np.isnan(spend["tokens"]), derived, spend["tokens"])
+        elif not np.isnan(derived).all():  # the line reader adds tokens only where both parts are reported
+            spend["tokens"] = derived
     budgets, budget_keys = _budget_keys(cols.get("budget"), n)
     if budgets is None:
         return None
-    frame["budget"] = pd.Categorical(budget_keys)
-    frame["stop_reason"] = cols["stop_reason"].to_pandas().to_numpy(dtype=object) if "stop_reason" in cols \
+    frame["budget"] = budget_keys
+    frame["stop_reason"] = _object_column(cols["stop_reason"]) if "stop_reason" in cols \
         else np.full(n, None, dtype=object)
     frame["failed"] = np.asarray(cols["error"].is_valid().to_numpy(zero_copy_only=False), dtype=bool) \
         if "error" in cols else np.zeros(n, dtype=bool)
+    frame["error"] = np.full(n, None, dtype=object)
+    if frame["failed"].any():
+        failed_rows = np.flatnonzero(frame["failed"])
+        frame["error"][failed_rows] = [error_summary(e) for e in cols["error"].take(failed_rows).to_pylist()]
     partial: dict[str, np.ndarray] = {}
     if "partial" in cols and cols["partial"].null_count < n:
         if not (pa.types.is_list(cols["partial"].type) and pa.types.is_string(cols["partial"].type.value_type)):
             return None
         for i, units in enumerate(cols["partial"].to_pylist()):
             for unit in units or ():
+                if not unit:
+                    return None
                 partial.setdefault(unit, np.zeros(n, dtype=bool))[i] = True
     traces = None
     if "trace" in cols and cols["trace"].null_count < n:
-        traces = cols["trace"].to_pylist()
-        try:
-            for t in traces:
-                if t is not None:
-                    for point in t:  # Arrow fills absent struct fields with None: drop them again
-                        point["spend"] = {u: v for u, v in (point.get("spend") or {}).items() if v is not None}
-                        if point.get("reward") is None:
-                            point.pop("reward", None)
-                    _trace(t, "")
-        except (InputError, AttributeError, TypeError):
+        kind = cols["trace"].type
+        if not (pa.types.is_list(kind) and pa.types.is_struct(kind.value_type)) or \
+                {kind.value_type.field(i).name for i in range(kind.value_type.num_fields)} - {"spend", "best", "reward"}:
+            return None  # other keys in points: Arrow would add them as null to every point
+        try:  # the line reader's canonical points (Arrow fills absent fields with null; they are dropped)
+            traces = [None if t is None else _trace(t, "") for t in cols["trace"].to_pylist()]
+        except InputError:
             return None
     for unit in set(spend) | set(partial):
         frame[f"spend:{unit}"] = spend.get(unit, np.full(n, np.nan))
         frame[f"partial:{unit}"] = partial.get(unit, np.zeros(n, dtype=bool))
-    return pd.DataFrame(frame), budgets, traces
+    return frame, budgets, traces, numbers
+
+
+def _object_column(col) -> np.ndarray:
+    """Strings (None for null) as an object array, one Python string per distinct value."""
+    import pyarrow as pa
+
+    if pa.types.is_null(col.type):
+        return np.full(len(col), None, dtype=object)
+    encoded = col.dictionary_encode()
+    values = np.array(encoded.dictionary.to_pylist() + [None], dtype=object)
+    codes = encoded.indices.fill_null(len(encoded.dictionary)).to_numpy(zero_copy_only=False)
+    return values[codes]
 
 
 def _rewards_present(data: bytes, reward_col) -> bool:
     """Arrow reads a missing key as null; check the few null-reward lines really say "reward": null."""
-    rows = set(np.flatnonzero(np.asarray(reward_col.is_null().to_numpy(zero_copy_only=False), dtype=bool)).tolist())
+    rows = np.flatnonzero(np.asarray(reward_col.is_null().to_numpy(zero_copy_only=False), dtype=bool)).tolist()
     lines, _ = _nonblank_lines(data) if len(rows) > 0 else ([], [])
     for i in rows:
         try:
@@ -232,33 +367,86 @@ def _rewards_present(data: bytes, reward_col) -> bool:
 
 
 def _budget_keys(col, n: int):
-    """Canonical budget key per row and the budgets by key (None when a value is invalid)."""
+    """Per row a categorical of canonical budget keys, and the budgets by key (None, None when invalid).
+
+    A null (or absent) unit is no allowance in that unit, as in the line reader.
+    """
     import pyarrow as pa
 
-    if col is None or pa.types.is_null(col.type):
-        return {"": {}}, [""] * n
+    empty = budget_key({})
+    if col is None or pa.types.is_null(col.type) or col.type.num_fields == 0:
+        return {empty: {}}, pd.Categorical.from_codes(np.zeros(n, dtype=np.int8), [empty])
     if not pa.types.is_struct(col.type):
         return None, None
     units = [col.type.field(i).name for i in range(col.type.num_fields)]
+    if not all(units):
+        return None, None
     values = []
     for i in range(len(units)):
         v = _numeric(col.field(i), nonneg=True)
         if v is None:
             return None, None
         values.append(v)
-    if not units:
-        return {"": {}}, [""] * n
     matrix = np.where(np.isnan(np.column_stack(values)), -1.0, np.column_stack(values))
-    inverse = pd.DataFrame(matrix).groupby(list(range(len(units))), sort=False).ngroup().to_numpy()
+    matrix[np.asarray(col.is_null().to_numpy(zero_copy_only=False), dtype=bool)] = -1.0  # "budget": null
+    if (matrix == matrix[0]).all():  # the common case: one budget for the whole block
+        inverse = np.zeros(n, dtype=np.int64)
+    else:
+        inverse = pd.DataFrame(matrix).groupby(list(range(len(units))), sort=False).ngroup().to_numpy()
     first = np.unique(inverse, return_index=True)[1]
-    uniq = matrix[first]
     budgets, keys = {}, []
-    for row in uniq:
-        b = {u: (int(v) if float(v).is_integer() else float(v)) for u, v in zip(units, row) if v >= 0}
+    for row in matrix[first]:
+        b = canonical_budget({u: float(v) for u, v in zip(units, row) if v >= 0})
         key = budget_key(b)
         budgets[key] = b
         keys.append(key)
-    return budgets, [keys[i] for i in np.asarray(inverse).ravel()]
+    return budgets, pd.Categorical.from_codes(inverse, keys)
+
+
+_FIXED_COLUMNS = ("workload", "budget", "arm", "seed", "reward", "dev_reward", "stop_reason", "failed", "error")
+
+
+def _concat(pieces: list[dict], lengths: list[int], units: list[str]) -> pd.DataFrame:
+    """One frame from the blocks' columns, column by column.
+
+    Each column's pieces are dropped as soon as it is joined, so the peak is
+    the finished columns plus one column, not twice the table (pd.concat of
+    per-block frames held both).
+    """
+    names = list(_FIXED_COLUMNS) + [f"{kind}:{u}" for u in units for kind in ("spend", "partial")]
+    out: dict[str, object] = {}
+    for name in names:
+        parts = []
+        for piece, n in zip(pieces, lengths):
+            col = piece.pop(name, None)
+            if col is None:
+                col = np.full(n, np.nan) if name.startswith("spend:") else np.zeros(n, dtype=bool) \
+                    if name.startswith("partial:") or name == "failed" else np.full(n, None, dtype=object)
+            parts.append(col)
+        if name in ("workload", "budget", "arm"):
+            cats = [p.array if isinstance(p, pd.Series) else pd.Categorical(p) for p in parts]
+            out[name] = cats[0] if len(cats) == 1 else pd.api.types.union_categoricals(cats)
+        else:
+            out[name] = np.asarray(parts[0]) if len(parts) == 1 else np.concatenate([np.asarray(p) for p in parts])
+        del parts
+    return pd.DataFrame(out, copy=False)
+
+
+def _duplicates(frame: pd.DataFrame, keep_last: bool) -> np.ndarray | None:
+    """Rows that repeat an earlier (keep first) or a later (keep last) run identity, or None.
+
+    One stable sort of the identity's codes: cheaper in time and memory than
+    hashing four columns (the peak of a million-line read was this check).
+    """
+    keys = [frame[c].cat.codes.to_numpy() for c in ("workload", "budget", "arm")] + [frame["seed"].to_numpy()]
+    order = np.lexsort(keys[::-1])
+    same = np.ones(len(order) - 1, dtype=bool) if len(order) > 1 else np.zeros(0, dtype=bool)
+    for k in keys:
+        ordered = k[order]
+        same &= ordered[1:] == ordered[:-1]
+    if not same.any():
+        return None
+    return order[:-1][same] if keep_last else order[1:][same]
 
 
 class _Builder:
@@ -269,11 +457,14 @@ class _Builder:
         self.traces: list[list | None] = []
         self.where: list = []  # per frame: (path, line numbers) or a list of labels
         self.budgets: dict[str, dict[str, float]] = {}
+        self.lengths: list[int] = []
 
-    def add_frame(self, frame: pd.DataFrame, budgets: dict, traces: list | None, where) -> None:
+    def add_frame(self, frame: dict, budgets: dict, traces: list | None, where) -> None:
+        """One block's columns (a dict of arrays: no DataFrame per block, see `build`)."""
         for key, budget in budgets.items():
             self.budgets.setdefault(key, budget)
         self.frames.append(frame)
+        self.lengths.append(len(frame["seed"]))
         self.traces.append(traces)
         self.where.append(where)
 
@@ -289,6 +480,7 @@ class _Builder:
             "dev_reward": np.array([math.nan if r.dev_reward is None else r.dev_reward for r in recs], dtype=float),
             "stop_reason": np.array([r.stop_reason for r in recs], dtype=object),
             "failed": np.array([r.error is not None for r in recs], dtype=bool),
+            "error": np.array([error_summary(r.error) for r in recs], dtype=object),
         }
         budgets, keys = {}, []
         for r in recs:
@@ -306,18 +498,18 @@ class _Builder:
                 frame.setdefault(f"spend:{unit}", np.full(n, np.nan))
                 frame.setdefault(f"partial:{unit}", np.zeros(n, dtype=bool))[i] = True
         traces = [r.trace for r in recs]
-        self.add_frame(pd.DataFrame(frame), budgets, traces if any(t is not None for t in traces) else None,
+        self.add_frame(frame, budgets, traces if any(t is not None for t in traces) else None,
                        [w for w, _ in located])
 
     def _label(self, row: int) -> str:
         """`path:line` of a row (line numbers of bulk-read files are recomputed only here, on error)."""
-        for frame, where in zip(self.frames, self.where):
-            if row < len(frame):
+        for length, where in zip(self.lengths, self.where):
+            if row < length:
                 if isinstance(where, tuple):
-                    _, numbers = _nonblank_lines(where[0].read_bytes())
-                    return f"{where[0]}:{numbers[row]}"
+                    path, first, numbers = where
+                    return f"{path}:{first + row if numbers is None else first - 1 + int(numbers[row])}"
                 return where[row]
-            row -= len(frame)
+            row -= length
         return f"record {row}"
 
     def build(self, keep_last: bool) -> RunTable:
@@ -325,32 +517,30 @@ class _Builder:
             empty = pd.DataFrame({"workload": pd.Categorical([]), "budget": pd.Categorical([]),
                                   "arm": pd.Categorical([]), "seed": np.zeros(0, dtype=np.int64),
                                   "reward": np.zeros(0), "dev_reward": np.zeros(0),
-                                  "stop_reason": np.zeros(0, dtype=object), "failed": np.zeros(0, dtype=bool)})
+                                  "stop_reason": np.zeros(0, dtype=object), "failed": np.zeros(0, dtype=bool),
+                                  "error": np.zeros(0, dtype=object)})
             return RunTable(empty, {}, [], None)
-        units = ordered_units({c.split(":", 1)[1] for f in self.frames for c in f.columns if c.startswith("spend:")})
-        for f in self.frames:
-            for unit in units:
-                if f"spend:{unit}" not in f.columns:
-                    f[f"spend:{unit}"] = np.nan
-                    f[f"partial:{unit}"] = False
-        frame = self.frames[0] if len(self.frames) == 1 else pd.concat(self.frames, ignore_index=True)
+        units = ordered_units({c.split(":", 1)[1] for f in self.frames for c in f if c.startswith("spend:")})
+        any_trace = any(t is not None for t in self.traces)
+        traces = [t for n, ts in zip(self.lengths, self.traces) for t in (ts or [None] * n)] if any_trace else None
+        frame = _concat(self.frames, self.lengths, units)
+        self.frames = []
         for name in ("workload", "budget", "arm"):
             if not isinstance(frame[name].dtype, pd.CategoricalDtype):
                 frame[name] = frame[name].astype("category")
-        any_trace = any(t is not None for t in self.traces)
-        traces = [t for f, ts in zip(self.frames, self.traces) for t in (ts or [None] * len(f))] if any_trace else None
-        ident = frame[["workload", "budget", "arm", "seed"]]
-        dup = ident.duplicated(keep="last" if keep_last else "first").to_numpy()
-        if dup.any():
-            if not keep_last:
-                row = int(np.flatnonzero(dup)[0])
-                key = tuple(ident.iloc[row])
-                same = (ident["workload"] == key[0]) & (ident["budget"] == key[1]) & \
-                    (ident["arm"] == key[2]) & (ident["seed"] == key[3])
-                first = int(np.flatnonzero(same.to_numpy())[0])
-                raise duplicate_error(self._label(row), (str(key[0]), str(key[1]), str(key[2]), int(key[3])),
-                                      self._label(first))
-            keep = ~dup
+        drop = _duplicates(frame, keep_last)
+        if drop is not None and not keep_last:
+            row = int(drop.min())
+            key = [frame[c].iloc[row] for c in ("workload", "budget", "arm", "seed")]
+            same = np.ones(len(frame), dtype=bool)
+            for c, value in zip(("workload", "budget", "arm", "seed"), key):
+                same &= (frame[c] == value).to_numpy()
+            first = int(np.flatnonzero(same)[0])
+            raise duplicate_error(self._label(row), (str(key[0]), str(key[1]), str(key[2]), int(key[3])),
+                                  self._label(first))
+        if drop is not None:
+            keep = np.ones(len(frame), dtype=bool)
+            keep[drop] = False
             frame = frame[keep].reset_index(drop=True)
             if traces is not None:
                 traces = [t for t, k in zip(traces, keep) if k]

@@ -6,8 +6,15 @@ import random
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from baselines import RunRecord
+
+# No wall-clock deadline in any property test: a loaded 2-core machine must not turn a
+# slow example into a failure. CI also derandomizes, so a red run can be rerun exactly.
+settings.register_profile("costmatch", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("ci", parent=settings.get_profile("costmatch"), derandomize=True)
+settings.load_profile("ci" if os.environ.get("CI") else "costmatch")
 
 SHARED_DATA = Path(os.environ.get("COSTMATCH_SHARED_DATA",
                                   Path(__file__).resolve().parents[2] / "shared" / "data"))

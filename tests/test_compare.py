@@ -29,7 +29,9 @@ def test_two_budgets_are_never_pooled():
         make_arms({"a": {"tokens": 5000}}, budget={"tokens": 5000})
     c = compare(records, "tokens")
     assert [g.budget for g in c.groups] == [{"tokens": 1000}, {"tokens": 5000}]
-    assert c.valid
+    # one arm at each budget answers no "A vs B" question, and says so (never "verified equal spend")
+    assert not c.valid
+    assert all("not an equal-budget comparison" in g.not_a_comparison for g in c.groups)
 
 
 def test_only_the_arm_that_drifted_is_flagged_against_the_requested_budget():

@@ -25,7 +25,7 @@ def test_contract_example_reads(tmp_path):
             "stop_reason": "budget:tokens", "error": None}
     [r] = read_records(write_lines(tmp_path, line))
     assert r.spend["usd"] is None and r.spend["tokens"] == 200533
-    assert r.identity() == ("search-sim", "tokens=200000", "cost-efficient", 3)
+    assert r.identity() == ("search-sim", '{"tokens":200000}', "cost-efficient", 3)
     assert r.trace[0]["best"] == 0.31
 
 
@@ -172,3 +172,205 @@ def test_bulk_and_line_readers_build_the_same_table(tmp_path_factory, rows):
     path = tmp_path_factory.mktemp("bulk") / "r.jsonl"
     path.write_text("".join(json.dumps({"workload": "w", **r}) + "\n" for r in rows))
     _frames_equal(RunTable.read([path]), RunTable.from_records(read_records(path)))
+
+
+# -- total readers: every hostile input is a one-line error, decided by one rule (issue 18, item 4) --
+from baselines.records import MAX_DEPTH  # noqa: E402
+
+
+def _deep(depth: int) -> str:
+    return json.dumps(GOOD)[:-1] + ', "params": {"x": ' + "[" * (depth - 2) + "]" * (depth - 2) + "}}"
+
+
+HOSTILE = [
+    (_deep(100_000), "nested 100000 levels deep"),
+    (_deep(MAX_DEPTH + 1), f"nested {MAX_DEPTH + 1} levels deep"),
+    (json.dumps(GOOD).replace('"a"', '"\\ud800"'), "unpaired UTF-16 surrogate"),
+    (json.dumps(GOOD).replace('"a"', '"x\\udc00y"'), "unpaired UTF-16 surrogate"),
+    (json.dumps({**GOOD, "seed": 2**63}), "field 'seed' is 9223372036854775808, outside the 64-bit range"),
+    (json.dumps(GOOD).replace('"seed": 1', '"seed": ' + "9" * 400), "field 'seed' is an integer of 400 digits"),
+    (json.dumps(GOOD).replace('"reward": 0.5', '"reward": ' + "9" * 400), "'reward' is an integer of 400 digits"),
+    (json.dumps(GOOD).replace('"reward": 0.5', '"reward": ' + "9" * 5000), "not valid JSON"),
+    (json.dumps({**GOOD, "spend": {"tokens": 1.7e308}}), r"'spend.tokens' is 1.7e\+308, beyond"),
+    (json.dumps({**GOOD, "reward": 1e101}), r"'reward' is 1e\+101, beyond"),
+    (json.dumps({**GOOD, "budget": {"tokens": 10**16}}), "'budget.tokens' is 10000000000000000, beyond"),
+    (json.dumps({**GOOD, "trace": [{"best": 0.1}]}), r"trace\[0\]' must be an object with 'spend'"),
+    (json.dumps({**GOOD, "budget": []}), "field 'budget' must be an object"),
+    (json.dumps({**GOOD, "params": 3}), "field 'params' must be an object"),
+    (json.dumps({**GOOD, "partial": ["tokens", None]}), "field 'partial' must be a list of unit names"),
+    (json.dumps({**GOOD, "spend": {"": 3}}), "empty unit name"),
+    (json.dumps({**GOOD, "arm": "x" * 10_000, "seed": "s"}), "field 'seed' must be an integer, got 's'"),
+    (json.dumps({**GOOD, "seed": "y" * 10_000}), r"got 'yyyy.*\(10002 characters\)$"),
+    (json.dumps(GOOD) + "\r" + json.dumps(GOOD), "not valid JSON"),
+]
+
+
+@pytest.mark.parametrize("line, words", HOSTILE, ids=[f"hostile{i}" for i in range(len(HOSTILE))])
+def test_hostile_lines_are_one_line_errors_in_both_readers(tmp_path, line, words):
+    path = write_lines(tmp_path, GOOD | {"seed": 0}, line)
+    messages = []
+    for read in (read_records, lambda p: RunTable.read([p])):
+        with pytest.raises(InputError, match=words) as info:
+            read(path)
+        assert str(info.value).startswith(f"{path}:2: ") and "\n" not in str(info.value)
+        assert len(str(info.value)) < 400
+        messages.append(str(info.value))
+    assert messages[0] == messages[1]
+
+
+def test_latin1_byte_is_an_error_naming_the_byte(tmp_path):
+    path = tmp_path / "r.jsonl"
+    path.write_bytes(json.dumps(GOOD | {"seed": 0}).encode() + b"\n" + json.dumps(GOOD).replace('"a"', '"caf\\u00e9"')
+                     .encode().replace(b"\\u00e9", b"\xe9") + b"\n")
+    for read in (read_records, lambda p: RunTable.read([p])):
+        with pytest.raises(InputError, match=r":2: not UTF-8 text \(byte 0xe9 at column"):
+            read(path)
+
+
+@pytest.mark.parametrize("obj", [
+    GOOD | {"seed": 2**63 - 1}, GOOD | {"seed": -2**63}, GOOD | {"reward": 1e100},
+    GOOD | {"spend": {"tokens": 10**15}}, GOOD | {"arm": "\U0001F600"},
+    GOOD | {"params": {"x": json.loads("[" * (MAX_DEPTH - 3) + "]" * (MAX_DEPTH - 3))}},
+])
+def test_values_at_the_limits_are_accepted_by_both_readers(tmp_path, obj):
+    path = write_lines(tmp_path, obj)
+    path.write_text(path.read_text().replace('"\\ud83d\\ude00"', '"\\ud83d\\ude00"'))  # paired escapes are text
+    [r] = read_records(path)
+    assert len(RunTable.read([path])) == 1
+    _frames_equal(RunTable.read([path]), RunTable.from_records([r]))
+
+
+def test_readers_agree_on_null_budget_units_and_trace_points(tmp_path):
+    path = write_lines(tmp_path,
+                       GOOD | {"seed": 0, "budget": {"rollouts": None}},
+                       GOOD | {"seed": 1, "budget": {"rollouts": None, "tokens": 5}},
+                       GOOD | {"seed": 2, "budget": {"tokens": 5}},
+                       GOOD | {"seed": 3, "budget": None,
+                               "trace": [{"spend": {"tokens": 1, "calls": None}, "reward": None},
+                                         {"spend": {"tokens": 2}, "best": 0.5}]})
+    records = read_records(path)
+    assert [r.budget for r in records] == [{}, {"tokens": 5}, {"tokens": 5}, {}]
+    assert records[3].trace == [{"spend": {"tokens": 1}, "best": None}, {"spend": {"tokens": 2}, "best": 0.5}]
+    fast, slow = RunTable.read([path]), RunTable.from_records(records)
+    _frames_equal(fast, slow)
+    assert fast.traces == slow.traces
+
+
+def test_crlf_files_read_like_lf_files(tmp_path):
+    path = tmp_path / "r.jsonl"
+    path.write_bytes(b"".join(json.dumps(GOOD | {"seed": s}).encode() + b"\r\n" for s in range(3)))
+    assert len(read_records(path)) == 3
+    _frames_equal(RunTable.read([path]), RunTable.from_records(read_records(path)))
+
+
+def test_block_boundaries_do_not_change_the_table_or_line_numbers(tmp_path, monkeypatch):
+    import baselines.table as table_mod
+
+    lines = [GOOD | {"seed": s, "arm": f"a{s % 3}", "budget": {"tokens": 100 + s % 2}} for s in range(40)]
+    path = write_lines(tmp_path, *lines[:20], "", *lines[20:], GOOD | {"seed": 5, "arm": "a2", "budget": {"tokens": 101}})
+    whole = None
+    for size in (50, 333, 1 << 20):
+        monkeypatch.setattr(table_mod, "BLOCK_BYTES", size)
+        with pytest.raises(InputError, match=r":42: duplicate run .* first seen at .*:6;"):
+            RunTable.read([path])
+        table = RunTable.read([path], keep_last=True)
+        if whole is not None:
+            _frames_equal(table, whole)
+        whole = table
+    _frames_equal(whole, RunTable.from_records(read_records(path, keep_last=True)))
+
+
+# -- property tests: random bytes and random JSON give the same answer from both readers ---------
+from hypothesis import HealthCheck, settings  # noqa: E402
+
+
+def _outcome(read, path):
+    try:
+        return "ok", read(path)
+    except InputError as exc:
+        assert "\n" not in str(exc)
+        return "error", str(exc)
+
+
+def _agree(path):
+    kind_fast, fast = _outcome(lambda p: RunTable.read([p]), path)
+    kind_slow, slow = _outcome(lambda p: RunTable.from_records(read_records(p)), path)
+    assert kind_fast == kind_slow, (fast, slow)
+    if kind_fast == "ok":
+        _frames_equal(fast, slow)
+        assert (fast.traces or None) == (slow.traces or None) or fast.traces == slow.traces
+    else:
+        assert fast == slow
+
+
+@settings(max_examples=100, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.binary(max_size=300))
+def test_random_bytes_never_crash_either_reader(tmp_path, data):
+    path = tmp_path / "r.jsonl"
+    path.write_bytes(data)
+    _agree(path)
+
+
+@settings(max_examples=100, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(prefix=st.binary(max_size=40), good=st.integers(0, 3), suffix=st.binary(max_size=40))
+def test_random_bytes_around_good_lines_never_crash(tmp_path, prefix, good, suffix):
+    path = tmp_path / "r.jsonl"
+    body = b"".join(json.dumps(GOOD | {"seed": s}).encode() + b"\n" for s in range(good))
+    path.write_bytes(prefix + body + suffix)
+    _agree(path)
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-2**70, 2**70) | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=5),
+    lambda children: st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=4), children, max_size=3),
+    max_leaves=8)
+FIELDS = ["workload", "arm", "seed", "spend", "reward", "dev_reward", "budget", "params", "partial", "trace",
+          "stop_reason", "error", "schema", "extra"]
+good_values = {
+    "spend": st.dictionaries(st.sampled_from(["tokens", "calls", "prompt_tokens", "completion_tokens"]),
+                             st.none() | st.integers(0, 10**6) | st.floats(0, 1e6), max_size=3),
+    "budget": st.none() | st.dictionaries(st.sampled_from(["tokens", "calls"]), st.none() | st.integers(0, 5), max_size=2),
+    "trace": st.none() | st.lists(st.fixed_dictionaries(
+        {"spend": st.dictionaries(st.sampled_from(["tokens", "calls"]), st.none() | st.integers(0, 9), max_size=2)},
+        optional={"best": st.none() | st.floats(-1, 1), "reward": st.none() | st.floats(-1, 1)}), max_size=3),
+    "partial": st.none() | st.lists(st.sampled_from(["tokens", "calls"]), max_size=2, unique=True),
+}
+
+
+@st.composite
+def record_lines(draw):
+    obj = {"workload": "w", "arm": draw(st.sampled_from(["a", "b"])), "seed": draw(st.integers(0, 4)),
+           "spend": {"tokens": 3}, "reward": 0.5}
+    for name in draw(st.lists(st.sampled_from(FIELDS), max_size=3, unique=True)):
+        if name in good_values and draw(st.booleans()):
+            obj[name] = draw(good_values[name])
+        elif draw(st.booleans()):
+            obj[name] = draw(json_values)
+        else:
+            obj.pop(name, None)
+    return json.dumps(obj, allow_nan=False)
+
+
+@settings(max_examples=120, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(lines=st.lists(record_lines(), min_size=1, max_size=6))
+def test_random_json_records_get_the_same_answer_from_both_readers(tmp_path, lines):
+    path = tmp_path / "r.jsonl"
+    path.write_text("".join(line + "\n" for line in lines))
+    _agree(path)
+
+
+def test_long_trace_lines_read_alike_and_deep_lines_never_reach_pyarrow(tmp_path, monkeypatch):
+    import baselines.table as table_mod
+
+    trace = [{"spend": {"tokens": i}, "best": i / 3000} for i in range(3000)]
+    path = write_lines(tmp_path, GOOD | {"seed": 0, "trace": trace}, GOOD | {"seed": 1})
+    fast = RunTable.read([path])
+    _frames_equal(fast, RunTable.from_records(read_records(path)))
+    assert fast.traces[0] == trace
+    seen = []
+    monkeypatch.setattr(table_mod, "_arrow_columns", lambda data, ends: seen.append(data) or None)
+    deep = write_lines(tmp_path, GOOD | {"seed": 0}, _deep(20_000), name="deep.jsonl")
+    with pytest.raises(InputError, match="nested 20000 levels"):
+        RunTable.read([deep])
+    assert seen == []  # the block was refused before pyarrow saw it

@@ -86,6 +86,7 @@ class CountedFunction:
 class BBOB:
     """The workload. ``functions`` are BBOB function numbers 1-24."""
 
+    kind = "bbob"
     measures = ("calls", "seconds")
     score_trace = True  # a function evaluation outside the budget: anytime curves use true precision
 

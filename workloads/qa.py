@@ -104,6 +104,7 @@ class QAInstance:
 
 
 class QA:
+    kind = "qa"
     measures = ("calls", "seconds")
 
     def __init__(self, base_url: str = "http://127.0.0.1:8000/v1", model: str = "smollm2-135m-instruct",

@@ -150,6 +150,7 @@ class SearchInstance:
 class SearchSim:
     """The workload: ``instance(seed)`` and held-out ``score``. Parameters are documented above."""
 
+    kind = "search-sim"
     measures = ("calls", "seconds", "rollouts", "prompt_tokens", "completion_tokens", "tokens")
     score_trace = True  # held-out scoring is cheap here: anytime curves use what would have shipped
 

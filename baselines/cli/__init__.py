@@ -1,0 +1,83 @@
+"""The `costmatch` command line (contract section 2): one module per verb.
+
+Each verb module has `HELP`, `add_arguments(parser)` and `run(**options)`.
+Options become keyword arguments once, in `main`; verbs never see argparse.
+The parser is built from light modules only, and a verb's heavy imports
+(pandas, scipy, matplotlib) load when that verb runs, so `--help` and a
+typo answer at once. Every user mistake is one line, `costmatch: <problem>`,
+with exit code 2; a full disk is one line with exit code 1.
+"""
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+
+from ..errors import InputError
+from ..fileio import DiskError
+from .options import EXIT_NEGATIVE, EXIT_OK, EXIT_USAGE, Parser, suggest
+
+#: verb -> module in this package, in the order `--help` lists them.
+VERBS: dict[str, str] = {
+    "run": "run", "plan": "plan", "compare": "compare", "report": "report", "check": "check",
+    "import": "importing", "list": "listing", "init": "init",
+}
+
+
+def _module(verb: str):
+    return importlib.import_module(f"{__name__}.{VERBS[verb]}")
+
+
+def build_parser() -> Parser:
+    from .. import __version__
+
+    parser = Parser(prog="costmatch", description="Cost-matched A/B comparisons of search and "
+                    "selection policies: does arm A beat arm B at the same budget?")
+    parser.add_argument("--version", action="version", version=f"costmatch {__version__}")
+    sub = parser.add_subparsers(dest="verb", metavar="VERB", parser_class=Parser)
+    sub.required = True
+    for verb in VERBS:
+        module = _module(verb)
+        module.add_arguments(sub.add_parser(verb, help=module.HELP, description=module.HELP))
+    return parser
+
+
+def _unknown_verb(argv: list[str]) -> str | None:
+    """The first positional word when it is not a verb (typos get a suggestion)."""
+    for word in argv:
+        if word.startswith("-"):
+            if word in ("-h", "--help", "--version"):
+                return None
+            continue
+        return None if word in VERBS else word
+    return None
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        typo = _unknown_verb(argv)
+        if typo is not None:
+            raise InputError(f"unknown verb {typo!r}{suggest(typo, list(VERBS))} "
+                             f"(verbs: {', '.join(VERBS)}; see costmatch --help)")
+        options = vars(build_parser().parse_args(argv))
+        verb = options.pop("verb")
+        return _module(verb).run(**options)
+    except InputError as exc:
+        print(f"costmatch: {_one_line(exc)}", file=sys.stderr)
+        return EXIT_USAGE
+    except DiskError as exc:
+        print(f"costmatch: {_one_line(exc)}", file=sys.stderr)
+        return EXIT_NEGATIVE
+    except BrokenPipeError:  # e.g. `costmatch compare ... | head`
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
+
+
+def _one_line(exc: Exception) -> str:
+    """Keep an error on one line even when a name inside it holds a newline."""
+    return str(exc).replace("\r", "\\r").replace("\n", "\\n")
+
+
+def entry() -> None:
+    sys.exit(main())

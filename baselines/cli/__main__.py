@@ -1,0 +1,4 @@
+"""`python -m baselines.cli` is the `costmatch` command."""
+from . import entry
+
+entry()

@@ -1,0 +1,71 @@
+"""`costmatch check`: the CI gate, PASS (0), FAIL (1) or INCONCLUSIVE (3)."""
+from __future__ import annotations
+
+import argparse
+
+from ..errors import InputError
+from .options import add_results_args, margin
+
+HELP = "the CI gate: PASS (0), FAIL (1) or INCONCLUSIVE (3)"
+
+
+def add_gate_arguments(p: argparse.ArgumentParser) -> None:
+    """Options the one-shot gate and the sequential gate of `run` share."""
+    p.add_argument("--margin", type=margin, metavar="M",
+                   help="largest tolerated loss, in reward units (0.02) or relative to the baseline's mean (2%%)")
+    p.add_argument("--lower-is-better", action="store_true",
+                   help="the reward is a cost (error, regret): lower is better")
+    p.add_argument("--inconclusive", choices=["inconclusive", "pass", "fail"], default="inconclusive",
+                   help="map INCONCLUSIVE to exit 0 (pass) or 1 (fail) for a binary gate (default: exit 3)")
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    add_results_args(p)
+    p.add_argument("--baseline", required=True, metavar="ARM", help="the arm the candidate must not fall behind")
+    p.add_argument("--candidate", required=True, metavar="ARM", help="the arm under test (e.g. the pull request's)")
+    add_gate_arguments(p)
+    p.add_argument("--against", metavar="FILE", help="take the baseline arm's runs from this stored results file")
+    p.add_argument("--json", action="store_true", dest="as_json",
+                   help="print the verdict and each group's interval as JSON")
+
+
+def run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_early_stop, alpha, metric, start,
+        confounds,
+        baseline, candidate, margin, lower_is_better, inconclusive, against, as_json) -> int:
+    from ..gate import overall, run_gate
+    from ..records import read_records
+    from .gate_output import gate_exit, print_gate
+    from .options import check_results_files
+
+    if margin is None:
+        raise InputError("check: --margin M is required (the largest tolerated loss, e.g. 0.02 or 2%)")
+    if baseline == candidate:
+        raise InputError(f"check: --baseline and --candidate are both {baseline!r}; name two different arms")
+    check_results_files(results + ([against] if against else []))
+    records = read_records(results, keep_last=keep_last)
+    if against:
+        stored = [r for r in read_records(against) if r.arm == baseline]
+        if not stored:
+            raise InputError(f"{against}: no runs of baseline arm {baseline!r}")
+        records = [r for r in records if r.arm != baseline] + stored
+    records = select_records(records, workloads, budgets)
+    try:
+        outcome, comparison = run_gate(records, fixed, baseline, candidate, margin, alpha, tolerance,
+                                       lower_is_better)
+    except ValueError as exc:
+        raise InputError(f"check: {exc}") from None
+    verdict = overall(outcome)
+    print_gate(outcome, verdict, baseline=baseline, candidate=candidate, fixed=fixed, as_json=as_json,
+               skipped=comparison.skipped)
+    return gate_exit(verdict, inconclusive)
+
+
+def select_records(records, workloads, budgets):
+    """The runs of the groups chosen by --workload and --budget (all runs without filters)."""
+    if workloads:
+        records = [r for r in records if r.workload in workloads]
+    for unit, value in budgets or ():
+        records = [r for r in records if r.budget.get(unit) == value]
+    if not records:
+        raise InputError("check: no runs match the --workload/--budget filters")
+    return records

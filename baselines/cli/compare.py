@@ -1,0 +1,90 @@
+"""`costmatch compare`: flags and paired statistics, as markdown or the JSON of contract section 3."""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+
+from .options import EXIT_OK, add_results_args, finite
+
+HELP = "flags and paired statistics, as markdown or JSON"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    add_results_args(p)
+    p.add_argument("--json", action="store_true", dest="as_json", help="print the JSON of contract section 3")
+    p.add_argument("--baseline", metavar="ARM", help="pair every arm with this arm only")
+    p.add_argument("--pairs", choices=["auto", "all", "none"], default="auto",
+                   help="paired tests: auto (all pairs up to 20 arms, else each arm against --baseline or the "
+                        "best arm), all, or none")
+    p.add_argument("--no-pairs", action="store_const", const="none", dest="pairs",
+                   help="same as --pairs none: flags and per-arm summaries only")
+    p.add_argument("--target", type=finite("--target"), metavar="R",
+                   help="also report the cost to reach reward R (ERT, censored runs counted) and cost-of-pass "
+                        "(reward >= R is a pass) in the fixed unit, with seeded paired bootstrap intervals")
+    p.add_argument("--bootstrap", action="store_true",
+                   help="add a seeded paired bootstrap interval per pair (secondary: it under-covers at small n)")
+    p.add_argument("--equivalence-margin", type=finite("--equivalence-margin", positive=True), metavar="M",
+                   help="report 'equivalent' when a two one-sided tests procedure puts the difference within +-M")
+
+
+def run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_early_stop, alpha, metric, start,
+        confounds,
+        as_json, baseline, pairs, target, bootstrap, equivalence_margin) -> int:
+    from .results import load_comparison, read_runs
+
+    records = read_runs(results, keep_last) if target is not None else None
+    comparison = load_comparison("compare", results, fixed, tolerance=tolerance, keep_last=keep_last,
+                                 allow_early_stop=allow_early_stop, alpha=alpha, metric=metric, start=start,
+                                 workloads=workloads, budgets=budgets, baseline=baseline,
+                                 equivalence_margin=equivalence_margin, pairs=pairs, bootstrap=bootstrap,
+                                 confounds=confounds, records=records)
+    costs = cost_tables(comparison, records, target, baseline) if records is not None else None
+    if as_json:
+        payload = comparison.to_json()
+        if costs is not None:
+            payload["cost_to_target"] = costs
+        sys.stdout.write(_dumps(payload) + "\n")
+    else:
+        from reports.markdown import comparison_markdown
+        sys.stdout.write(comparison_markdown(comparison))
+        if costs is not None:
+            from reports.tables import cost_markdown
+            sys.stdout.write("\n" + cost_markdown(costs, comparison.fixed, target))
+    return EXIT_OK
+
+
+def _dumps(payload) -> str:
+    def refuse(value):
+        raise TypeError(f"not JSON: {value!r}")
+    return json.dumps(payload, ensure_ascii=False, allow_nan=False, default=refuse)
+
+
+def json_number(x: float):
+    """JSON has no infinity: an unbounded cost is the string "inf" (or "-inf"); NaN is null."""
+    if math.isnan(x):
+        return None
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    return x
+
+
+def cost_tables(comparison, records, target: float, baseline: str | None) -> list[dict]:
+    """ERT and cost-of-pass per group (needs the per-run records: traces)."""
+    from ..anytime import cost_table
+    from ..records import budget_key
+
+    out = []
+    for g in comparison.groups:
+        key = budget_key(g.budget)
+        rows = cost_table([r for r in records if r.workload == g.workload and budget_key(r.budget) == key],
+                          comparison.fixed, target, baseline=baseline)
+        for row in rows:
+            for k, v in list(row.items()):
+                if isinstance(v, float):
+                    row[k] = json_number(v)
+                elif isinstance(v, tuple):
+                    row[k] = [json_number(x) for x in v]
+        out.append({"workload": g.workload, "budget": g.budget, "target": target, "arms": rows})
+    return out

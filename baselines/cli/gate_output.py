@@ -1,0 +1,47 @@
+"""How a gate verdict is printed, written to the CI step summary and turned into an exit code."""
+from __future__ import annotations
+
+import json
+import os
+
+from .options import EXIT_INCONCLUSIVE, EXIT_NEGATIVE, EXIT_OK
+
+
+def print_gate(results, verdict: str, *, baseline: str, candidate: str, fixed: str | None, as_json: bool,
+               seeds_used: int | None = None, skipped=()) -> None:
+    from reports.text import quantity
+
+    from ..gate import gate_markdown
+
+    if as_json:
+        payload = {"verdict": verdict, "baseline": baseline, "candidate": candidate,
+                   "groups": [r.to_json() for r in results]}
+        if seeds_used is not None:
+            payload["seeds_used"] = seeds_used
+        payload["skipped"] = [s.to_json() for s in skipped]
+        print(json.dumps(payload, allow_nan=False))
+    else:
+        worst = f", the worst of {len(results)} groups" if len(results) > 1 else ""
+        print(f"costmatch check: {verdict} ({candidate} vs {baseline}{worst})")
+        for r in results:
+            budget = ", ".join(f"{quantity(v)} {u}" for u, v in r.budget.items())
+            print(f"  {r.workload} at {budget}: {r.verdict}: {r.reason}")
+            for c in r.confounds:
+                print(f"    confound: {c}")
+        for s in skipped:
+            budget = ", ".join(f"{quantity(v)} {u}" for u, v in s.budget.items())
+            print(f"  {s.workload} at {budget}: skipped: {s.reason}")
+    summary = os.environ.get("GITHUB_STEP_SUMMARY")
+    if summary:
+        with open(summary, "a", encoding="utf-8") as handle:
+            handle.write(gate_markdown(results, baseline, candidate, fixed or "the suite's units"))
+
+
+def gate_exit(verdict: str, inconclusive: str) -> int:
+    from ..gate import FAIL, PASS
+
+    if verdict == PASS:
+        return EXIT_OK
+    if verdict == FAIL:
+        return EXIT_NEGATIVE
+    return {"pass": EXIT_OK, "fail": EXIT_NEGATIVE}.get(inconclusive, EXIT_INCONCLUSIVE)

@@ -1,0 +1,185 @@
+"""Option types and checks shared by the verbs: parsed once, at the boundary.
+
+Why here: a percentage, a unit name or an output path means the same thing on
+every verb, and a mistake in one must read the same way everywhere: one line
+naming the option, what was given and the fix, exit code 2. Nothing in this
+module imports pandas, scipy or matplotlib, so `--help` answers at once.
+"""
+from __future__ import annotations
+
+import argparse
+import difflib
+import math
+from pathlib import Path
+
+from ..errors import InputError
+from ..fileio import OutputError, ensure_dir
+
+EXIT_OK, EXIT_NEGATIVE, EXIT_USAGE, EXIT_INCONCLUSIVE, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+
+#: The suite `run` and `plan` use when none is named and the folder has no costmatch-suite.toml.
+DEFAULT_SUITE = Path(__file__).resolve().parent.parent / "data" / "default-suite.toml"
+#: What `costmatch init` writes; a bare `costmatch run` in that folder runs it.
+LOCAL_SUITE = "costmatch-suite.toml"
+
+
+def default_suite() -> Path:
+    """./costmatch-suite.toml when present (a folder made by `costmatch init`), else the built-in demo."""
+    local = Path(LOCAL_SUITE)
+    return local if local.is_file() else DEFAULT_SUITE
+
+#: Words people type for the standard units; each maps to the contract's name.
+UNIT_ALIASES: dict[str, str] = {
+    "rollout": "rollouts", "call": "calls", "requests": "calls", "request": "calls",
+    "token": "tokens", "prompt-tokens": "prompt_tokens", "input_tokens": "prompt_tokens",
+    "completion-tokens": "completion_tokens", "output_tokens": "completion_tokens",
+    "dollars": "usd", "dollar": "usd", "$": "usd", "cost": "usd",
+    "second": "seconds", "secs": "seconds", "sec": "seconds", "s": "seconds", "time": "seconds",
+}
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse that reports usage errors as one line naming the verb, with exit code 2."""
+
+    def error(self, message: str):  # noqa: D102 - argparse hook
+        verb = self.prog.removeprefix("costmatch").strip()
+        raise InputError(f"{verb + ': ' if verb else ''}{message} (see costmatch {verb + ' ' if verb else ''}--help)")
+
+
+def unit(text: str) -> str:
+    """A unit name, with common aliases (dollars -> usd, token -> tokens) mapped to the contract's."""
+    name = text.strip()
+    if not name:
+        raise argparse.ArgumentTypeError("a unit name is empty; use rollouts, calls, tokens, usd, seconds, ...")
+    return UNIT_ALIASES.get(name.lower(), name)
+
+
+def fraction_or_percent(option: str, *, upper: float | None = None):
+    """A parser for numbers written as 0.1 or 10%: the one percent rule of every option."""
+    def parse(text: str) -> float:
+        try:
+            value = float(text[:-1]) / 100 if text.endswith("%") else float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{option} must be a number like 0.1 or 10%, got {text!r}") from None
+        if not math.isfinite(value) or value < 0 or (upper is not None and value >= upper):
+            limit = f" and below {upper:g}" if upper is not None else ""
+            raise argparse.ArgumentTypeError(f"{option} must be finite, non-negative{limit}, got {text!r}")
+        return value
+    return parse
+
+
+def margin(text: str) -> str:
+    """The gate's margin: kept as text because `2%` is relative to the baseline, `0.02` absolute."""
+    fraction_or_percent("--margin")(text)
+    return text
+
+
+def alpha(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--alpha must be a number like 0.05, got {text!r}") from None
+    if not 0 < value < 0.5:
+        raise argparse.ArgumentTypeError(f"--alpha must be between 0 and 0.5, got {text!r}")
+    return value
+
+
+def finite(option: str, *, positive: bool = False, nonneg: bool = False):
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{option} must be a number, got {text!r}") from None
+        if not math.isfinite(value) or (positive and value <= 0) or (nonneg and value < 0):
+            need = "positive" if positive else "non-negative" if nonneg else "finite"
+            raise argparse.ArgumentTypeError(f"{option} must be a {need} finite number, got {text!r}")
+        return value
+    return parse
+
+
+def positive_int(option: str):
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{option} must be a whole number, got {text!r}") from None
+        if value < 1:
+            raise argparse.ArgumentTypeError(f"{option} must be at least 1, got {text!r}")
+        return value
+    return parse
+
+
+def budget_filter(text: str) -> tuple[str, float]:
+    """`--budget tokens=1500000`: one unit and its exact allowance."""
+    name, sep, value = text.partition("=")
+    try:
+        number = float(value)
+    except ValueError:
+        number = math.nan
+    if not sep or not name.strip() or not math.isfinite(number):
+        raise argparse.ArgumentTypeError(f"--budget must be UNIT=VALUE like tokens=1500000, got {text!r}")
+    return unit(name), number
+
+
+def add_results_args(p: argparse.ArgumentParser, fixed_required: bool = False) -> None:
+    """The options every verb that reads results files shares."""
+    p.add_argument("results", nargs="+", metavar="RESULTS", help="JSON Lines results files")
+    p.add_argument("--fixed", type=unit, required=fixed_required, metavar="UNIT",
+                   help="the unit the arms were matched in (rollouts, calls, tokens, usd, seconds or a custom "
+                        "unit); default: the unit each group's budget names")
+    p.add_argument("--workload", action="append", metavar="NAME", dest="workloads",
+                   help="only the groups of this workload (repeatable)")
+    p.add_argument("--budget", action="append", type=budget_filter, metavar="UNIT=VALUE", dest="budgets",
+                   help="only the groups whose budget gives UNIT exactly VALUE (repeatable)")
+    p.add_argument("--tolerance", type=fraction_or_percent("--tolerance"), default=0.1, metavar="T",
+                   help="allowed relative drift, e.g. 0.1 or 10%% (default 0.1)")
+    p.add_argument("--keep-last", action="store_true",
+                   help="when a run identity appears twice, keep the later line instead of failing")
+    p.add_argument("--allow-early-stop", action="store_true",
+                   help="accept under-spend of runs that stopped on their own as a note, not a break")
+    p.add_argument("--alpha", type=alpha, default=0.05, help="significance level (default 0.05)")
+    p.add_argument("--metric", default="reward",
+                   help="what to compare: reward (default), dev_reward, auc, reward@25%%, reward@50%%, reward@100%%")
+    p.add_argument("--start", type=finite("--start"), default=0.0,
+                   help="anytime metrics: the score before a run's first trace point (default 0)")
+    p.add_argument("--confounds", type=unit_list, metavar="UNIT,...",
+                   help="units checked for confounds (default: every reported unit except seconds, whose "
+                        "differences on simulators measure the machine); 'none' for no confound checks")
+
+
+def unit_list(text: str) -> list[str]:
+    """A comma-separated list of units; `none` is the empty list."""
+    if text.strip().lower() == "none":
+        return []
+    return [unit(part) for part in text.split(",") if part.strip()]
+
+
+def check_results_files(paths: list[str]) -> None:
+    for path in paths:
+        p = Path(path)
+        if p.is_dir():
+            raise InputError(f"{path}: is a folder; pass the results.jsonl inside it")
+        if not p.is_file():
+            raise InputError(f"{path}: no such results file; pass the results.jsonl that `costmatch run` wrote")
+
+
+def output_file(path: str, what: str) -> Path:
+    """Check before any work that `path` can take a file: its folder exists and it is not a folder."""
+    out = Path(path)
+    if out.is_dir():
+        raise OutputError(f"{out}: the {what} is a folder; give a file name such as {out / 'out.txt'}")
+    parent = out.parent
+    if not parent.exists():
+        raise OutputError(f"{out}: the folder {parent} does not exist; create it first or choose another path")
+    if not parent.is_dir():
+        raise OutputError(f"{out}: {parent} is a file, not a folder; choose a path inside a folder")
+    return out
+
+
+def output_dir(path: str, what: str) -> Path:
+    return ensure_dir(path, what)
+
+
+def suggest(word: str, choices: list[str]) -> str:
+    close = difflib.get_close_matches(word, choices, n=1, cutoff=0.5)
+    return f"; did you mean {close[0]!r}?" if close else ""

@@ -1,0 +1,49 @@
+"""Reading results files into a comparison: shared by compare, report and check.
+
+Why one place: the three verbs must select the same groups and apply the
+same spend rules to the same files, or a table and a gate could disagree
+about one results file.
+"""
+from __future__ import annotations
+
+from ..compare import Comparison, compare
+from ..compare_options import CompareOptions
+from ..errors import InputError
+from ..records import RunRecord, read_records
+from ..table import RunTable
+from .options import check_results_files
+
+
+def read_runs(results: list[str], keep_last: bool) -> list[RunRecord]:
+    """Per-run records (traces, per-run spend), for verbs that need more than the columns."""
+    check_results_files(results)
+    return read_records(results, keep_last=keep_last)
+
+
+def load_comparison(verb: str, results: list[str], fixed: str | None, *, tolerance: float, keep_last: bool,
+                    allow_early_stop: bool, alpha: float, metric: str, start: float,
+                    workloads: list[str] | None = None, budgets: list[tuple[str, float]] | None = None,
+                    baseline: str | None = None, equivalence_margin: float | None = None,
+                    pairs: str = "auto", bootstrap: bool = False, confounds: list[str] | None = None,
+                    records: list[RunRecord] | None = None) -> Comparison:
+    """Compare the results files (or `records` already read from them).
+
+    Without `records` the files go through the fast columnar reader, which
+    keeps no per-run objects; callers that need those read them once and pass them.
+    """
+    if records is None:
+        check_results_files(results)
+        table = RunTable.read(results, keep_last=keep_last)
+    else:
+        table = RunTable.from_records(records)
+    if len(table) == 0:
+        raise InputError(f"{', '.join(results)}: no runs in the results; nothing to compare")
+    try:
+        options = CompareOptions(tolerance=tolerance, alpha=alpha, allow_early_stop=allow_early_stop,
+                                 baseline=baseline, equivalence_margin=equivalence_margin, metric=metric,
+                                 start=start, pairs=pairs, bootstrap=bootstrap, workloads=tuple(workloads or ()),
+                                 budgets=tuple(budgets or ()),
+                                 confound_units=tuple(confounds) if confounds is not None else None)
+        return compare(table, fixed, options=options)
+    except ValueError as exc:
+        raise InputError(f"{verb}: {exc}") from None

@@ -1,0 +1,111 @@
+"""`costmatch run`: every cell of a suite, then the report; optionally a sequential gate."""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+from pathlib import Path
+
+from ..errors import InputError
+from .check import add_gate_arguments
+from .options import EXIT_INTERRUPTED, EXIT_NEGATIVE, EXIT_OK, alpha, default_suite, output_dir, positive_int
+
+HELP = "run every cell of a suite (the built-in demo suite without SUITE)"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("suite", nargs="?", metavar="SUITE.toml", help="the suite (default: ./costmatch-suite.toml if present, else the built-in demo suite)")
+    p.add_argument("--out", metavar="DIR", help="output folder (default: the suite's 'out'); created if missing")
+    p.add_argument("--jobs", type=positive_int("--jobs"), metavar="N",
+                   help="parallel cells (default: the suite's 'jobs')")
+    p.add_argument("--backend", choices=["loky", "threading", "sequential", "dask", "ray"],
+                   help="where cells run: loky processes (default), threading for unpicklable clients, "
+                        "sequential, dask, ray")
+    p.add_argument("--fresh", action="store_true", help="start over (the old results file is moved aside)")
+    p.add_argument("--retry-errors", action="store_true", help="rerun the cells whose records carry an error")
+    p.add_argument("--quiet", action="store_true", help="no progress lines and no summary")
+    p.add_argument("--no-plots", action="store_true", help="write tables only, no figures")
+    p.add_argument("--looks", metavar="N,N,...", help="sequential gate: add seeds in these pre-planned looks "
+                   "(e.g. 5,10,15,20) and stop once the gate decides; needs --gate and --margin")
+    p.add_argument("--gate", metavar="BASELINE:CANDIDATE", help="the two arms the sequential gate compares")
+    add_gate_arguments(p)
+    p.add_argument("--alpha", type=alpha, default=0.05, help="the sequential gate's total one-sided alpha")
+    p.add_argument("--json", action="store_true", dest="as_json", help="print the sequential gate's verdict as JSON")
+
+
+def run(*, suite, out, jobs, backend, fresh, retry_errors, quiet, no_plots, looks, gate, margin,
+        lower_is_better, inconclusive, alpha, as_json) -> int:
+    from ..progress import Progress
+    from ..runner import run_suite
+    from ..suite import isolated_workers, load_suite
+
+    loaded = load_suite(suite or default_suite())
+    out_dir = output_dir(out or loaded.out, "output folder")
+    if looks or gate:
+        return _run_sequential(loaded, out_dir, looks=looks, gate=gate, margin=margin, alpha=alpha,
+                               lower_is_better=lower_is_better, inconclusive=inconclusive, as_json=as_json,
+                               jobs=jobs, backend=backend, fresh=fresh, retry_errors=retry_errors, quiet=quiet)
+    progress = Progress(loaded.fixed_units, quiet=quiet)
+    with isolated_workers():
+        outcome = run_suite(loaded, out_dir, jobs, backend, fresh, retry_errors, progress)
+    if outcome.interrupted:
+        print(f"costmatch: interrupted; {len(outcome.records)} finished cell(s) are kept in {outcome.results}; "
+              "run the same command to resume", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    from reports.run_report import write_run_report
+
+    write_run_report(loaded, outcome.records, out_dir, plots=not no_plots)
+    if not quiet:
+        from reports.run_report import comparisons_by_fixed_unit
+        from reports.summary import run_summary
+
+        comparisons = [c for _, c in comparisons_by_fixed_unit(loaded, outcome.records)]
+        sys.stdout.write(run_summary(comparisons, out_dir / "report.md"))
+    failed = sum(r.error is not None for r in outcome.records)
+    if failed:
+        print(f"costmatch: {failed} cell(s) failed; their records carry the error "
+              "(rerun with --retry-errors to try them again)", file=sys.stderr)
+        return EXIT_NEGATIVE
+    return EXIT_OK
+
+
+def _run_sequential(suite, out_dir: Path, *, looks, gate, margin, alpha, lower_is_better, inconclusive, as_json,
+                    jobs, backend, fresh, retry_errors, quiet) -> int:
+    from ..progress import Progress
+    from ..runner import run_suite
+    from ..sequential import parse_looks, run_sequential
+    from .gate_output import gate_exit, print_gate
+
+    if not (looks and gate and margin):
+        raise InputError("run: the sequential gate needs --looks, --gate BASELINE:CANDIDATE and --margin together")
+    if ":" not in gate:
+        raise InputError(f"run: --gate must be BASELINE:CANDIDATE, got {gate!r}")
+    try:
+        planned = parse_looks(looks)
+    except ValueError as exc:
+        raise InputError(f"run: {exc}") from None
+    baseline, candidate = gate.split(":", 1)
+    for arm in (baseline, candidate):
+        if arm not in suite.arms:
+            raise InputError(f"run: --gate: arm {arm!r} is not in {suite.source}; arms: {', '.join(suite.arms)}")
+
+    from ..suite import isolated_workers
+
+    def run_look(look_suite, out, progress):
+        with isolated_workers():
+            return run_suite(look_suite, out, jobs, backend, fresh=False, retry_errors=retry_errors,
+                             progress=progress)
+
+    if fresh and (out_dir / "results.jsonl").exists():
+        run_suite(dataclasses.replace(suite, workloads=[]), out_dir, fresh=True)
+    verdict, used, results, outcome = run_sequential(
+        suite, out_dir, planned, baseline, candidate, margin, alpha, lower_is_better,
+        run_look, lambda: Progress(suite.fixed_units, quiet=quiet))
+    if outcome is not None and outcome.interrupted:
+        print("costmatch: interrupted; finished cells are kept; run the same command to resume", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    if not as_json:
+        print(f"costmatch: sequential gate stopped after {used} seeds (looks {looks})", file=sys.stderr)
+    print_gate(results, verdict, baseline=baseline, candidate=candidate, fixed=None, as_json=as_json,
+               seeds_used=used)
+    return gate_exit(verdict, inconclusive)

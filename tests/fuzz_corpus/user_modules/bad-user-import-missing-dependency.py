@@ -1,0 +1,1 @@
+import definitely_not_installed_pkg_xyz

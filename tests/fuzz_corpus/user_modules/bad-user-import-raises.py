@@ -1,0 +1,1 @@
+raise RuntimeError('needs an API key')

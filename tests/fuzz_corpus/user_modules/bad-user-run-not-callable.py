@@ -1,0 +1,2 @@
+class Arm:
+    run = 3

@@ -1,0 +1,3 @@
+class Arm:
+    def run(self, instance, meter, rng)
+        pass

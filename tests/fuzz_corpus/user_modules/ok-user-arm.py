@@ -1,0 +1,1 @@
+from tests.helpers import Guess as Arm

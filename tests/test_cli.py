@@ -1,0 +1,215 @@
+"""The command line as a user meets it: every path mistake, group selection, help and typos.
+
+In-process calls of the entry point (`main(argv)` returns the exit code), so
+these tests are quick and stay green on a loaded machine.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from baselines.cli import VERBS, build_parser, main
+from baselines.records import RunRecord, write_records
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _runs(workload, budget, arms, seeds=5, reward=lambda arm, s: 0.5 + 0.01 * s, spend=None, error=None):
+    out = []
+    for arm in arms:
+        for s in range(seeds):
+            unit_spend = dict(spend or {u: v for u, v in budget.items()})
+            failed = error is not None and arm == error[0]
+            out.append(RunRecord(workload=workload, arm=arm, seed=s, spend=unit_spend,
+                                 reward=None if failed else reward(arm, s), budget=dict(budget),
+                                 stop_reason="error" if failed else "done",
+                                 error={"type": "ValueError", "message": error[1]} if failed else None))
+    return out
+
+
+@pytest.fixture
+def three_groups(tmp_path) -> Path:
+    """The built-in suite's shape: search-sim at tokens and at rollouts, bbob at calls."""
+    records = (_runs("search-sim", {"tokens": 1_500_000}, ["puct", "greedy"],
+                     spend={"tokens": 1_500_000, "rollouts": 40, "calls": 80})
+               + _runs("search-sim", {"rollouts": 80}, ["puct", "greedy"],
+                       reward=lambda arm, s: 0.6 + 0.02 * ((s * 7) % 5) + (0.001 * s if arm == "greedy" else 0),
+                       spend={"rollouts": 80, "tokens": 2_000_000, "calls": 160})
+               + _runs("bbob", {"calls": 500}, ["cmaes", "random"], spend={"calls": 500}))
+    path = tmp_path / "results.jsonl"
+    write_records(path, records)
+    return path
+
+
+def _one_line_error(capsys) -> str:
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0, err
+    assert err.startswith("costmatch: ") and not err.startswith("costmatch: costmatch"), err
+    assert "Traceback" not in err
+    return err
+
+
+# -- path mistakes: exit 2, one line naming the path, nothing half-written ------------------
+def _path_cases(tmp: Path, results: Path) -> list[tuple[str, list[str], str]]:
+    afile = tmp / "afile"
+    afile.write_text("x")
+    folder = tmp / "folder"
+    folder.mkdir()
+    suite = ROOT / "tests" / "data" / "tiny-suite.toml"
+    return [
+        ("report out: missing parent", ["report", str(results), "--out", str(tmp / "nodir/sub/t.md")], "nodir"),
+        ("report out: parent is a file", ["report", str(results), "--out", str(afile / "t.md")], "afile"),
+        ("report out: is a folder", ["report", str(results), "--out", str(folder)], "folder"),
+        ("report plots: is a file", ["report", str(results), "--plots", str(afile)], "afile"),
+        ("report plots: unwritable", ["report", str(results), "--plots", "/proc/nope"], "/proc/nope"),
+        ("run out: is a file", ["run", str(suite), "--out", str(afile)], "afile"),
+        ("compare: missing file", ["compare", str(tmp / "missing.jsonl")], "missing.jsonl"),
+        ("compare: a folder", ["compare", str(folder)], "folder"),
+        ("check: missing against", ["check", str(results), "--baseline", "puct", "--candidate", "greedy",
+                                    "--margin", "0.1", "--against", str(tmp / "nope.jsonl")], "nope.jsonl"),
+        ("import out: missing parent", ["import", "csv", str(afile), "--map", "arm=a", "-o",
+                                        str(tmp / "nodir/o.jsonl")], "nodir"),
+        ("import out: is a folder", ["import", "csv", str(afile), "--map", "arm=a", "-o", str(folder)], "folder"),
+        ("import: missing input", ["import", "agentdescent", str(tmp / "gone.json"), "-o",
+                                   str(tmp / "o.jsonl")], "gone.json"),
+        ("plan: missing suite", ["plan", str(tmp / "nosuite.toml")], "nosuite.toml"),
+    ]
+
+
+def test_every_path_mistake_is_exit_2_and_one_line(tmp_path, three_groups, capsys):
+    for name, argv, named in _path_cases(tmp_path, three_groups):
+        before = set(tmp_path.rglob("*"))
+        assert main(argv) == 2, name
+        err = _one_line_error(capsys)
+        assert named in err, (name, err)
+        leftovers = [p for p in set(tmp_path.rglob("*")) - before if p.name.endswith(".tmp")]
+        assert not leftovers, (name, leftovers)
+
+
+# -- help, typos, aliases ---------------------------------------------------------------------
+def test_every_option_of_every_verb_has_help_text():
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.dest == "verb")
+    assert set(sub.choices) == set(VERBS)
+    missing = [f"{verb} {'/'.join(a.option_strings) or a.dest}"
+               for verb, p in sub.choices.items() for a in p._actions
+               if not a.help and a.dest != "help"]
+    assert missing == []
+
+
+def test_a_verb_typo_suggests_the_verb(capsys):
+    assert main(["compar", "x.jsonl"]) == 2
+    err = _one_line_error(capsys)
+    assert "did you mean 'compare'" in err
+
+
+def test_option_errors_name_the_verb_once(capsys):
+    assert main(["compare", "x.jsonl", "--tolerance", "abc"]) == 2
+    err = _one_line_error(capsys)
+    assert err.startswith("costmatch: compare: ") and "--tolerance" in err
+
+
+def test_unit_aliases_map_to_the_contract_names(tmp_path, capsys):
+    path = tmp_path / "r.jsonl"
+    write_records(path, _runs("w", {"usd": 2.0}, ["a", "b"], spend={"usd": 2.0}))
+    assert main(["compare", str(path), "--fixed", "dollars", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["fixed"] == "usd"
+
+
+def test_plan_without_a_suite_lists_the_built_in_suite(capsys):
+    assert main(["plan"]) == 0
+    out = capsys.readouterr().out
+    assert "search-sim" in out and "cells; they may spend at most" in out
+
+
+# -- one results file, many groups ------------------------------------------------------------
+def test_fixed_selects_the_groups_whose_budget_names_it_and_lists_the_rest(three_groups, capsys):
+    assert main(["compare", str(three_groups), "--fixed", "tokens", "--json"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert [(g["workload"], g["budget"]) for g in payload["groups"]] == [("search-sim", {"tokens": 1_500_000})]
+    assert payload["valid"] is True
+    skipped = {(s["workload"], json.dumps(s["budget"])): s["reason"] for s in payload["skipped"]}
+    assert len(skipped) == 2
+    assert "set in rollouts, not tokens" in skipped[("search-sim", json.dumps({"rollouts": 80}))]
+
+
+def test_without_fixed_each_group_is_fixed_in_its_own_budget_unit(three_groups, capsys):
+    assert main(["compare", str(three_groups), "--json", "--no-pairs"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["fixed"] is None and payload["valid"] is True
+    assert sorted(g["fixed"] for g in payload["groups"]) == ["calls", "rollouts", "tokens"]
+
+
+def test_a_budget_with_two_units_needs_fixed(tmp_path, capsys):
+    path = tmp_path / "r.jsonl"
+    write_records(path, _runs("w", {"tokens": 100, "calls": 3}, ["a", "b"]))
+    assert main(["compare", str(path)]) == 2
+    assert "pass --fixed UNIT" in _one_line_error(capsys)
+    assert main(["compare", str(path), "--fixed", "calls", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["groups"][0]["fixed"] == "calls"
+
+
+def test_workload_and_budget_filters(three_groups, capsys):
+    assert main(["compare", str(three_groups), "--workload", "bbob", "--json"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert [g["workload"] for g in payload["groups"]] == ["bbob"]
+    assert main(["compare", str(three_groups), "--budget", "rollouts=80", "--json"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert [g["budget"] for g in payload["groups"]] == [{"rollouts": 80}]
+    assert main(["compare", str(three_groups), "--budget", "rollouts=81"]) == 2
+    assert "no group matches" in _one_line_error(capsys)
+
+
+def test_check_gates_only_the_groups_its_fixed_unit_selects(three_groups, capsys):
+    code = main(["check", str(three_groups), "--fixed", "rollouts", "--baseline", "puct", "--candidate", "greedy",
+                 "--margin", "0.05"])
+    out = capsys.readouterr().out
+    assert code in (0, 3), out
+    assert "broken comparison" not in out and "FAIL" not in out
+    assert "1,500,000 tokens: skipped" in out
+
+
+def test_check_refuses_the_same_arm_as_baseline_and_candidate(three_groups, capsys):
+    assert main(["check", str(three_groups), "--baseline", "puct", "--candidate", "puct", "--margin", "0.1"]) == 2
+    assert "two different arms" in _one_line_error(capsys)
+
+
+def test_report_fixed_tokens_tables_the_tokens_group_only(three_groups, capsys):
+    assert main(["report", str(three_groups), "--fixed", "tokens"]) == 0
+    out = capsys.readouterr().out
+    assert "NOT VALID" not in out
+    assert "bbob" not in out.split("skipped")[0] if "skipped" in out else "bbob" not in out
+
+
+# -- failing arms are loud --------------------------------------------------------------------
+def test_an_arm_that_always_raises_makes_the_comparison_incomplete(tmp_path, capsys):
+    path = tmp_path / "r.jsonl"
+    write_records(path, _runs("w", {"calls": 10}, ["good", "bad", "other"], seeds=3,
+                              error=("bad", "ValueError: the arm broke")))
+    assert main(["compare", str(path), "--json"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["complete"] is False
+    bad = next(a for a in payload["groups"][0]["arms"] if a["arm"] == "bad")
+    assert bad["errors"] == 3 and bad["scored"] == 0 and "the arm broke" in bad["first_error"]
+    assert all("bad" not in (p["a"], p["b"]) for p in payload["groups"][0]["pairs"])
+
+
+def test_one_arm_at_each_of_two_budgets_is_not_a_comparison(tmp_path, capsys):
+    path = tmp_path / "r.jsonl"
+    write_records(path, _runs("w", {"tokens": 1000}, ["a"]) + _runs("w", {"tokens": 4000}, ["b"]))
+    assert main(["compare", str(path), "--json"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["valid"] is False
+    assert all("not an equal-budget comparison" in g["not_a_comparison"] for g in payload["groups"])
+
+
+@pytest.mark.xfail(strict=False, reason="budget identity by exact value lands with the inputs branch (issue 18.1)")
+def test_budgets_one_token_apart_are_two_groups(tmp_path, capsys):
+    path = tmp_path / "r.jsonl"
+    write_records(path, _runs("w", {"tokens": 1_500_000}, ["a", "b"])
+                  + _runs("w", {"tokens": 1_500_001}, ["c", "d"]))
+    assert main(["compare", str(path), "--json", "--no-pairs"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert sorted(g["budget"]["tokens"] for g in payload["groups"]) == [1_500_000, 1_500_001]
