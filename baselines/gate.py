@@ -376,11 +376,13 @@ def run_gate(records, fixed: str, baseline: str, candidate: str, margin, alpha: 
              tolerance: float = 0.1, lower_is_better: bool = False,
              reward_range: tuple[float, float] | None = None,
              planned_n: int | None = None, alpha_total: float | None = None,
-             bounds: str = "auto") -> tuple[list[GateResult], Comparison]:
+             bounds: str = "auto", selection: dict | None = None) -> tuple[list[GateResult], Comparison]:
     """Gate every group where both arms ran; a group missing either arm is skipped.
 
     Raises ValueError (the CLI's exit 2) for a candidate equal to the
     baseline, alpha outside (0, 0.5) or a negative or non-finite margin.
+    `records` may be a RunTable (columns, no per-run objects: 1M runs in
+    about the time of `compare`); `selection` is compare's workloads=/budgets=.
     """
     from .compare import compare
     from .table import RunTable
@@ -409,7 +411,7 @@ def run_gate(records, fixed: str, baseline: str, candidate: str, margin, alpha: 
         subset = RunTable(table.frame[mask], table.budgets, table.units, None)
     else:
         subset = [r for r in records if r.arm in (baseline, candidate)]
-    comparison = compare(subset, fixed, tolerance, alpha=alpha, pairs=False)
+    comparison = compare(subset, fixed, tolerance, alpha=alpha, pairs=False, **(selection or {}))
     results = []
     for group in comparison.groups:
         names = {a.arm for a in group.arms}

@@ -232,3 +232,24 @@ def test_sequential_bounded_gate_needs_no_alpha_spending():
     from baselines.sequential import sequential_verdict
     d = np.zeros(40)
     assert sequential_verdict(d, [10, 20, 30, 40], 0.1, 0.05, reward_range=(0.0, 1.0)) == (PASS, 40)
+
+
+def test_check_cli_bounds_and_reward_range(tmp_path, capsys):
+    path = tmp_path / "r.jsonl"
+    recs = []
+    for seed in range(8):
+        level = 0.3 + 0.05 * (seed % 3)
+        recs.append(RunRecord("w", "base", seed, {"tokens": 1000}, level, budget={"tokens": 1000}))
+        recs.append(RunRecord("w", "cand", seed, {"tokens": 1000}, level + 0.01 * (seed % 2), budget={"tokens": 1000}))
+    write_records(path, recs)
+    args = ["check", str(path), "--fixed", "tokens", "--baseline", "base", "--candidate", "cand", "--margin", "0.05",
+            "--json"]
+    assert main(args) == 0                                  # unbounded: t (+ bootstrap-t if skewed) bounds PASS
+    assert json.loads(capsys.readouterr().out)["groups"][0]["method"].startswith("t")
+    assert main(args + ["--reward-range", "0,1"]) == 3      # distribution-free: 8 seeds cannot rule out a rare loss
+    group = json.loads(capsys.readouterr().out)["groups"][0]
+    assert group["method"].startswith("betting") and group["reward_range"] == [0.0, 1.0]
+    assert main(args + ["--bounds", "betting"]) == 2        # betting needs a range
+    assert "reward range" in capsys.readouterr().err
+    assert main(args + ["--reward-range", "1,0"]) == 2
+    capsys.readouterr()
