@@ -316,8 +316,9 @@ def _reading(by: dict, sims: int) -> list[str]:
         "alpha, where the t route PASSed 0/1 rewards at the margin "
         f"{f('gate PASS at the margin, t route', '0/1, independent (.9', 'n=10')} of the time at n = 10. The "
         "price is power: a distribution-free bound on [0, 1] rewards cannot rule out a loss on a few "
-        "seeds it has not seen, so with a margin of 0.1 the gate PASSes an identical candidate only "
-        f"from about 30-40 seeds (accuracy on 10 questions at n = 20: "
+        "seeds it has not seen (with a margin of 0.1, a full loss on 10% of seeds stays unseen with "
+        "probability 0.9^n, above 0.05 until n = 29), so no valid distribution-free gate PASSes before "
+        f"about 30 seeds (accuracy on 10 questions, identical arms, n = 20: "
         f"{f('gate PASS when identical (power)', 'accuracy', 'n=20')}, the t route "
         f"{f('gate PASS when identical, t route', 'accuracy', 'n=20')}). `--bounds t` trades the guarantee "
         "for that power.",
