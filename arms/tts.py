@@ -8,11 +8,22 @@ budget runs out mid-way the answered questions still count.
 """
 from __future__ import annotations
 
+import re
 from collections import Counter
 
-from workloads.qa import parse_answer
+from baselines.clients import response_text
 
-from .clients import response_text
+
+def parse_answer(text: str) -> int | None:
+    """The last integer in a reply (models often restate the question first)."""
+    found = re.findall(r"-?\d[\d,]*", text or "")
+    if not found:
+        return None
+    try:
+        return int(found[-1].replace(",", ""))
+    except ValueError:
+        return None
+
 
 SYSTEM = "You are a careful calculator. Reply with the final number only."
 

@@ -1,8 +1,16 @@
-"""Spend units and how to tell them apart.
+"""Spend units: what each one counts, said once, and how to tell them apart.
 
 The standard units are fixed by the contract; any other name is a custom unit
 and is treated the same way. `tokens` is derived (prompt + completion) only
 when both parts are reported, so a missing half can never make it look small.
+
+Why the definitions live here: providers disagree on what "input tokens"
+means (OpenAI's `prompt_tokens` includes cached input, Anthropic's and
+inspect_ai's `input_tokens` exclude cache reads and writes), so the same
+unit meant different things depending on where a record came from. Every
+adapter (the metered OpenAI and Anthropic clients, the llama.cpp adapter,
+the inspect and agentdescent importers) maps its source onto
+`UNIT_DEFINITIONS` and is tested against it with the source's own payloads.
 """
 from __future__ import annotations
 
@@ -18,6 +26,22 @@ CONTINUOUS_UNITS: frozenset[str] = frozenset({"usd", "seconds"})
 #: each was reported, which is what tells "partial" from "unreported".
 CALL_UNITS: tuple[str, ...] = ("prompt_tokens", "completion_tokens", "tokens", "usd")
 
+#: What each unit counts, one line each. Adapters convert to these meanings.
+UNIT_DEFINITIONS: dict[str, str] = {
+    "rollouts": "complete attempts at the task (episodes, candidate programs, forks' trajectories) the arm ran",
+    "calls": "model requests sent, failed and retried attempts included (each attempt is one call)",
+    "prompt_tokens": "every input token the model read on a call: includes cached input (cache reads and "
+                     "cache writes), i.e. OpenAI's prompt_tokens, Anthropic input + cache_read + cache_creation",
+    "completion_tokens": "every output token the model generated, includes reasoning/thinking tokens",
+    "tokens": "prompt_tokens + completion_tokens, only when both are reported",
+    "usd": "dollars charged, computed per call from a dated price table (cached input at its cached price)",
+    "seconds": "wall-clock seconds of the run, measured by the harness (not the provider's latency)",
+    "cached_tokens": "the part of prompt_tokens read from the provider's prompt cache (already inside prompt_tokens)",
+    "cache_write_tokens": "the part of prompt_tokens written to the prompt cache (already inside prompt_tokens)",
+    "reasoning_tokens": "the part of completion_tokens spent on hidden reasoning (already inside completion_tokens)",
+    "failed_calls": "the part of calls whose attempt failed (an error status or no response)",
+}
+
 #: How a unit is spoken of in captions and flags, so a token confound is never
 #: described as call frequency (a mistake of the tool costmatch replaces).
 UNIT_NOUNS: dict[str, str] = {
@@ -31,9 +55,21 @@ UNIT_NOUNS: dict[str, str] = {
 }
 
 
-def unit_noun(unit: str) -> str:
-    """The words for a unit in prose (custom units are named as they are)."""
+def unit_noun(unit: str, nouns: dict[str, str] | None = None) -> str:
+    """The words for a unit in prose (custom units are named as they are).
+
+    `nouns` are a workload's own words for its units (records carry them as
+    the top-level field `unit_nouns`): for bbob a call is a "function
+    evaluation", not a "model call".
+    """
+    if nouns and isinstance(nouns.get(unit), str) and nouns[unit]:
+        return nouns[unit]
     return UNIT_NOUNS.get(unit, f"'{unit}' units")
+
+
+def unit_definition(unit: str) -> str:
+    """What `unit` counts, in one line (custom units: whatever their source says)."""
+    return UNIT_DEFINITIONS.get(unit, f"a custom unit: '{unit}' as its source counted it")
 
 
 def ordered_units(units) -> list[str]:

@@ -70,7 +70,8 @@ class FakeLLM:
                                "stop_sequence": None,
                                "usage": None if usage is None else {
                                    "input_tokens": usage[0], "output_tokens": usage[1],
-                                   "cache_read_input_tokens": b.get("cached"), "cache_creation_input_tokens": None}}
+                                   "cache_read_input_tokens": b.get("cached"),
+                                   "cache_creation_input_tokens": b.get("cache_write")}}
                     if usage is None:
                         payload.pop("usage")
                 else:

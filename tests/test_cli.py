@@ -205,7 +205,6 @@ def test_one_arm_at_each_of_two_budgets_is_not_a_comparison(tmp_path, capsys):
     assert all("not an equal-budget comparison" in g["not_a_comparison"] for g in payload["groups"])
 
 
-@pytest.mark.xfail(strict=False, reason="budget identity by exact value lands with the inputs branch (issue 18.1)")
 def test_budgets_one_token_apart_are_two_groups(tmp_path, capsys):
     path = tmp_path / "r.jsonl"
     write_records(path, _runs("w", {"tokens": 1_500_000}, ["a", "b"])

