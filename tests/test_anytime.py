@@ -2,8 +2,7 @@ import math
 
 import pytest
 
-from baselines import anytime
-from baselines.compare import compare  # the function (a lazy package attribute can be shadowed by the module)
+from baselines import anytime, compare
 from tests.conftest import rec
 
 TRACE = [{"spend": {"tokens": 100}, "best": 0.2}, {"spend": {"tokens": 300}, "best": 0.5},
