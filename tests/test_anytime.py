@@ -208,3 +208,19 @@ def test_start_must_be_finite():
     with pytest.raises(ValueError, match="--start must be a finite number"):
         anytime.check_start(float("nan"))
     assert anytime.check_start(0) == 0.0
+
+
+def test_compare_target_cli_reports_per_instance_ert(tmp_path, capsys):
+    import json
+    from baselines.cli import main
+    from baselines.records import write_records
+
+    path = tmp_path / "bbob.jsonl"
+    runs = _bbob_like()
+    for r in runs:
+        r.budget = {"evaluations": 1000}
+    write_records(path, runs)
+    assert main(["compare", str(path), "--fixed", "evaluations", "--target", "0.5", "--json"]) == 0
+    [row] = json.loads(capsys.readouterr().out)["cost_to_target"][0]["arms"]
+    per = {i["instance"]: i["ert"] for i in row["instances"]}
+    assert per["f21-i1"] == 992 and per["f1-i1"] == "inf" and row["ert"] is None

@@ -35,18 +35,26 @@ def run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_early
         as_json, baseline, pairs, target, bootstrap, equivalence_margin) -> int:
     from .results import load_comparison
 
-    table = None
-    if target is not None:   # ERT needs the traces: read the columns once, keep them for the cost tables
+    table = records = None
+    if target is not None:   # ERT needs the traces: read them once, keep them for the cost tables
         from ..table import RunTable
         from .options import check_results_files
         check_results_files(results)
-        table = RunTable.read(results, keep_last=keep_last)
+        if _mentions_instances(results):   # per-instance ERT needs each record's `instance` field
+            from .results import read_runs
+            records = read_runs(results, keep_last)
+        else:
+            table = RunTable.read(results, keep_last=keep_last)
     comparison = load_comparison("compare", results, fixed, tolerance=tolerance, keep_last=keep_last,
                                  allow_early_stop=allow_early_stop, alpha=alpha, metric=metric, start=start,
                                  workloads=workloads, budgets=budgets, baseline=baseline,
                                  equivalence_margin=equivalence_margin, pairs=pairs, bootstrap=bootstrap,
-                                 confounds=confounds, table=table)
-    costs = cost_tables(comparison, table, target, baseline) if table is not None else None
+                                 confounds=confounds, table=table, records=records)
+    costs = None
+    if table is not None:
+        costs = cost_tables(comparison, table, target, baseline)
+    elif records is not None:
+        costs = record_cost_tables(comparison, records, target, baseline)
     if as_json:
         payload = comparison.to_json()
         if costs is not None:
@@ -74,6 +82,34 @@ def json_number(x: float):
     if math.isinf(x):
         return "inf" if x > 0 else "-inf"
     return x
+
+
+def _mentions_instances(paths) -> bool:
+    """Whether any results file has an `instance` key (a byte scan: the columnar reader does not keep it)."""
+    for path in paths:
+        with open(path, "rb") as handle:
+            while chunk := handle.read(1 << 24):
+                if b'"instance"' in chunk:
+                    return True
+    return False
+
+
+def record_cost_tables(comparison, records, target: float, baseline: str | None) -> list[dict]:
+    """ERT and cost-of-pass per compared group from per-run records (used when records carry instances)."""
+    from ..anytime import cost_table, json_ready
+    from ..records import budget_key
+
+    out = []
+    for g in comparison.groups:
+        key = budget_key(g.budget)
+        unit = g.fixed or comparison.fixed
+        try:
+            rows = cost_table([r for r in records if r.workload == g.workload and budget_key(r.budget) == key],
+                              unit, target, baseline=baseline)
+        except ValueError as exc:
+            raise InputError(f"compare: {exc}") from None
+        out.append({"workload": g.workload, "budget": g.budget, "target": target, "arms": rows})
+    return json_ready(out)
 
 
 def cost_tables(comparison, table, target: float, baseline: str | None) -> list[dict]:
