@@ -189,6 +189,7 @@ def _group(workload: str, budget: dict, cols: _GroupColumns, summaries: list[Arm
     # workload does not report appears as unreported, never as absent or 0.
     group = Group(workload, dict(budget), summaries, units, fixed=fixed, rows=cols.rows)
     group.seeds, group.scores = _score_matrix(cols)
+    group.reward_range = _declared_range(cols("reward_lo"), cols("reward_hi"))
     rewards, failed = cols.per_arm("reward"), cols.per_arm("failed")
     # Only scored runs enter the reward column, so only they must be matched in the
     # fixed unit; a run that failed is counted in `errors`, not judged on its spend.
@@ -211,6 +212,15 @@ def _group(workload: str, budget: dict, cols: _GroupColumns, summaries: list[Arm
             _check_confound(group, cols.arms, unit, options.tolerance)
     pair_group(group, options)
     return group
+
+
+def _declared_range(lo: np.ndarray, hi: np.ndarray) -> tuple[float, float] | None:
+    """The reward range every run of the group declares; none when any run lacks it or they disagree."""
+    if lo.size == 0 or np.isnan(lo).any() or np.isnan(hi).any():
+        return None
+    if lo.min() != lo.max() or hi.min() != hi.max():
+        return None
+    return float(lo[0]), float(hi[0])
 
 
 def _score_matrix(cols: _GroupColumns) -> tuple[np.ndarray, np.ndarray]:

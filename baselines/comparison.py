@@ -137,6 +137,7 @@ class Group:
     early_stopped: list[str] = field(default_factory=list)  # arms whose under-spend was accepted
     fixed: str = ""
     not_a_comparison: str | None = None   # why this group cannot answer "A vs B at equal budget"
+    reward_range: tuple[float, float] | None = None  # declared by every run of the group, else None
     scores: np.ndarray = field(default_factory=lambda: np.empty((0, 0)))
     seeds: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
     rows: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
@@ -170,6 +171,7 @@ class Group:
     def to_json(self) -> dict[str, Any]:
         return {"workload": self.workload, "budget": self.budget, "fixed": self.fixed, "valid": self.valid,
                 "complete": self.complete, "not_a_comparison": self.not_a_comparison,
+                "reward_range": list(self.reward_range) if self.reward_range else None,
                 "reference": {"value": json_num(self.reference), "source": self.reference_source},
                 "arms": [a.to_json() for a in self.arms],
                 "unequal": [f.to_json() for f in self.unequal],

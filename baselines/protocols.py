@@ -22,11 +22,17 @@ A **workload** is constructed from ``params`` too and has
   random numbers, so per-seed differences measure the arms);
 - ``score(instance, choice)``: held-out reward of a final choice (None when it
   cannot be scored);
-- optionally ``kind`` (a short name arms declare in ``workloads``),
-  ``score_trace`` (True: the runner scores the choice in force at each trace
-  point, for cheap held-out scoring), ``reward_range`` (``(low, high)``,
-  documentation for reports), and ``accepts(arm) -> bool`` (the workload's own
-  say on a pair).
+- optionally ``kind`` (a short name arms declare in ``workloads``);
+  ``score_trace`` (set True when ``score`` is cheap: the runner then stores
+  the held-out reward of the choice in force at each trace point, and
+  anytime curves and rankings use it; without it they can only show the
+  arm's own dev score, labelled so, which may exceed the table's reward);
+  ``reward_range`` (``(low, high)``: written into every record, so reports
+  never print a mean or interval end outside it); ``unit_nouns`` (unit ->
+  words, e.g. ``{"calls": "function evaluations"}``); ``record_fields(instance)
+  -> dict`` (extra top-level record fields for that seed, e.g. bbob's
+  ``instance`` ``"f21-i1"`` that per-problem statistics key on); and
+  ``accepts(arm) -> bool`` (the workload's own say on a pair).
 """
 from __future__ import annotations
 

@@ -9,6 +9,7 @@ whose budget names it, and every group left out is listed with the reason.
 from __future__ import annotations
 
 from .comparison import Skipped
+from .records import budget_label
 from .units import ordered_units
 
 
@@ -57,7 +58,7 @@ def select_groups(groups: list[tuple[str, str]], budgets: dict[str, dict[str, fl
         notes.append(f"no group's budget names {fixed}; every selected group is checked for equal spend in {fixed} "
                      "as asked, against the median of its arms")
     if not chosen:
-        what = [f"{w} at {bk or 'no budget'}" for w, bk in groups[:10]]
+        what = [f"{w} at {budget_label(budgets[bk]) or 'no budget'}" for w, bk in groups[:10]]
         more = f" and {len(groups) - 10} more" if len(groups) > 10 else ""
         raise ValueError(f"no group matches the --workload/--budget filters; groups: {'; '.join(what)}{more}")
     return chosen, skipped, filtered, notes

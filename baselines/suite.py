@@ -50,7 +50,7 @@ from typing import Any
 from .budget import Budget
 from .errors import InputError
 from .protocols import check_arm, check_workload, incompatibility
-from .records import MAX_AMOUNT, SEED_MAX, show
+from .records import MAX_AMOUNT, MAX_DEPTH, SEED_MAX, json_depth, show
 
 _TOP_KEYS = {"name", "seeds", "jobs", "backend", "timeout", "out", "tolerance", "arms", "workloads"}
 _ARM_KEYS = {"path", "params"}
@@ -307,10 +307,12 @@ def _params(value, where: str) -> dict[str, Any]:
     """A params table that records can carry: JSON values only (no TOML dates, no NaN)."""
     _type(value, dict, where, "must be a table")
     try:
-        json.dumps(value, allow_nan=False)
+        text = json.dumps(value, allow_nan=False)
     except (TypeError, ValueError) as exc:
         raise InputError(f"{where}: every value must be a string, number, boolean, array or table "
                          f"that JSON can hold ({exc}); write dates as strings and no nan/inf") from None
+    if json_depth(text.encode()) > MAX_DEPTH - 2:  # the record nests params two levels down
+        raise InputError(f"{where}: nested deeper than {MAX_DEPTH - 2} levels; records could not be read back")
     return value
 
 

@@ -35,15 +35,26 @@ from .units import ordered_units
 
 
 def error_summary(error) -> str | None:
-    """One line saying what went wrong in a run (type and message), for headlines; None without an error."""
+    """One line saying what went wrong in a run (type and message), for headlines; None without an error.
+
+    Only a string error or the `type`/`message` of an object are shown, so the
+    bulk reader (which fills absent object fields with null) and the line
+    reader always agree on the summary.
+    """
     if error is None:
         return None
     if isinstance(error, dict):
         kind, message = error.get("type"), error.get("message")
-        text = f"{kind}: {message}" if kind and message and not str(message).startswith(str(kind)) \
-            else str(message or kind or error)
+        kind = kind if isinstance(kind, str) and kind else None
+        message = message if isinstance(message, str) and message else None
+        if kind and message and not message.startswith(kind):
+            text = f"{kind}: {message}"
+        else:
+            text = message or kind or "an error without a message"
+    elif isinstance(error, str):
+        text = error or "an error without a message"
     else:
-        text = str(error)
+        text = "an error without a message"
     lines = text.strip().splitlines()
     return (lines[0] if lines else text)[:300]
 
@@ -261,7 +272,7 @@ def _arrow_columns(data: bytes, ends: np.ndarray):
         return None
     cols = {n: table.column(n).combine_chunks() for n in
             ("workload", "arm", "seed", "spend", "reward", "dev_reward", "budget", "schema",
-             "stop_reason", "error", "partial", "trace", "params") if n in names}
+             "stop_reason", "error", "partial", "trace", "params", "reward_range") if n in names}
     for name in ("workload", "arm"):
         c = cols[name]
         if not pa.types.is_string(c.type) or c.null_count or (c.is_valid().to_numpy(zero_copy_only=False).size and
@@ -315,6 +326,8 @@ def _arrow_columns(data: bytes, ends: np.ndarray):
     if frame["failed"].any():
         failed_rows = np.flatnonzero(frame["failed"])
         frame["error"][failed_rows] = [error_summary(e) for e in cols["error"].take(failed_rows).to_pylist()]
+    if "reward_range" in cols and cols["reward_range"].null_count < n:
+        frame["reward_lo"], frame["reward_hi"] = reward_range_columns(cols["reward_range"].to_pylist())
     partial: dict[str, np.ndarray] = {}
     if "partial" in cols and cols["partial"].null_count < n:
         if not (pa.types.is_list(cols["partial"].type) and pa.types.is_string(cols["partial"].type.value_type)):
@@ -403,7 +416,23 @@ def _budget_keys(col, n: int):
     return budgets, pd.Categorical.from_codes(inverse, keys)
 
 
-_FIXED_COLUMNS = ("workload", "budget", "arm", "seed", "reward", "dev_reward", "stop_reason", "failed", "error")
+_FIXED_COLUMNS = ("workload", "budget", "arm", "seed", "reward", "dev_reward", "stop_reason", "failed", "error",
+                  "reward_lo", "reward_hi")
+
+
+def reward_range_columns(values: list) -> tuple[np.ndarray, np.ndarray]:
+    """`reward_range: [lo, hi]` per run as two float columns (NaN where none is declared or it is malformed).
+
+    Why columns: a comparison read in bulk keeps no records, yet must never
+    print a mean or interval end outside the range a workload declared.
+    """
+    lo, hi = np.full(len(values), np.nan), np.full(len(values), np.nan)
+    for i, value in enumerate(values):
+        if isinstance(value, (list, tuple)) and len(value) == 2 and \
+                all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in value) \
+                and value[0] <= value[1]:
+            lo[i], hi[i] = value
+    return lo, hi
 
 
 def _concat(pieces: list[dict], lengths: list[int], units: list[str]) -> pd.DataFrame:
@@ -420,7 +449,7 @@ def _concat(pieces: list[dict], lengths: list[int], units: list[str]) -> pd.Data
         for piece, n in zip(pieces, lengths):
             col = piece.pop(name, None)
             if col is None:
-                col = np.full(n, np.nan) if name.startswith("spend:") else np.zeros(n, dtype=bool) \
+                col = np.full(n, np.nan) if name.startswith("spend:") or name in ("reward_lo", "reward_hi") else np.zeros(n, dtype=bool) \
                     if name.startswith("partial:") or name == "failed" else np.full(n, None, dtype=object)
             parts.append(col)
         if name in ("workload", "budget", "arm"):
@@ -482,6 +511,9 @@ class _Builder:
             "failed": np.array([r.error is not None for r in recs], dtype=bool),
             "error": np.array([error_summary(r.error) for r in recs], dtype=object),
         }
+        if any(r.extra and "reward_range" in r.extra for r in recs):
+            frame["reward_lo"], frame["reward_hi"] = reward_range_columns(
+                [r.extra.get("reward_range") if r.extra else None for r in recs])
         budgets, keys = {}, []
         for r in recs:
             key = budget_key(r.budget)
@@ -518,7 +550,8 @@ class _Builder:
                                   "arm": pd.Categorical([]), "seed": np.zeros(0, dtype=np.int64),
                                   "reward": np.zeros(0), "dev_reward": np.zeros(0),
                                   "stop_reason": np.zeros(0, dtype=object), "failed": np.zeros(0, dtype=bool),
-                                  "error": np.zeros(0, dtype=object)})
+                                  "error": np.zeros(0, dtype=object), "reward_lo": np.zeros(0),
+                                  "reward_hi": np.zeros(0)})
             return RunTable(empty, {}, [], None)
         units = ordered_units({c.split(":", 1)[1] for f in self.frames for c in f if c.startswith("spend:")})
         any_trace = any(t is not None for t in self.traces)

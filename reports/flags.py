@@ -57,8 +57,12 @@ def unreported_lines(group: Group, name) -> list[tuple[str, str]]:
     return lines
 
 
-def group_caption(group: Group, fixed: str, tolerance: float, metric: str = "reward") -> str:
-    noun = unit_noun(fixed)
+def group_caption(group: Group, fixed: str | None, tolerance: float, metric: str = "reward") -> str:
+    """The caption: what the group verified (in its own fixed unit), then how to read the numbers."""
+    fixed = getattr(group, "fixed", "") or fixed
+    noun = unit_noun(fixed) if fixed else "the budget's unit"
+    if getattr(group, "not_a_comparison", None):
+        return f"NOT A COMPARISON: {group.not_a_comparison}."
     arms_total = len(group.arms)
     seeds = sorted({a.runs for a in group.arms})
     seed_text = f"{seeds[0]}" if len(seeds) == 1 else f"{seeds[0]}-{seeds[-1]}"
@@ -81,7 +85,14 @@ def group_caption(group: Group, fixed: str, tolerance: float, metric: str = "rew
             problems.append(f"no arm reports {noun}")
         head = (f"NOT A LIKE-FOR-LIKE COMPARISON: equal spend in {noun} was not verified "
                 f"({'; '.join(problems)}); the {metric} column compares arms at different or unknown budgets.")
-    tail = f" {seed_text} seeds per arm; {metric} is the mean with a 95% Student-t interval over seeds."
+    tail = ""
+    short = [a for a in group.arms if a.scored < a.runs or a.scored == 0]
+    if short:
+        tail += " INCOMPLETE: " + "; ".join(
+            f"{a.arm} scored {a.scored} of {a.runs} runs" + (f" (first error: {a.first_error})"
+                                                            if getattr(a, "first_error", None) else "")
+            for a in short) + "."
+    tail += f" {seed_text} seeds per arm; {metric} is the mean with a 95% Student-t interval over seeds."
     if group.confounded:
         units = sorted({unit_noun(f.unit) for f in group.confounded})
         tail += f" Confounded: {', '.join(units)} (see flags)."
@@ -90,11 +101,29 @@ def group_caption(group: Group, fixed: str, tolerance: float, metric: str = "rew
 
 
 def comparison_headline(comparison: Comparison) -> str:
-    noun = unit_noun(comparison.fixed)
+    """One line: INCOMPLETE first (an arm that failed must not hide behind "verified"), then validity."""
     if not comparison.groups:
-        return "No runs to compare."
+        return "No runs to compare." + (f" {len(comparison.skipped)} group(s) skipped (see below)."
+                                        if getattr(comparison, "skipped", None) else "")
+    fixed_units = sorted({getattr(g, "fixed", "") or comparison.fixed or "" for g in comparison.groups} - {""})
+    noun = ", ".join(unit_noun(u) for u in fixed_units) or "the budget's unit"
+    head = ""
+    short = [(g, a) for g in comparison.groups for a in g.arms if a.scored < a.runs or a.scored == 0]
+    if short:
+        g, a = short[0]
+        first = getattr(a, "first_error", None)
+        head = (f"INCOMPLETE: {len(short)} arm(s) scored fewer runs than they ran (e.g. {a.arm} on {g.workload}: "
+                f"{a.scored} of {a.runs}" + (f"; first error: {first}" if first else "") + "). ")
     if comparison.valid:
-        return f"Fixed unit: {noun}. Every group verified equal spend in {noun}."
+        where = noun if len(fixed_units) == 1 else "its fixed unit"
+        return head + f"Fixed unit: {noun}. Every group verified equal spend in {where}."
     bad = sum(not g.valid for g in comparison.groups)
-    return (f"NOT VALID: {bad} of {len(comparison.groups)} group(s) could not verify equal spend in "
-            f"{noun}. Fixed unit: {noun}.")
+    return head + (f"NOT VALID: {bad} of {len(comparison.groups)} group(s) could not verify equal spend. "
+                   f"Fixed unit: {noun}.")
+
+
+def skipped_lines(comparison: Comparison) -> list[str]:
+    """One line per group the selection left out, with the reason (never silently)."""
+    from .text import budget_text
+    return [f"skipped: {s.workload} at {budget_text(s.budget)}: {s.reason}"
+            for s in getattr(comparison, "skipped", ()) or ()]

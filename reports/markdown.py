@@ -1,24 +1,31 @@
 """The markdown summary that `costmatch compare` prints (GitHub pipe tables)."""
 from __future__ import annotations
 
+import dataclasses
+
 from tabulate import tabulate
 
 from baselines.compare import Comparison, Group
 from baselines.units import unit_noun
 
-from .flags import (comparison_headline, confound_sentence, group_caption, unequal_sentence,
+from .flags import (comparison_headline, skipped_lines, confound_sentence, group_caption, unequal_sentence,
                     unreported_lines, unverified_sentence)
-from .tables import group_markdown
-from .text import decimals_for, fixed, interval, md, quantity
+from .ranges import range_for
+from .tables import confound_markdown, group_markdown
+from .text import budget_text, decimals_for, fixed, interval, md
 
 
 def _name(arm: str) -> str:
     return f"**{md(arm)}**"
 
 
-def pairs_table(group: Group) -> str:
+def pairs_table(group: Group, rng=None) -> str:
+    """All pairs of a group; with a reward range `rng`, differences are clipped to ±(hi − lo)."""
     if not group.pairs:
         return ""
+    if rng is not None:
+        from .tables import _clip_pair
+        group = dataclasses.replace(group, pairs=[_clip_pair(p, rng) for p in group.pairs])
     decimals = decimals_for((p.ci[1] - p.ci[0]) / 2 for p in group.pairs)
     boot = any(p.bootstrap_ci is not None for p in group.pairs)
     rows = []
@@ -34,11 +41,20 @@ def pairs_table(group: Group) -> str:
     return tabulate(rows, headers, tablefmt="github", disable_numparse=True)
 
 
-def flag_bullets(group: Group, tolerance: float) -> list[str]:
+def flag_bullets(group: Group, tolerance: float, compact: bool = False) -> list[str]:
+    """Validity problems as sentences; confounds as sentences too unless `compact` (then a table says them)."""
     out = [f"- **unverified** ({md(u.unit)}): {unverified_sentence(u, _name)}" for u in group.unverified]
     out += [f"- **unequal** ({md(f.unit)}): {unequal_sentence(f, tolerance, _name)}" for f in group.unequal]
-    out += [f"- **confound** ({md(f.unit)}): {confound_sentence(f, _name)}" for f in group.confounded]
-    out += [f"- unreported ({md(unit)}): {text}" for unit, text in unreported_lines(group, _name)]
+    if not compact:
+        out += [f"- **confound** ({md(f.unit)}): {confound_sentence(f, _name)}" for f in group.confounded]
+    lines = unreported_lines(group, _name)
+    if compact:  # one line for the units nobody reports, instead of one per unit
+        silent = [u for u in group.units if all(a.spend[u].status == "unreported" for a in group.arms)]
+        if len(silent) > 1:
+            out.append("- unreported: not reported by any arm (shown as \u2014: unknown, not 0): "
+                       + ", ".join(md(unit_noun(u)) for u in silent))
+            lines = [(u, t) for u, t in lines if u not in silent]
+    out += [f"- unreported ({md(unit)}): {text}" for unit, text in lines]
     out += [f"- note: {md(n)}" for n in group.notes]
     return out
 
@@ -50,24 +66,42 @@ PAIRS_FOOTNOTE = (
     "\"underpowered\" and \"no difference detected\" are not evidence of equality.")
 
 
-def comparison_markdown(comparison: Comparison, baseline: str | None = None, paper: bool = False) -> str:
-    """The summary: headline, per group a caption, table, flags and pairs.
+def comparison_markdown(comparison: Comparison, baseline: str | None = None, paper: bool = False,
+                        ranges: dict | None = None, confound_units: list[str] | None = None,
+                        compact_confounds: bool = False) -> str:
+    """The summary: headline, per group a caption, table, flags, confounds and pairs.
 
     `paper` drops columns of units that no arm reports (the flags still name them).
+    `ranges` ((workload, budget key) -> RewardRange) clips printed means and
+    intervals to the reward's possible range, with a note. With
+    `compact_confounds` (reports) confounds are one arm x unit table of ratios
+    instead of one sentence each (`confound_units` chooses the units shown).
     """
+    if ranges is None:  # without records: [0, 1] wherever every score is 0 or 1 (read off the score matrices)
+        from .ranges import binary_ranges
+        ranges = binary_ranges(comparison)
     parts = [f"**{md(comparison_headline(comparison))}**", ""]
     if comparison.metric_note:
         parts += [md(comparison.metric_note), ""]
     for group in comparison.groups:
-        budget = ", ".join(f"{quantity(v)} {unit_noun(u)}" for u, v in group.budget.items()) or "no budget recorded"
-        parts += [f"### {md(group.workload)} at {md(budget)}", "",
+        rng = range_for(ranges, group) if comparison.metric == "reward" else None
+        parts += [f"### {md(group.workload)} at {md(budget_text(group.budget))}", "",
                   md(group_caption(group, comparison.fixed, comparison.tolerance, comparison.metric)), "",
-                  group_markdown(group, comparison.metric, baseline, drop_unreported=paper), ""]
-        bullets = flag_bullets(group, comparison.tolerance)
+                  group_markdown(group, comparison.metric, baseline, drop_unreported=paper, rng=rng), ""]
+        if rng is not None:
+            parts += [md(rng.note()), ""]
+        bullets = flag_bullets(group, comparison.tolerance, compact=compact_confounds)
         if bullets:
             parts += bullets + [""]
+        if compact_confounds:
+            table = confound_markdown(group, comparison.tolerance, confound_units)
+            if table:
+                parts += [table, ""]
         if group.pairs:
-            parts += [pairs_table(group), ""]
+            parts += [pairs_table(group, rng), ""]
     if any(g.pairs for g in comparison.groups):
         parts += [PAIRS_FOOTNOTE, ""]
+    skipped = skipped_lines(comparison)
+    if skipped:
+        parts += ["Groups left out of this comparison:", ""] + [f"- {md(line)}" for line in skipped] + [""]
     return "\n".join(parts).rstrip() + "\n"

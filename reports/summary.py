@@ -21,7 +21,8 @@ def group_state(group: Group) -> str:
 
 
 def _budget(group: Group) -> str:
-    return ", ".join(f"{v:,.10g} {u}" for u, v in group.budget.items()) or "no budget"
+    from .text import budget_text
+    return budget_text(group.budget)
 
 
 def group_line(group: Group) -> str:
@@ -47,5 +48,6 @@ def group_line(group: Group) -> str:
 def run_summary(comparisons: list[Comparison], report: Path) -> str:
     lines = [group_line(g) for c in comparisons for g in c.groups]
     lines += [f"skipped {s.workload}: {s.reason}" for c in comparisons for s in c.skipped]
-    lines.append(f"full report: {report}")
+    page = Path(report).with_name("report.html")
+    lines.append(f"full report: {report}" + (f" and {page}" if page.is_file() else ""))
     return "\n".join(lines) + "\n"

@@ -6,14 +6,22 @@ Pure functions. Escaping lives here once so an arm named ``a|b`` or
 from __future__ import annotations
 
 import math
+import re
 
 DASH = "\u2014"          # shown for an unreported unit: unknown, not zero
 GE = "\u2265"            # lower-bound marker for a partly reported unit
 
-_MD_SPECIAL = str.maketrans({
-    "\\": "\\\\", "|": "\\|", "`": "\\`", "*": "\\*", "_": "\\_", "[": "\\[", "]": "\\]",
-    "<": "&lt;", ">": "&gt;", "&": "&amp;", "\n": " ", "\r": " ", "\t": " ",
-})
+# GitHub table cells need `|` escaped; emphasis and links need their markers
+# escaped only where GitHub would read them as markup, so ``prompt_tokens`` and
+# ``p<0.05`` print as they are in a terminal. `<` is escaped only before what
+# could open an HTML tag, `&` only before what could be an entity; `$` always
+# (GitHub renders $...$ as math).
+_MD_ALWAYS = str.maketrans({"|": "\\|", "`": "\\`", "$": "\\$", "\n": " ", "\r": " ", "\t": " "})
+_MD_EMPHASIS = re.compile(r"(?<![A-Za-z0-9])[*_]|[*_](?![A-Za-z0-9])|\*")
+_MD_TAG = re.compile(r"<(?=[A-Za-z/!?])([^<>]*>)?")
+_MD_ENTITY = re.compile(r"&(?=#?[A-Za-z0-9]+;)")
+_MD_LINK = re.compile(r"[\[\]]")
+_MD_BACKSLASH = re.compile(r"\\(?=[!-/:-@\[-`{-~])")
 
 _TEX_SPECIAL = {
     "\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
@@ -23,8 +31,13 @@ _TEX_SPECIAL = {
 
 
 def md(text: object) -> str:
-    """Escape text for a GitHub markdown table cell or bullet."""
-    return str(text).translate(_MD_SPECIAL)
+    """Escape text for a GitHub markdown table cell or bullet: only what GitHub would misread."""
+    text = _MD_BACKSLASH.sub(r"\\\\", str(text))
+    text = text.translate(_MD_ALWAYS)
+    text = _MD_EMPHASIS.sub(lambda m: "\\" + m.group(0), text)
+    text = _MD_LINK.sub(lambda m: "\\" + m.group(0), text)
+    text = _MD_ENTITY.sub("&amp;", text)
+    return _MD_TAG.sub(lambda m: "&lt;" + (m.group(1)[:-1] + "&gt;" if m.group(1) else ""), text)
 
 
 def tex(text: object) -> str:
@@ -32,15 +45,71 @@ def tex(text: object) -> str:
     return "".join(_TEX_SPECIAL.get(ch, ch) for ch in str(text))
 
 
-def quantity(value: float | None, lower_bound: bool = False) -> str:
-    """A spend figure: thousands separators, 3 significant digits below 1000; DASH for None."""
+_SI = ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
+
+
+def floor_for_display(value: float) -> float:
+    """Round down to what `quantity` prints: a lower bound must never be rounded up (4,253.5 is >=4,253)."""
+    if not math.isfinite(value) or value == 0:
+        return value
+    if abs(value) >= 1000 or float(value).is_integer():
+        return float(math.floor(value))
+    digits = 2 - math.floor(math.log10(abs(value)))
+    return math.floor(value * 10 ** digits) / 10 ** digits
+
+
+def quantity(value: float | None, lower_bound: bool = False, compact: bool = False) -> str:
+    """The one number format of titles, axes, file names and tables.
+
+    Text (tables, titles, captions) gets thousands separators: 1,500,000 and
+    1,500,001 never print alike (that is how two budgets look pooled).
+    `compact` (axis ticks, where width is short) uses an SI suffix when it is
+    exact (1.5M, 20k, 7.5k) and the separators otherwise; never an axis
+    offset or 1.5e+06. Small non-integers get three significant digits;
+    DASH for None/NaN (unknown, not 0).
+    """
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return DASH
-    if abs(value) >= 1000 or float(value).is_integer():
+    value = float(value)
+    if lower_bound:
+        value = floor_for_display(value)
+    if math.isinf(value):
+        text = "\u221e" if value > 0 else "\u2212\u221e"
+    elif abs(value) >= 1e15:
+        text = f"{value:.3g}"
+    elif abs(value) >= 1000:
         text = f"{value:,.0f}"
+        if compact:
+            for scale, suffix in _SI:
+                if abs(value) >= scale:
+                    short = f"{value / scale:.3g}"
+                    if "e" not in short and float(short) * scale == value:
+                        text = short + suffix
+                    break
+    elif value.is_integer():
+        text = f"{value:.0f}"
     else:
         text = f"{value:.3g}"
     return f"{GE}{text}" if lower_bound else text
+
+
+def exact_quantity(value: float) -> str:
+    """Like `quantity`, but a non-integer keeps up to 12 significant digits (budgets: identities)."""
+    value = float(value)
+    if math.isfinite(value) and not value.is_integer() and abs(value) < 1e15:
+        return f"{value:,.12g}"
+    return quantity(value)
+
+
+def budget_text(budget: dict) -> str:
+    """"1,500,000 tokens, 80 rollouts": exact, so two budgets never read alike."""
+    from baselines.units import unit_noun
+    return ", ".join(f"{exact_quantity(v)} {unit_noun(u)}" for u, v in budget.items()) or "no budget recorded"
+
+
+def budget_tag(budget: dict) -> str:
+    """The budget part of a file name: ``tokens1500000``, ``rollouts80``, exact like `budget_text`."""
+    return "-".join(f"{u}{exact_quantity(v).replace(',', '')}" for u, v in budget.items()) or "nobudget"
 
 
 def decimals_for(half_widths) -> int:

@@ -212,3 +212,16 @@ def test_budgets_one_token_apart_are_two_groups(tmp_path, capsys):
     assert main(["compare", str(path), "--json", "--no-pairs"]) == 0
     payload = json.loads(capsys.readouterr().out)
     assert sorted(g["budget"]["tokens"] for g in payload["groups"]) == [1_500_000, 1_500_001]
+
+
+def test_a_declared_reward_range_reaches_the_group_and_clips_the_printed_interval(tmp_path, capsys):
+    records = _runs("w", {"calls": 10}, ["a", "b"], seeds=3, reward=lambda arm, s: [0.99, 0.5, 0.99][s])
+    for r in records:
+        r.extra["reward_range"] = [0, 1]
+    path = tmp_path / "r.jsonl"
+    write_records(path, records)
+    assert main(["compare", str(path), "--json", "--no-pairs"]) == 0
+    assert json.loads(capsys.readouterr().out)["groups"][0]["reward_range"] == [0, 1]
+    assert main(["compare", str(path), "--no-pairs"]) == 0
+    out = capsys.readouterr().out
+    assert "0.827 [0.124, 1.000]" in out and "clipped" in out

@@ -270,7 +270,6 @@ def test_random_bytes_to_compare_and_check(tmp_path, capsys, data):
     judge("any", code, err, {0, 1, 3})
 
 
-@pytest.mark.xfail(strict=False, reason="owned by importers (their own validation)")
 @settings(max_examples=40, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.binary(max_size=400))
 def test_random_bytes_to_the_csv_importer(tmp_path, capsys, data):
@@ -285,7 +284,6 @@ json_docs = st.recursive(st.none() | st.booleans() | st.integers() | st.floats()
                          max_leaves=20)
 
 
-@pytest.mark.xfail(strict=False, reason="owned by importers (their own validation)")
 @settings(max_examples=40, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(doc=json_docs)
 def test_random_json_to_the_agentdescent_importer(tmp_path, capsys, doc):

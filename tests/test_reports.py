@@ -1,17 +1,26 @@
-"""Reports: table structure, escaping, captions that follow the flags, figures' structure."""
+"""Reports: table structure, escaping, captions that follow the flags, figures a reviewer accepts."""
 from __future__ import annotations
 
+import errno
 import io
+import re
+import shutil
+import subprocess
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import pandas as pd
+import pytest
 
 from baselines import RunRecord, compare
 from baselines.cli import main
+from baselines.fileio import DiskError
 from baselines.records import write_records
 from reports import plots
 from reports.markdown import comparison_markdown
-from reports.tables import comparison_latex, frame, to_csv
+from reports.ranges import RewardRange, reward_ranges
+from reports.tables import comparison_latex, confound_markdown, frame, parse_columns, to_csv
+from reports.text import budget_tag, budget_text, md, quantity
 from tests.conftest import make_arms
 
 B = {"tokens": 1000}
@@ -40,7 +49,7 @@ def test_caption_changes_when_a_flag_appears():
     assert "b spent 1,600 tokens" in bad
     conf = comparison_latex(compare(spec_records({"a": {"tokens": 1000, "calls": 10}, "b": {"tokens": 1000, "calls": 10},
                                                   "c": {"tokens": 1000, "calls": 50}}), "tokens"))
-    assert "Confounds: c 50 model calls vs a median of 10" in conf
+    assert "model calls (median 10): c 5$\\times$" in conf
 
 
 def test_unreported_columns_dropped_in_paper_tables_and_named_in_caption():
@@ -144,7 +153,9 @@ def test_report_cli_writes_table_and_plots(tmp_path, capsys):
     out = tmp_path / "t.tex"
     assert main(["report", str(path), "--fixed", "tokens", "--format", "latex", "--plots", str(tmp_path / "p"),
                  "--out", str(out), "--baseline", "a"]) == 0
-    assert out.read_text().startswith(r"\begin{table}")
+    text = out.read_text()
+    assert text.startswith("% costmatch tables. Needs in the preamble: \\usepackage{booktabs}")
+    assert "\\begin{table" in text
     assert sorted(p.suffix for p in (tmp_path / "p").iterdir()) == [".png", ".svg"]
 
 
@@ -159,3 +170,336 @@ def test_budget_sweep_figure_marks_the_crossing(tmp_path):
     files = plots.budget_sweep(c, "w", plots.Style(["a", "b"]), tmp_path / "sweep")
     assert [f.suffix for f in files] == [".png", ".svg"]
     assert "a → b" in (tmp_path / "sweep.svg").read_text() or "a \u2192 b" in (tmp_path / "sweep.svg").read_text()
+
+
+# -- issue 16: figures a reviewer accepts ------------------------------------------------------
+
+
+
+
+def test_one_number_format_is_exact_in_text_and_compact_on_axes():
+    assert quantity(1_500_000) == "1,500,000" and quantity(1_500_001) == "1,500,001"
+    assert quantity(1_500_000, compact=True) == "1.5M" and quantity(20_000, compact=True) == "20k"
+    assert quantity(1_500_001, compact=True) == "1,500,001"  # SI only when exact
+    assert quantity(7500, compact=True) == "7.5k" and quantity(0.00437) == "0.00437"
+    assert quantity(1.7e308) == "1.7e+308" and "e+06" not in budget_text({"tokens": 1.5e6})
+    assert budget_tag({"tokens": 1_500_000}) != budget_tag({"tokens": 1_500_001})
+    assert budget_tag({"tokens": 1_500_000}) == "tokens1500000"
+
+
+def test_markdown_escapes_only_what_github_needs():
+    assert md("prompt_tokens") == "prompt_tokens" and md("p<0.05") == "p<0.05"
+    assert md("a|b") == "a\\|b" and md("_hidden") == "\\_hidden" and md("*x*") == "\\*x\\*"
+    assert md("<script>x</script>") == "&lt;script&gt;x&lt;/script&gt;"
+    assert md("$x^2$") == "\\$x^2\\$" and md("[a](b)") == "\\[a\\](b)"
+
+
+def test_palette_has_enough_contrast_on_white():
+    assert len(set(plots.PALETTE)) == 8
+    for colour in plots.PALETTE:
+        assert plots.contrast_ratio(colour) >= 3.0, colour
+    assert plots.contrast_ratio("#F0E442") < 3.0  # the yellow it replaced would fail
+
+
+def _axis_texts(svg: str) -> list[str]:
+    return re.findall(r"<text[^>]*>([^<]*)</text>", svg)
+
+
+
+
+def _svg(plot) -> str:
+    try:
+        return plots.render(plot, "svg").decode()
+    finally:
+        plots.close(plot)
+
+
+def _traced_group(arms=("a", "b", "c"), held_out=True, limit=20_000):
+    recs = []
+    for i, arm in enumerate(arms):
+        for seed in range(3):
+            r = RunRecord("w", arm, seed, {"tokens": limit, "calls": 10 + i}, 0.5 + 0.1 * i,
+                          budget={"tokens": limit})
+            pts = [{"spend": {"tokens": limit * k / 4, "calls": k}, "best": 0.5 + 0.2 * k / 4 + 0.1 * i}
+                   for k in range(1, 5)]
+            for p in pts:
+                if held_out:
+                    p["reward"] = p["best"] - 0.1
+            r.trace = pts
+            recs.append(r)
+    return recs
+
+
+def test_anytime_axis_says_dev_score_unless_points_are_held_out():
+    for held_out, label in ((True, "held-out reward"), (False, "dev score")):
+        recs = _traced_group(held_out=held_out)
+        g = compare(recs, "tokens").groups[0]
+        plot = plots.anytime_plot(g, recs, "tokens", plots.Style(["a", "b", "c"]))
+        texts = " ".join(_axis_texts(_svg(plot)))
+        assert label in texts
+        assert ("dev score" in " ".join(plot.notes)) == (not held_out)
+
+
+def test_anytime_ticks_are_compact_and_never_run_together():
+    recs = _traced_group(limit=20_000)
+    g = compare(recs, "tokens").groups[0]
+    texts = _axis_texts(_svg(plots.anytime_plot(g, recs, "tokens", plots.Style(["a", "b", "c"]))))
+    xticks = [t for t in texts if re.fullmatch(r"[\d.,]+k?", t)]
+    assert "20k" in xticks and len([t for t in xticks if t.endswith("k")]) <= 5
+    assert not any("e+" in t or "1e" in t for t in texts)
+
+
+def test_mixed_trace_scores_are_not_drawn_with_a_reason():
+    recs = _traced_group(held_out=True) + [r for r in _traced_group(arms=("d",), held_out=False)]
+    g = compare(recs, "tokens").groups[0]
+    plot = plots.anytime_plot(g, recs, "tokens", plots.Style(["a", "b", "c", "d"]))
+    assert not plot.drawn and "held-out" in plot.reason
+
+
+def test_cost_reward_is_never_drawn_against_the_fixed_unit():
+    recs = _traced_group()
+    g = compare(recs, "tokens").groups[0]
+    plot = plots.cost_reward_plot(g, recs, "tokens", plots.Style(["a"]), fixed="tokens")
+    assert not plot.drawn and "fixed unit" in plot.reason
+    assert plots.cost_units(g, "tokens") == ["calls"]
+
+
+def test_no_legend_entry_for_a_frontier_that_is_not_drawn():
+    # one arm dominates: the frontier has one point, so it is not drawn and not in the legend
+    recs = make_arms({"a": {"tokens": 1000, "calls": 5}, "b": {"tokens": 1000, "calls": 9}}, budget=B,
+                     reward_fn=lambda arm, s: 0.9 if arm == "a" else 0.1)
+    g = compare(recs, "tokens").groups[0]
+    assert "Pareto frontier" not in _svg(plots.cost_reward_plot(g, recs, "calls", plots.Style(["a", "b"]), "tokens"))
+    recs = make_arms({"a": {"tokens": 1000, "calls": 5}, "b": {"tokens": 1000, "calls": 9}}, budget=B,
+                     reward_fn=lambda arm, s: 0.2 if arm == "a" else 0.8)
+    g = compare(recs, "tokens").groups[0]
+    assert "Pareto frontier" in _svg(plots.cost_reward_plot(g, recs, "calls", plots.Style(["a", "b"]), "tokens"))
+
+
+def test_names_are_drawn_literally_and_underscore_names_reach_the_legend():
+    names = ["$\\frac{$", "$x^2$", "_hidden"]
+    recs = make_arms({n: {"tokens": 1000, "calls": 3 + i} for i, n in enumerate(names)}, budget=B)
+    g = compare(recs, "tokens").groups[0]
+    svg = _svg(plots.cost_reward_plot(g, recs, "calls", plots.Style(names), "tokens"))
+    texts = _axis_texts(svg)
+    assert "$x^2$" in texts and "_hidden" in texts and "$\\frac{$" in texts
+
+
+def test_rank_ticks_are_integers():
+    recs = []
+    for seed in range(3):
+        for arm, (t, r) in {"a": (5000, 0.9), "b": (1000, 0.6), "c": (3000, 0.7)}.items():
+            recs.append(_traced(arm, seed, [({"rollouts": 5, "tokens": t / 2}, r - 0.1),
+                                            ({"rollouts": 10, "tokens": t}, r)], {"rollouts": 10, "tokens": t}))
+    g = compare(recs, "rollouts").groups[0]
+    plot = plots.ranking_plot(plots.ranking_across_units(g, recs), plots.Style("abc"), "r", "t")
+    ticks = [t.get_text() for t in plot.fig.axes[0].get_yticklabels()]
+    plots.close(plot)
+    assert ticks == ["1", "2", "3"]
+
+
+def test_pdf_embeds_truetype_and_svg_keeps_text(tmp_path):
+    recs = spec_records({"a": {"tokens": 1000, "calls": 3}, "b": {"tokens": 1000, "calls": 5}})
+    c = compare(recs, "tokens")
+    files = plots.write_comparison_plots(c, recs, tmp_path, formats=("pdf", "svg"), width="double")
+    pdf = next(f for f in files if f.suffix == ".pdf").read_bytes()
+    assert b"FontFile2" in pdf and b"/Type3" not in pdf
+    svg = next(f for f in files if f.suffix == ".svg").read_text()
+    assert "<text" in svg and 'width="' in svg
+    single = plots.write_comparison_plots(c, recs, tmp_path / "s", formats=("svg",))
+    width = lambda text: float(re.search(r'<svg[^>]*width="([\d.]+)pt"', text).group(1))  # noqa: E731
+    assert width(svg) > 1.6 * width(single[0].read_text())
+
+
+def test_file_names_stay_inside_the_folder_and_distinct(tmp_path):
+    recs = []
+    for w in ("search-sim", "search_sim", "search sim", "../../evil"):
+        recs += make_arms({"a": {"tokens": 1000, "calls": 3}, "b": {"tokens": 1000, "calls": 5}}, workload=w,
+                          budget=B)
+    c = compare(recs, "tokens")
+    out = tmp_path / "deep" / "plots"
+    skipped = []
+    files = plots.write_comparison_plots(c, recs, out, x_unit="../../../OUTSIDE", skipped=skipped)
+    files += plots.write_comparison_plots(c, recs, out)
+    on_disk = sorted(p for p in tmp_path.rglob("*") if p.is_file())
+    assert sorted(files) == on_disk and len(set(files)) == len(files)
+    assert all(p.parent == out for p in on_disk)
+    assert len([p for p in on_disk if p.name.startswith("cost-reward")]) == 8  # 4 workloads x png/svg
+    assert len([s for s in skipped if s[0].startswith("cost-reward")]) == 4
+    assert all("OUTSIDE" not in str(p) for p in on_disk)
+
+
+def test_full_disk_leaves_no_half_written_figure(tmp_path, monkeypatch):
+    import baselines.fileio as fileio
+    recs = spec_records({"a": {"tokens": 1000, "calls": 3}, "b": {"tokens": 1000, "calls": 5}})
+    c = compare(recs, "tokens")
+
+    def full(*_args, **_kw):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(fileio.os, "replace", full)
+    with pytest.raises(DiskError):
+        plots.write_comparison_plots(c, recs, tmp_path)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_huge_spend_does_not_break_plots(tmp_path, capsys):
+    recs = spec_records({"a": {"tokens": 1000, "calls": 1.7e308}, "b": {"tokens": 1000, "calls": 5}})
+    c = compare(recs, "tokens")
+    files = plots.write_comparison_plots(c, recs, tmp_path / "direct")
+    assert files and all(f.stat().st_size > 0 for f in files)
+    assert "1.7e+308" in comparison_markdown(c)
+    path = tmp_path / "r.jsonl"
+    write_records(path, recs)
+    code = main(["report", str(path), "--fixed", "tokens", "--plots", str(tmp_path / "p")])
+    captured = capsys.readouterr()
+    # the reader may refuse the value (one line, exit 2); whatever it accepts must plot
+    assert code == 0 or (code == 2 and captured.err.count("\n") == 1), captured.err
+
+
+def test_printed_intervals_stay_inside_the_reward_range():
+    # 0/1 rewards: 4 of 5 successes gives a t interval reaching above 1
+    recs = make_arms({"a": {"tokens": 1000}, "b": {"tokens": 1000}}, budget=B,
+                     reward_fn=lambda arm, s: 1.0 if (arm == "a" or s < 4) and s != 0 else 1.0 if arm == "a" else 0.0)
+    c = compare(recs, "tokens")
+    raw_hi = max(a.ci[1] for a in c.groups[0].arms)
+    ranges = reward_ranges(recs)
+    assert next(iter(ranges.values())).source == "binary"
+    text = comparison_markdown(c, ranges=ranges)
+    numbers = [float(x) for x in re.findall(r"\[(-?[\d.]+), (-?[\d.]+)\]", text)[0]]
+    assert all(0 <= x <= 1 for x in numbers)
+    assert "clipped" in text
+    assert raw_hi > 1 or all(a.ci[1] <= 1 for a in c.groups[0].arms)
+    tex = comparison_latex(c, ranges=ranges)
+    assert "clipped" in tex
+    for lo, hi in re.findall(r"\[(\$-\$)?[\d.]+, ([\d.]+)\]", tex):
+        assert float(hi) <= 1
+
+
+def test_declared_reward_range_wins_and_conflicts_give_none():
+    recs = spec_records({"a": {"tokens": 1000}, "b": {"tokens": 1000}})
+    for r in recs:
+        r.extra["reward_range"] = [0, 0.5]
+    rng = next(iter(reward_ranges(recs).values()))
+    assert (rng.lo, rng.hi, rng.source) == (0.0, 0.5, "declared") and rng.clip(0.9) == 0.5
+    recs[0].extra["reward_range"] = [0, 2]
+    assert reward_ranges(recs) == {}
+    assert RewardRange(0, 1, "binary").clip(float("nan")) != RewardRange(0, 1, "binary").clip(float("nan"))
+
+
+def test_csv_neutralises_formula_cells():
+    recs = spec_records({"=HYPERLINK(1)": {"tokens": 1000}, "+b": {"tokens": 1000}, "@c": {"tokens": 1000},
+                         "-d": {"tokens": 1000}})
+    text = to_csv(compare(recs, "tokens"))
+    df = pd.read_csv(io.StringIO(text))
+    assert set(df.arm) == {"'=HYPERLINK(1)", "'+b", "'@c", "'-d"}
+    assert all(not str(cell).startswith(("=", "+", "@")) for cell in df.astype(str).to_numpy().ravel()
+               if not _is_number(cell))
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+        return True
+    except ValueError:
+        return False
+
+
+def test_confounds_are_one_compact_table():
+    spec = {f"arm{i}": {"tokens": 1000, "calls": 10 * (1 + 2 * (i == 1)), "usd": 1.0 * (1 + (i == 2))}
+            for i in range(5)}
+    g = compare(spec_records(spec), "tokens").groups[0]
+    table = confound_markdown(g, 0.1)
+    lines = [l for l in table.splitlines() if l.startswith("| arm ")]
+    assert len(lines) == 1 and "model calls" in lines[0] and "dollars" in lines[0]
+    body = [l for l in table.splitlines() if l.startswith("| arm") and not l.startswith("| arm ")]
+    assert len(body) == 2 and "3\u00d7" in table and "2\u00d7" in table
+    only_usd = confound_markdown(g, 0.1, units=["usd"])
+    assert "model calls" not in only_usd and "dollars" in only_usd
+    report = comparison_markdown(compare(spec_records(spec), "tokens"), compact_confounds=True)
+    assert "**confound**" not in report and "Confounds (spend in other units" in report
+
+
+def test_latex_columns_verdict_apart_and_wide_tables_span():
+    recs = spec_records({"a": {"tokens": 1000, "calls": 10}, "b": {"tokens": 1000, "calls": 10}}, seeds=8)
+    c = compare(recs, "tokens")
+    narrow = comparison_latex(c, baseline="a", columns=parse_columns("arm,mean,ci,verdict", ["tokens", "calls"]))
+    header = narrow.split(r"\toprule")[1].split(r"\midrule")[0]
+    assert header.count("&") == 3 and "Verdict" in header and r"\begin{table}[t]" in narrow
+    full = comparison_latex(c, baseline="a", columns=parse_columns("arm,seeds,spend,mean,ci,diff,diff_ci,verdict",
+                                                                  ["tokens", "calls"]))
+    assert r"\begin{table*}" in full
+    row = [l for l in full.splitlines() if l.startswith("b &")][0]
+    cells = [x.strip() for x in row.rstrip("\\ ").split("&")]
+    assert cells[-1] in ("better", "worse", "n.d.", "underpowered") and cells[-2].startswith("[")
+    with pytest.raises(ValueError, match="unknown column"):
+        parse_columns("arm,nonsense", ["tokens"])
+
+
+@pytest.mark.slow
+def test_latex_tables_compile(tmp_path):
+    engine = shutil.which("pdflatex")
+    if engine is None:
+        pytest.skip("needs a TeX engine (apt-get install -y texlive-latex-base texlive-latex-recommended)")
+    recs = make_arms({"a_b & c%": {"tokens": 1000, "calls": 10, "usd": 0.5},
+                      "$x^2$ {y}": {"tokens": 1000, "calls": 30, "usd": 0.5},
+                      "base": {"tokens": 1000, "calls": 10, "usd": 0.5}}, budget=B, seeds=6)
+    c = compare(recs, "tokens")
+    wide = comparison_latex(c, baseline="base", columns=parse_columns(
+        "arm,seeds,spend,mean,ci,diff,diff_ci,verdict,tokens,calls,usd", ["tokens", "calls", "usd"]))
+    assert r"\resizebox" in wide and "graphicx" in wide.splitlines()[0]
+    tables = comparison_latex(c, baseline="base") + wide
+    (tmp_path / "tables.tex").write_text(tables)
+    (tmp_path / "doc.tex").write_text("\\documentclass[twocolumn]{article}\n\\usepackage[T1]{fontenc}\n"
+                                      "\\usepackage{booktabs}\n\\usepackage{graphicx}\n\\begin{document}\n"
+                                      "\\input{tables.tex}\nText.\n\\end{document}\n")
+    result = subprocess.run([engine, "-interaction=nonstopmode", "-halt-on-error", "doc.tex"], cwd=tmp_path,
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout[-3000:]
+    assert (tmp_path / "doc.pdf").stat().st_size > 1000
+
+
+def test_frontier_hidden_under_markers_is_neither_drawn_nor_listed():
+    assert not plots._frontier_visible([0.012, 0.035], [0.01, 0.01, 9], [0.04, 0.05, 12], log_x=False)
+    assert plots._frontier_visible([0.012, 0.035], [0.01, 0.01, 9], [0.04, 0.05, 12], log_x=True)
+    assert not plots._frontier_visible([5.0], [1], [10], log_x=False)
+
+
+def test_wall_time_is_a_cost_axis_only_on_request():
+    recs = spec_records({"a": {"calls": 500, "seconds": 0.01}, "b": {"calls": 500, "seconds": 9.0}})
+    for r in recs:
+        r.budget = {"calls": 500}
+    c = compare(recs, "calls")
+    assert plots.cost_units(c.groups[0], "calls") == []
+    assert plots.cost_units(c.groups[0], "calls", "seconds") == ["seconds"]
+    plot = plots.cost_reward_plot(c.groups[0], recs, "seconds", plots.Style("ab"), "calls")
+    assert plot.drawn and plot.fig.axes[0].get_xscale() == "log"  # 0.01 to 9 seconds: decades apart
+    plots.close(plot)
+
+
+def test_run_prints_a_short_summary_and_where_the_report_is(tmp_path, capsys):
+    suite = Path(__file__).parent / "data" / "tiny-suite.toml"
+    out = tmp_path / "out"
+    assert main(["run", str(suite), "--out", str(out), "--no-plots"]) == 0
+    printed = capsys.readouterr().out.strip().splitlines()
+    assert len(printed) == 2 and printed[0].startswith("toy at 5 rollouts (fixed rollouts): valid")
+    assert printed[-1] == f"full report: {out / 'report.md'} and {out / 'report.html'}"
+    assert (out / "report.html").is_file() and not (out / "plots").exists()
+
+
+def test_compare_markdown_clips_binary_rewards_without_records():
+    recs = make_arms({"a": {"tokens": 1000}, "b": {"tokens": 1000}}, budget=B, seeds=5,
+                     reward_fn=lambda arm, s: 1.0 if s else (0.0 if arm == "b" else 1.0))
+    c = compare(recs, "tokens")
+    assert any(a.ci[1] > 1 for a in c.groups[0].arms)  # the raw t interval leaves [0, 1]
+    text = comparison_markdown(c)
+    assert "clipped" in text
+    for lo, hi in re.findall(r"\[(-?[\d.]+), (-?[\d.]+)\]", text.split("| a ")[0]):
+        assert 0 <= float(lo) <= float(hi) <= 1
+
+
+def test_a_lower_bound_is_rounded_down_never_up():
+    from reports.text import quantity
+    assert quantity(4253.5, lower_bound=True) == "\u22654,253"
+    assert quantity(0.12399, lower_bound=True) == "\u22650.123"
+    assert quantity(4253.5) == "4,254"

@@ -75,6 +75,7 @@ def test_the_toy_suite_is_accepted(tmp_path, capsys):
     ("jobs = 0", "", "", "'jobs' must be at least 1"),
     ("", "params = { when = 1979-05-27 }", "", "that JSON can hold"),
     ("", "params = { spin = nan }", "", "no nan/inf"),
+    ("", "params = { spin = " + "[" * 70 + "]" * 70 + " }", "", "nested deeper than 62 levels"),
 ], ids=lambda v: v if isinstance(v, str) and len(v) < 40 else None)
 def test_bad_values_are_refused_by_plan_and_before_run(tmp_path, capsys, top, arm, workload, words):
     _refused(tmp_path, capsys, toy_suite(tmp_path, top, arm, workload), words)

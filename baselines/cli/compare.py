@@ -62,7 +62,7 @@ def run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_early
         sys.stdout.write(_dumps(payload) + "\n")
     else:
         from reports.markdown import comparison_markdown
-        sys.stdout.write(comparison_markdown(comparison))
+        sys.stdout.write(comparison_markdown(comparison, compact_confounds=True, confound_units=confounds))
         if costs is not None:
             from reports.tables import cost_markdown
             sys.stdout.write("\n" + cost_markdown(costs, comparison.fixed, target))

@@ -6,13 +6,20 @@ import sys
 
 from .options import EXIT_OK, add_results_args, output_dir, output_file, unit
 
-HELP = "paper-ready tables (md, latex, csv) and cost-reward plots"
+HELP = "paper-ready tables (md, latex, csv), a self-contained HTML page, and figures"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_results_args(p)
-    p.add_argument("--format", choices=["md", "latex", "csv"], default="md",
-                   help="table format: md (GitHub markdown, default), latex (booktabs) or csv")
+    p.add_argument("--format", choices=["md", "latex", "csv", "html"], default="md",
+                   help="md (GitHub markdown, default), latex (booktabs), csv, or html (one self-contained page "
+                        "with sortable tables, per-seed runs, errors and inline figures)")
+    p.add_argument("--columns", metavar="COLS",
+                   help="latex: columns in order, from arm,seeds,spend,mean,ci,diff,diff_ci,verdict or unit names")
+    p.add_argument("--figure-format", choices=["png", "svg", "pdf"],
+                   help="write figures in this format only (default: png and svg); pdf embeds TrueType fonts")
+    p.add_argument("--figure-width", choices=["single", "double"], default="single",
+                   help="figure width: single column (3.3 in, default) or double column (6.8 in)")
     p.add_argument("--baseline", metavar="ARM", help="add each arm's paired difference to this arm")
     p.add_argument("--plots", metavar="DIR", help="write figures (PNG and SVG) to this folder (created if missing)")
     p.add_argument("--x-unit", type=unit, metavar="UNIT",
@@ -22,33 +29,33 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_early_stop, alpha, metric, start,
         confounds,
-        format, baseline, plots, x_unit, out) -> int:
-    from reports.markdown import comparison_markdown
-    from reports.tables import comparison_latex, to_csv
+        format, baseline, plots, x_unit, out, columns=None, figure_format=None, figure_width="single") -> int:
+    from reports.run_report import render_report
 
+    from ..errors import InputError
     from ..fileio import atomic_write_text
     from .results import load_comparison, read_runs
 
     out_path = output_file(out, "table file") if out else None
     plots_dir = output_dir(plots, "figures folder") if plots else None
-    records = read_runs(results, keep_last) if plots_dir else None
+    records = read_runs(results, keep_last)
     comparison = load_comparison("report", results, fixed, tolerance=tolerance, keep_last=keep_last,
                                  allow_early_stop=allow_early_stop, alpha=alpha, metric=metric, start=start,
                                  workloads=workloads, budgets=budgets, baseline=baseline, confounds=confounds,
                                  records=records)
-    if format == "md":
-        text = comparison_markdown(comparison, baseline=baseline, paper=True)
-    elif format == "latex":
-        text = comparison_latex(comparison, baseline=baseline)
-    else:
-        text = to_csv(comparison, baseline=baseline)
+    try:
+        text, files, skipped = render_report(comparison, records, format, baseline=baseline, columns=columns,
+                                             plots_dir=plots_dir, figure_format=figure_format,
+                                             width=figure_width, x_unit=x_unit)
+    except ValueError as exc:
+        raise InputError(f"report: {exc}") from None
     if plots_dir:
-        from reports.plots import write_comparison_plots
-        files = write_comparison_plots(comparison, records, plots_dir, x_unit=x_unit)
         print(f"costmatch: wrote {len(files)} figure file(s) to {plots_dir}", file=sys.stderr)
+        for title, reason in skipped:
+            print(f"costmatch: not drawn: {title}: {reason}", file=sys.stderr)
     if out_path:
         atomic_write_text(out_path, text, "table file")
-        print(f"costmatch: wrote the table to {out_path}", file=sys.stderr)
+        print(f"costmatch: wrote the {'page' if format == 'html' else 'table'} to {out_path}", file=sys.stderr)
     else:
         sys.stdout.write(text)
     return EXIT_OK
