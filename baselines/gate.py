@@ -33,7 +33,7 @@ from scipy import special
 
 from .compare import Comparison, Group
 from .stats import (SKEW_MAX_N, SKEW_MIN_N, SKEW_THRESHOLD, bootstrap_t_interval, detect_range,
-                    format_level, sample_skewness, t_interval, t_quantile, unpaired_test)
+                    format_level, sample_skewness, t_interval, t_quantile, unpaired_test, usable_range)
 
 PASS, FAIL, INCONCLUSIVE = "PASS", "FAIL", "INCONCLUSIVE"
 
@@ -242,6 +242,8 @@ def gate_group(group: Group, baseline: str, candidate: str, margin_text, alpha: 
     sign = -1.0 if lower_is_better else 1.0
     margin = relative_margin(margin_text, float(np.mean(list(base.values()))))
     result.margin = margin
+    if reward_range is None:   # the range every run of the group declares (workload reward_range)
+        reward_range = usable_range(list(base.values()) + list(cand.values()), getattr(group, "reward_range", None))
     bounded = detect_range(list(base.values()), list(cand.values()), reward_range)
     if bounds == "t":
         bounded = None

@@ -364,6 +364,25 @@ def parse_reward_range(value, where: str = "reward_range") -> tuple[float, float
     return (float(value[0]), float(value[1]))
 
 
+def usable_range(values, declared) -> tuple[float, float] | None:
+    """A group's declared range when it can back a distribution-free interval: lo < hi and every value inside.
+
+    (A metric other than the reward, e.g. an AUC with a start value outside
+    the range, may leave it; then the range says nothing about these values.)
+    """
+    if declared is None:
+        return None
+    try:
+        lo, hi = float(declared[0]), float(declared[1])
+    except (TypeError, ValueError, IndexError):
+        return None
+    v = np.asarray(values, dtype=float)
+    v = v[~np.isnan(v)]
+    if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi) or (v.size and (v.min() < lo or v.max() > hi)):
+        return None
+    return (lo, hi)
+
+
 def detect_range(xa, xb, reward_range=None) -> tuple[float, float] | None:
     """The reward range that makes distribution-free intervals possible, or None.
 

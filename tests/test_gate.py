@@ -253,3 +253,16 @@ def test_check_cli_bounds_and_reward_range(tmp_path, capsys):
     assert "reward range" in capsys.readouterr().err
     assert main(args + ["--reward-range", "1,0"]) == 2
     capsys.readouterr()
+
+
+def test_a_declared_reward_range_reaches_the_pairs_and_the_gate():
+    from baselines.compare import compare
+    recs = records([0.01, -0.02, 0.03, 0.0, 0.02, -0.01, 0.015], spend={"tokens": 1000})
+    for r in recs:
+        r.extra["reward_range"] = [0, 1]
+    [pair] = compare(recs, "tokens").groups[0].pairs
+    assert pair.interval_method.startswith("betting") and pair.reward_range == (0.0, 1.0)
+    [res], _ = run_gate(recs, "tokens", "base", "cand", 0.05)
+    assert res.method.startswith("betting") and res.verdict == INCONCLUSIVE   # 7 seeds: no distribution-free PASS
+    [res], _ = run_gate(recs, "tokens", "base", "cand", 0.05, bounds="t")
+    assert res.method.startswith("t") and res.verdict == PASS
