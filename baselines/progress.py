@@ -2,6 +2,9 @@
 
 The bar shows cells done/total, ETA, errors so far and the total measured
 spend in each fixed unit, so a runaway arm is visible before the run ends.
+The first error of each arm is printed once, with its message and the last
+frames of its traceback: an arm that fails in every cell is then seen in the
+first minute, not after the run in a JSON field.
 """
 from __future__ import annotations
 
@@ -24,6 +27,7 @@ class Progress:
         self.total = 0
         self.started = time.monotonic()
         self.every = 1
+        self.failed_arms: set[str] = set()
 
     def start(self, total: int, skipped: int) -> None:
         self.total = total
@@ -40,6 +44,9 @@ class Progress:
     def update(self, record: RunRecord) -> None:
         self.done += 1
         self.errors += record.error is not None
+        if record.error is not None and record.arm not in self.failed_arms:
+            self.failed_arms.add(record.arm)
+            self._first_error(record)
         for unit in self.fixed_units:
             value = record.spend.get(unit)
             if value is not None:
@@ -58,6 +65,30 @@ class Progress:
             print(f"[{self.done}/{self.total}] {record.workload} {record.arm} seed={record.seed}: {status} "
                   f"| errors={self.errors} {spent} | eta {eta:.0f}s", file=self.stream, flush=True)
 
+    def _first_error(self, record: RunRecord) -> None:
+        """Printed even with --quiet: a failing arm must be loud."""
+        text = first_error_text(record)
+        if self.bar is not None:
+            self.bar.write(text, file=self.stream)
+        else:
+            print(text, file=self.stream, flush=True)
+
     def close(self) -> None:
         if self.bar is not None:
             self.bar.close()
+
+
+def first_error_text(record: RunRecord, frames: int = 3) -> str:
+    """`arm X failed first on W seed S: Type: message` and the last `frames` frames of its traceback."""
+    error = record.error if isinstance(record.error, dict) else {"message": str(record.error)}
+    head = (f"costmatch: arm {record.arm!r} failed (first error of this arm) on {record.workload} "
+            f"seed={record.seed} [{record.stop_reason}]: {error.get('type', 'Error')}: "
+            f"{str(error.get('message', '')).splitlines()[0] if error.get('message') else ''}")
+    tb = error.get("traceback") or ""
+    lines = [line for line in tb.splitlines() if line.startswith("  ")]
+    # a frame is a `  File ...` line and its source line; keep the innermost ones
+    starts = [i for i, line in enumerate(lines) if line.startswith("  File ")]
+    if starts:
+        tail = lines[starts[-frames] if len(starts) >= frames else starts[0]:]
+        head += "\n" + "\n".join("    " + line for line in tail)
+    return head

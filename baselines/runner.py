@@ -13,7 +13,9 @@ Why it is built this way:
 from __future__ import annotations
 
 import contextlib
+import gc
 import json
+import math
 import os
 import signal
 import sys
@@ -26,10 +28,12 @@ from pathlib import Path
 from typing import Any, Iterator
 
 import numpy as np
+import orjson
 
 from .errors import InputError
 from .meter import BudgetExhausted, CellTimeout, Meter
-from .records import RunRecord, append_record, iter_records, record_from_json, write_records
+from .provenance import provenance
+from .records import _KNOWN, RunRecord, _loads, record_from_json, write_records
 from .suite import Cell, Suite, resolve
 
 
@@ -39,66 +43,109 @@ def arm_rng(seed: int, arm: str) -> np.random.Generator:
     return np.random.default_rng([seed, zlib.crc32(arm.encode("utf-8"))])
 
 
+_TRACEBACK_CHARS = 20_000
+
+
 def _error(exc: BaseException, stage: str) -> dict[str, str]:
+    """An error field: type, message, the innermost frame, and the full traceback text.
+
+    The full text is kept because a one-word error type in a progress line is
+    not enough to fix an arm without rerunning it under a debugger.
+    """
     frames = traceback.extract_tb(exc.__traceback__)
     where = f"{Path(frames[-1].filename).name}:{frames[-1].lineno} in {frames[-1].name}" if frames else ""
-    return {"type": type(exc).__name__, "message": str(exc)[:2000], "where": where, "stage": stage}
+    text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    if len(text) > _TRACEBACK_CHARS:
+        text = "...\n" + text[-_TRACEBACK_CHARS:]
+    return {"type": type(exc).__name__, "message": str(exc)[:2000], "where": where, "stage": stage,
+            "traceback": text}
+
+
+def _timeout_error(timeout: float) -> dict[str, str]:
+    """The same timeout error on every backend (where the cell was stopped varies, so it is left out)."""
+    return {"type": "CellTimeout", "message": f"cell ran past its time limit ({timeout:g} s)", "where": "",
+            "stage": "arm", "traceback": ""}
 
 
 @contextlib.contextmanager
 def _alarm(timeout: float | None):
-    """SIGALRM-based limit where possible (a worker's main thread on POSIX).
+    """Stop a cell that runs past ``timeout`` seconds, wherever it runs.
 
-    Elsewhere (threads, Dask workers) the Meter's deadline stops the arm at
-    its next charge; code that never charges and never returns cannot be
-    interrupted from inside a thread, which the README states.
+    On a process's main thread (loky and Ray workers, ``sequential``) SIGALRM
+    interrupts it; on other threads (``threading``, Dask workers) a watchdog
+    raises CellTimeout asynchronously at the next bytecode. The Meter's
+    deadline also stops the arm at its next charge, and :func:`execute_record`
+    records any cell whose arm ran longer than its limit as ``timeout``, so a
+    cell that sleeps past its limit is ``timeout`` on every backend.
     """
-    usable = timeout is not None and hasattr(signal, "setitimer") and \
-        threading.current_thread() is threading.main_thread()
-    if not usable:
+    if timeout is None:
         yield
         return
+    if hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread():
+        def on_alarm(signum, frame):
+            raise CellTimeout(f"cell ran past its time limit ({timeout:g} s)")
 
-    def on_alarm(signum, frame):
-        raise CellTimeout(f"cell ran past its time limit ({timeout:g} s)")
+        previous = signal.signal(signal.SIGALRM, on_alarm)
+        started = time.monotonic()
+        outer, _ = signal.setitimer(signal.ITIMER_REAL, timeout)
+        try:
+            yield
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+            if outer > 0:  # someone else's alarm (pytest-timeout, an embedding program): give it back
+                signal.setitimer(signal.ITIMER_REAL, max(1e-3, outer - (time.monotonic() - started)))
+        return
+    from .execution import WATCHDOG
 
-    previous = signal.signal(signal.SIGALRM, on_alarm)
-    signal.setitimer(signal.ITIMER_REAL, timeout)
+    WATCHDOG.arm(time.perf_counter() + timeout, CellTimeout)
     try:
         yield
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        WATCHDOG.disarm()
 
 
 def execute_cell(cell: Cell) -> dict[str, Any]:
-    """Run one cell and return its record as JSON-ready dict (never raises for arm errors)."""
+    """Run one cell and return its record as a JSON-ready dict (never raises for arm errors)."""
+    return execute_record(cell).to_json()
+
+
+def execute_record(cell: Cell) -> RunRecord:
+    """Run one cell and return its record (never raises for arm, workload or timeout errors)."""
     spec_w, spec_a = cell.workload, cell.arm
     started = time.perf_counter()
     stop_reason, error, output, reward, oracle = "done", None, None, None, None
     workload = instance = meter = None
     try:
-        with _alarm(cell.timeout):
-            workload = resolve(spec_w.path, spec_w.name)(**spec_w.params)
-            instance = workload.instance(cell.seed)
-            measures = tuple(dict.fromkeys(("calls", "seconds") + tuple(workload.measures)))
-            meter = Meter(cell.budget, measures=measures,
-                          deadline=None if cell.timeout is None else time.perf_counter() + cell.timeout)
-            arm = resolve(spec_a.path, spec_a.name)(**spec_a.params)
-            try:
-                output = arm.run(instance, meter, arm_rng(cell.seed, spec_a.name))
-            except BudgetExhausted as exc:
-                stop_reason = f"budget:{exc.unit}"
-    except CellTimeout as exc:
-        stop_reason, error = "timeout", _error(exc, "arm")
+        try:
+            with _alarm(cell.timeout):
+                workload = resolve(spec_w.path, spec_w.name)(**spec_w.params)
+                instance = workload.instance(cell.seed)
+                measures = tuple(dict.fromkeys(("calls", "seconds") + tuple(workload.measures)))
+                meter = Meter(cell.budget, measures=measures,
+                              deadline=None if cell.timeout is None else time.perf_counter() + cell.timeout)
+                arm = resolve(spec_a.path, spec_a.name)(**spec_a.params)
+                try:
+                    output = arm.run(instance, meter, arm_rng(cell.seed, spec_a.name))
+                except BudgetExhausted as exc:
+                    stop_reason = f"budget:{exc.unit}"
+        except CellTimeout:  # also one raised late, between the arm's return and the alarm's end
+            stop_reason, error = "timeout", _timeout_error(cell.timeout)
+    except CellTimeout:
+        stop_reason, error = "timeout", _timeout_error(cell.timeout)
     except InputError as exc:
-        stop_reason, error = "error", {"type": "InputError", "message": str(exc), "where": "", "stage": "setup"}
+        stop_reason, error = "error", {"type": "InputError", "message": str(exc), "where": "", "stage": "setup",
+                                       "traceback": ""}
     except Exception as exc:  # an arm or workload bug: a record, not a crashed run
         stop_reason, error = "error", _error(exc, "arm")
     if meter is not None:
         meter.stop()
         if stop_reason == "done" and meter.exhausted is not None:
             stop_reason = f"budget:{meter.exhausted}"  # the arm caught the stop and returned
+    if cell.timeout is not None and error is None and time.perf_counter() - started > cell.timeout:
+        # the one rule every backend shares: an arm that ran past its limit is a timeout,
+        # even where nothing could interrupt it (a sleep in a thread)
+        stop_reason, error, output = "timeout", _timeout_error(cell.timeout), None
     from arms.base import ArmOutput  # local: keep the worker's import light
 
     alternatives: list = []
@@ -111,7 +158,7 @@ def execute_cell(cell: Cell) -> dict[str, Any]:
     if error is None:
         if choice is None:
             error = {"type": "NoChoice", "message": "the arm stopped before reporting a choice through "
-                     "meter.progress(best, choice=...)", "where": "", "stage": "arm"}
+                     "meter.progress(best, choice=...)", "where": "", "stage": "arm", "traceback": ""}
         else:
             try:
                 reward = workload.score(instance, choice)
@@ -123,13 +170,77 @@ def execute_cell(cell: Cell) -> dict[str, Any]:
                 error = _error(exc, "score")
                 reward = None
     spend = meter.spend() if meter is not None else {"seconds": time.perf_counter() - started}
-    record = RunRecord(spec_w.name, spec_a.name, cell.seed, spend,
-                       None if reward is None else float(reward), cell.budget.to_dict(),
-                       dict(spec_a.params), meter.best if meter is not None else None,
-                       list(meter.trace) if meter is not None else None, stop_reason, error,
-                       tuple(meter.partial()) if meter is not None else (),
-                       {"workload_params": dict(spec_w.params)} | ({"oracle_reward": oracle} if oracle is not None else {}))
-    return record.to_json()
+    extra: dict[str, Any] = {"workload_params": dict(spec_w.params)}
+    if oracle is not None:
+        extra["oracle_reward"] = oracle
+    extra["provenance"] = provenance(spec_a.path, spec_w.path)
+    return RunRecord(spec_w.name, spec_a.name, cell.seed, spend,
+                     None if reward is None else float(reward), cell.budget.to_dict(),
+                     dict(spec_a.params), meter.best if meter is not None else None,
+                     list(meter.trace) if meter is not None else None, stop_reason, error,
+                     tuple(meter.partial()) if meter is not None else (), extra)
+
+
+def dump_line(obj: dict[str, Any]) -> bytes:
+    """One JSON line (without the newline): orjson, with the stdlib as the fallback for odd values."""
+    try:
+        return orjson.dumps(obj)
+    except (TypeError, orjson.JSONEncodeError):
+        return json.dumps(obj, ensure_ascii=True, allow_nan=False, separators=(",", ":"), default=str).encode()
+
+
+HEAD_OVER = 2048  # lines longer than this travel with a trace-free copy (see LineSink)
+
+
+def cell_line(cell: Cell) -> bytes | tuple[bytes, bytes]:
+    """Run one cell in a worker and return its validated line (and, for a long line, its head).
+
+    Validation happens here, in parallel, so the parent (the only writer)
+    does not re-check every trace number; a record that fails its own
+    validation (a NaN reward, say) becomes an error record instead. A line
+    longer than HEAD_OVER bytes comes with a copy without the trace, so the
+    parent can keep up with a cluster without parsing every trace point.
+    """
+    record = execute_record(cell)
+    obj = record.to_json()
+    try:
+        checked = record_from_json(obj, "cell result").to_json()  # as a reader will see it
+        line = dump_line(checked)
+        if len(line) > HEAD_OVER and checked.get("trace"):
+            checked["trace"] = None
+            return line, dump_line(checked)
+        return line
+    except (InputError, ValueError, TypeError) as exc:
+        bad = RunRecord(record.workload, record.arm, record.seed,
+                        {u: (v if isinstance(v, (int, float)) and math.isfinite(v) and v >= 0 else None)
+                         for u, v in record.spend.items()},
+                        None, record.budget, record.params, None, None, "error",
+                        {"type": "InvalidRecord", "message": f"the cell produced a record costmatch cannot "
+                         f"store: {str(exc)[:500]}", "where": "", "stage": "record", "traceback": ""},
+                        record.partial, record.extra)
+        return dump_line(bad.to_json())
+
+
+def failure_line(cell: Cell, stop_reason: str, error: dict[str, Any] | None) -> bytes:
+    """The line of a cell that never produced one (its worker kept dying, or it was stuck past its
+    time limit where nothing could interrupt it): spend unknown, no reward."""
+    if error is None and stop_reason == "timeout":
+        error = _timeout_error(cell.timeout)
+    spec_w, spec_a = cell.workload, cell.arm
+    units = ["calls", "seconds", *cell.budget.to_dict()]
+    record = RunRecord(spec_w.name, spec_a.name, cell.seed, {u: None for u in dict.fromkeys(units)}, None,
+                       cell.budget.to_dict(), dict(spec_a.params), None, None, stop_reason, error, (),
+                       {"workload_params": dict(spec_w.params),
+                        "provenance": provenance(spec_a.path, spec_w.path, worker=None) | {"worker": None}})
+    return dump_line(record.to_json())
+
+
+def trusted_record(obj: dict[str, Any]) -> RunRecord:
+    """A record from a line a worker already validated: no second pass over every trace number."""
+    return RunRecord(obj["workload"], obj["arm"], obj["seed"], obj["spend"], obj["reward"], obj.get("budget") or {},
+                     obj.get("params") or {}, obj.get("dev_reward"), obj.get("trace"), obj.get("stop_reason"),
+                     obj.get("error"), tuple(obj.get("partial") or ()),
+                     {k: v for k, v in obj.items() if k not in _KNOWN})
 
 
 def _score_trace(workload, instance, meter: Meter) -> None:
@@ -149,18 +260,52 @@ def _score_trace(workload, instance, meter: Meter) -> None:
 
 
 # -- the results file ------------------------------------------------------------
+NEWLINE = b"\n"
+
+
 def load_existing(path: Path) -> list[RunRecord]:
-    """Records already on disk. A torn last line (a SIGKILL mid-write) is cut off with a warning."""
+    """Records already on disk, every line validated before the file is touched.
+
+    A last line without its newline is kept when it is a valid record (a
+    file edited by hand, or written by another tool). Only an invalid last
+    line with no newline after it (a run killed mid-write) is moved into a
+    side file ``results.torn-<time>.jsonl`` and cut from the results; nothing
+    is deleted, and a file whose complete lines are not valid records is
+    refused without a byte changed.
+    """
     if not path.exists():
         return []
-    data = path.read_bytes()
-    if data and not data.endswith(b"\n"):
-        cut = data.rfind(b"\n") + 1
-        print(f"costmatch: {path}: dropping an incomplete last line (the previous run was killed mid-write)",
-              file=sys.stderr)
-        with open(path, "r+b") as handle:
-            handle.truncate(cut)
-    return list(iter_records(path))
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read results file ({exc.strerror})") from None
+    cut = data.rfind(b"\n") + 1
+    body, tail = data[:cut], data[cut:]
+    records = []
+    for number, line in enumerate(body.split(b"\n")[:-1], 1):
+        if line.strip():
+            records.append(_parse_line(line, f"{path}:{number}"))
+    if tail.strip():
+        where = f"{path}:{body.count(NEWLINE) + 1}"
+        try:
+            records.append(_parse_line(tail, where))
+        except InputError:
+            side = path.with_name(f"{path.stem}.torn-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.jsonl")
+            from .fileio import atomic_write_text
+            atomic_write_text(side, tail.decode("utf-8", errors="replace") + "\n")
+            with open(path, "r+b") as handle:
+                handle.truncate(cut)
+            print(f"costmatch: {where}: an incomplete last line (the previous run was killed mid-write) "
+                  f"was moved to {side}; its cell runs again", file=sys.stderr)
+    return records
+
+
+def _parse_line(line: bytes, where: str) -> RunRecord:
+    try:
+        text = line.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError(f"{where}: not UTF-8 text; results files are UTF-8 JSON Lines") from None
+    return record_from_json(_loads(text, where), where)
 
 
 def _canonical(value: Any) -> str:
@@ -184,6 +329,43 @@ def check_same_params(records: list[RunRecord], suite: Suite, path: Path) -> Non
                     f"{workloads[r.workload]}; give it a new name, use another --out, or pass --fresh")
 
 
+# -- one run per output folder ------------------------------------------------------
+LOCK_NAME = ".costmatch.lock"
+
+
+@contextlib.contextmanager
+def output_lock(out_dir: Path):
+    """Hold an advisory lock on the output folder for the whole run.
+
+    Two runs on one ``--out`` would both run every cell and write every record
+    twice, after which every later run refuses the file. The second run exits
+    2 naming the first one's pid. The lock is released by the kernel when the
+    process dies, so a SIGKILLed run never leaves a stale lock behind.
+    """
+    import fcntl
+
+    path = out_dir / LOCK_NAME
+    try:
+        handle = open(path, "a+", encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"{path}: cannot create the run lock ({exc.strerror}); choose a writable --out") from None
+    try:
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            handle.seek(0)
+            holder = handle.read().strip() or "unknown"
+            raise InputError(f"{out_dir}: another costmatch run (pid {holder}) is writing to this folder; "
+                             "wait for it to finish, stop it, or choose another --out") from None
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"{os.getpid()}\n")
+        handle.flush()
+        yield
+    finally:
+        handle.close()
+
+
 # -- the run ---------------------------------------------------------------------
 @dataclass
 class RunOutcome:
@@ -192,110 +374,155 @@ class RunOutcome:
     skipped: int = 0
     errors: int = 0
     interrupted: bool = False
+    lost: str | None = None  # the cluster was lost: the message; finished cells are kept
     records: list[RunRecord] = field(default_factory=list)
 
 
-@contextlib.contextmanager
-def _backend(name: str, jobs: int):
-    import joblib
+class LineSink:
+    """The parent's whole job per finished cell: write, flush, keep the record (no re-validation).
 
-    if name == "dask":
+    Every line is flushed (it survives a killed process); fsync runs at most
+    once a second, so a machine crash loses at most a second of cells and
+    10,000 tiny cells do not pay 10,000 disk syncs. The records are kept for
+    the report, so nothing is read back after the run; kept records are
+    moved out of the garbage collector's sight in blocks (``gc.freeze``),
+    without which each young collection walks every kept trace and the
+    parent slows down as the run goes on. A long line arrives with a
+    trace-free head: the parent parses the head now and the trace once,
+    after the run (:meth:`finish`), so a trace-heavy run is not capped by
+    the parent's parsing while the cluster waits.
+    """
+
+    FREEZE_EVERY = 256
+
+    def __init__(self, handle, kept: list[RunRecord]):
+        self.handle, self.kept = handle, kept
+        self.pending: list[tuple[RunRecord, bytes]] = []  # records whose trace is still in their line
+        self.last_sync = time.monotonic()
+
+    def take(self, item: bytes | tuple[bytes, bytes]) -> RunRecord:
+        line, head = (item, None) if isinstance(item, bytes) else item
+        self.handle.write(line + b"\n")
+        self.handle.flush()
+        now = time.monotonic()
+        if now - self.last_sync >= 1.0:
+            os.fsync(self.handle.fileno())
+            self.last_sync = now
+        record = trusted_record(orjson.loads(line if head is None else head))
+        if head is not None:
+            self.pending.append((record, line))
+        self.kept.append(record)
+        if len(self.kept) % self.FREEZE_EVERY == 0:
+            gc.freeze()
+        return record
+
+    def finish(self) -> None:
+        """Attach the traces of long lines, in one pass after the run (the report reads them)."""
+        enabled = gc.isenabled()
+        gc.disable()
         try:
-            from dask.distributed import Client, LocalCluster
-        except ImportError:
-            raise InputError("--backend dask needs the dask extra: pip install 'costmatch[dask]'") from None
-        address = os.environ.get("DASK_SCHEDULER_ADDRESS")
-        cluster = None if address else LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True,
-                                                     dashboard_address=None)
-        client = Client(address or cluster)
-        try:
-            with joblib.parallel_config(backend="dask"):
-                yield "dask"
+            for record, line in self.pending:
+                record.trace = orjson.loads(line).get("trace")
+            self.pending.clear()
         finally:
-            client.close()
-            if cluster is not None:
-                cluster.close()
-    elif name == "ray":
-        try:
-            from ray.util.joblib import register_ray
-        except ImportError:
-            raise InputError("--backend ray needs ray installed: pip install 'ray[default]'") from None
-        register_ray()
-        with joblib.parallel_config(backend="ray"):
-            yield "ray"
-    else:
-        yield name
+            if enabled:
+                gc.enable()
 
 
-def _results_iter(cells: list[Cell], jobs: int, backend: str) -> Iterator[dict]:
-    if backend == "sequential" or (jobs == 1 and backend in ("loky", "threading")):
-        for cell in cells:
-            yield execute_cell(cell)
-        return
-    import joblib
-
-    kwargs = {} if backend in ("dask", "ray") else {"backend": backend}
-    parallel = joblib.Parallel(n_jobs=jobs, return_as="generator_unordered", **kwargs)
-    yield from parallel(joblib.delayed(execute_cell)(cell) for cell in cells)
-
-
-def _sync(path: Path) -> None:
-    if path.exists():
-        with open(path, "rb") as handle:
-            os.fsync(handle.fileno())
+def _sync(handle) -> None:
+    try:
+        handle.flush()
+        os.fsync(handle.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 def run_suite(suite: Suite, out_dir: Path, jobs: int | None = None, backend: str | None = None,
-              fresh: bool = False, retry_errors: bool = False, progress=None) -> RunOutcome:
-    """Run every cell not yet in ``out_dir/results.jsonl``; return what happened."""
+              fresh: bool = False, retry_errors: bool = False, progress=None, *, address: str | None = None,
+              worker_wait: float = 60.0, retries: int = 2) -> RunOutcome:
+    """Run every cell not yet in ``out_dir/results.jsonl``; return what happened.
+
+    ``address``: a Dask scheduler or Ray cluster to use (Dask also reads
+    DASK_SCHEDULER_ADDRESS); ``worker_wait``: seconds to wait for a first
+    worker; ``retries``: reruns of a cell alone after its worker died.
+    """
+    from .execution import ClusterLost, ExecOptions, open_pool, run_cells
+
+    explicit_jobs = jobs
     jobs = jobs or suite.jobs
     backend = backend or suite.backend
+    if worker_wait is None or not math.isfinite(worker_wait) or worker_wait <= 0:
+        raise InputError(f"--worker-wait must be a positive number of seconds, got {worker_wait!r}")
+    if retries is None or retries < 0:
+        raise InputError(f"--retries must be 0 or more, got {retries!r}")
+    if backend == "dask" and address is None:
+        address = os.environ.get("DASK_SCHEDULER_ADDRESS") or None
+    if address is not None and backend not in ("dask", "ray"):
+        raise InputError(f"--address {address}: only --backend dask or ray use a cluster address")
     out_dir.mkdir(parents=True, exist_ok=True)
     results = out_dir / "results.jsonl"
-    if fresh and results.exists():
-        backup = results.with_name(f"results.{time.strftime('%Y%m%d-%H%M%S')}.jsonl")
-        results.rename(backup)
-        print(f"costmatch: --fresh: moved the old results to {backup}", file=sys.stderr)
-    existing = load_existing(results)
-    check_same_params(existing, suite, results)
-    if retry_errors and any(r.error is not None for r in existing):
-        existing = [r for r in existing if r.error is None]
-        write_records(results, existing)
-    done = {r.identity() for r in existing}
-    cells = suite.cells()
-    todo = [c for c in cells if c.identity() not in done]
-    outcome = RunOutcome(results, skipped=len(cells) - len(todo))
-    if progress is not None:
-        progress.start(len(todo), outcome.skipped)
-    previous = signal.getsignal(signal.SIGTERM)
-
-    def on_term(signum, frame):
-        raise KeyboardInterrupt
-
-    signal.signal(signal.SIGTERM, on_term)
-    try:
-        with open(results, "a", encoding="utf-8") as handle, _backend(backend, jobs) as active:
-            last_sync = time.monotonic()
-            for line in _results_iter(todo, jobs, active):
-                record = record_from_json(line, "cell result")
-                # every line is flushed (it survives a killed process); fsync at most once a
-                # second, so a machine crash loses at most a second of cells, and 10,000 tiny
-                # cells do not pay 10,000 disk syncs
-                sync = time.monotonic() - last_sync >= 1.0
-                append_record(handle, record, sync=sync)
-                if sync:
-                    last_sync = time.monotonic()
-                outcome.ran += 1
-                outcome.errors += record.error is not None
-                if progress is not None:
-                    progress.update(record)
-    except KeyboardInterrupt:
-        outcome.interrupted = True
-    finally:
-        _sync(results)
-        signal.signal(signal.SIGTERM, previous)
+    with output_lock(out_dir):
+        if fresh and results.exists():
+            backup = results.with_name(f"results.{time.strftime('%Y%m%d-%H%M%S')}.jsonl")
+            results.rename(backup)
+            print(f"costmatch: --fresh: moved the old results to {backup}", file=sys.stderr)
+        existing = load_existing(results)
+        check_same_params(existing, suite, results)
+        if retry_errors and any(r.error is not None for r in existing):
+            existing = [r for r in existing if r.error is None]
+            write_records(results, existing)
+        done = {r.identity() for r in existing}
+        cells = suite.cells()
+        todo = [c for c in cells if c.identity() not in done]
+        outcome = RunOutcome(results, skipped=len(cells) - len(todo))
+        new_records: list[RunRecord] = []
         if progress is not None:
-            progress.close()
+            progress.start(len(todo), outcome.skipped)
+        if address is not None and explicit_jobs is not None:
+            print(f"costmatch: --jobs {explicit_jobs} is not used with the cluster at {address}: every worker "
+                  "thread (Dask) or CPU (Ray) there runs cells", file=sys.stderr)
+        previous = signal.getsignal(signal.SIGTERM)
+
+        def on_term(signum, frame):
+            raise KeyboardInterrupt
+
+        signal.signal(signal.SIGTERM, on_term)
+        pool = sink = None
+        try:
+            if todo:  # the engine first: a bad address leaves the folder as it was
+                opts = ExecOptions(backend, max(1, min(jobs, len(todo))), address, worker_wait, retries)
+                pool = open_pool(opts)
+            with open(results, "ab") as handle:
+                if results.stat().st_size and not _ends_with_newline(results):
+                    handle.write(b"\n")  # a kept last line without its newline
+                if todo:
+                    sink = LineSink(handle, new_records)
+                    for _, item in run_cells(todo, pool, retries, opts.batch_seconds, failure_line):
+                        record = sink.take(item)
+                        outcome.ran += 1
+                        outcome.errors += record.error is not None
+                        if progress is not None:
+                            progress.update(record)
+                _sync(handle)
+        except KeyboardInterrupt:
+            outcome.interrupted = True
+        except ClusterLost as exc:
+            outcome.lost = str(exc)
+        finally:
+            if sink is not None:
+                sink.finish()
+            gc.unfreeze()
+            if pool is not None:
+                pool.close(cancel=outcome.interrupted or outcome.lost is not None)
+            signal.signal(signal.SIGTERM, previous)
+            if progress is not None:
+                progress.close()
     wanted = {c.identity() for c in cells}
-    outcome.records = [r for r in iter_records(results) if r.identity() in wanted]
+    outcome.records = [r for r in existing + new_records if r.identity() in wanted]
     return outcome
+
+
+def _ends_with_newline(path: Path) -> bool:
+    with open(path, "rb") as handle:
+        handle.seek(-1, os.SEEK_END)
+        return handle.read(1) == b"\n"

@@ -8,7 +8,8 @@ from pathlib import Path
 
 from ..errors import InputError
 from .check import add_gate_arguments
-from .options import EXIT_INTERRUPTED, EXIT_NEGATIVE, EXIT_OK, alpha, default_suite, output_dir, positive_int
+from .options import (EXIT_INTERRUPTED, EXIT_NEGATIVE, EXIT_OK, alpha, default_suite, finite, output_dir,
+                      positive_int)
 
 HELP = "run every cell of a suite (the built-in demo suite without SUITE)"
 
@@ -21,6 +22,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--backend", choices=["loky", "threading", "sequential", "dask", "ray"],
                    help="where cells run: loky processes (default), threading for unpicklable clients, "
                         "sequential, dask, ray")
+    p.add_argument("--address", metavar="ADDR", help="an existing Dask scheduler (tcp://host:8786) or Ray cluster "
+                   "(host:6379) for --backend dask|ray; default: DASK_SCHEDULER_ADDRESS, else a local cluster")
+    p.add_argument("--worker-wait", type=finite("--worker-wait", positive=True), default=60.0, metavar="SECONDS",
+                   help="how long to wait for a first worker before giving up (default 60)")
+    p.add_argument("--retries", type=_retries, default=2,
+                   metavar="N", help="reruns of a cell alone after its worker process died, before it is "
+                   "recorded as worker-died (default 2)")
     p.add_argument("--fresh", action="store_true", help="start over (the old results file is moved aside)")
     p.add_argument("--retry-errors", action="store_true", help="rerun the cells whose records carry an error")
     p.add_argument("--quiet", action="store_true", help="no progress lines and no summary")
@@ -33,8 +41,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", dest="as_json", help="print the sequential gate's verdict as JSON")
 
 
+def _retries(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"--retries must be a whole number 0 or more, got {text!r}")
+    return value
+
+
 def run(*, suite, out, jobs, backend, fresh, retry_errors, quiet, no_plots, looks, gate, margin,
-        lower_is_better, inconclusive, alpha, as_json) -> int:
+        lower_is_better, inconclusive, alpha, as_json, address=None, worker_wait=60.0, retries=2) -> int:
     from ..progress import Progress
     from ..runner import run_suite
     from ..suite import isolated_workers, load_suite
@@ -44,10 +62,16 @@ def run(*, suite, out, jobs, backend, fresh, retry_errors, quiet, no_plots, look
     if looks or gate:
         return _run_sequential(loaded, out_dir, looks=looks, gate=gate, margin=margin, alpha=alpha,
                                lower_is_better=lower_is_better, inconclusive=inconclusive, as_json=as_json,
-                               jobs=jobs, backend=backend, fresh=fresh, retry_errors=retry_errors, quiet=quiet)
+                               jobs=jobs, backend=backend, fresh=fresh, retry_errors=retry_errors, quiet=quiet,
+                               cluster=dict(address=address, worker_wait=worker_wait, retries=retries))
     progress = Progress(loaded.fixed_units, quiet=quiet)
     with isolated_workers():
-        outcome = run_suite(loaded, out_dir, jobs, backend, fresh, retry_errors, progress)
+        outcome = run_suite(loaded, out_dir, jobs, backend, fresh, retry_errors, progress, address=address,
+                            worker_wait=worker_wait, retries=retries)
+    if outcome.lost is not None:
+        print(f"costmatch: {outcome.lost}; {len(outcome.records)} finished cell(s) are kept in {outcome.results}; "
+              "restart the cluster (or drop --address) and run the same command to resume", file=sys.stderr)
+        return EXIT_NEGATIVE
     if outcome.interrupted:
         print(f"costmatch: interrupted; {len(outcome.records)} finished cell(s) are kept in {outcome.results}; "
               "run the same command to resume", file=sys.stderr)
@@ -70,7 +94,7 @@ def run(*, suite, out, jobs, backend, fresh, retry_errors, quiet, no_plots, look
 
 
 def _run_sequential(suite, out_dir: Path, *, looks, gate, margin, alpha, lower_is_better, inconclusive, as_json,
-                    jobs, backend, fresh, retry_errors, quiet) -> int:
+                    jobs, backend, fresh, retry_errors, quiet, cluster=None) -> int:
     from ..progress import Progress
     from ..runner import run_suite
     from ..sequential import parse_looks, run_sequential
@@ -94,7 +118,7 @@ def _run_sequential(suite, out_dir: Path, *, looks, gate, margin, alpha, lower_i
     def run_look(look_suite, out, progress):
         with isolated_workers():
             return run_suite(look_suite, out, jobs, backend, fresh=False, retry_errors=retry_errors,
-                             progress=progress)
+                             progress=progress, **(cluster or {}))
 
     if fresh and (out_dir / "results.jsonl").exists():
         run_suite(dataclasses.replace(suite, workloads=[]), out_dir, fresh=True)

@@ -1,0 +1,560 @@
+"""The execution layer: cells to workers and finished lines back, with one failure semantics everywhere.
+
+Why this is not joblib: joblib gives one finished cell at a time only on
+loky (``return_as="generator_unordered"``; Ray's joblib backend has no such
+mode), aborts the whole run when a worker process dies, and hangs on Dask when
+a task kills its worker. Results must not depend on the backend, so the rules
+live here, above every engine:
+
+- A cell whose worker process dies is a *suspect*; suspects are rerun one at a
+  time with nothing else in flight, so a death is pinned on the cell that
+  caused it. A cell that kills its worker ``1 + retries`` times alone becomes
+  an error record (``stop_reason = "worker-died"``); the run goes on. On Dask
+  the scheduler's own retry count (``allowed-failures``) decides instead.
+- The per-cell time limit is enforced in the worker, the same way on every
+  engine (see :mod:`baselines.runner`): SIGALRM on a worker's main thread,
+  an asynchronous exception on other threads, and a final check of the elapsed
+  time, so a cell over its time is ``timeout`` on loky, threading, Dask and Ray.
+- Cells travel in small batches sized from measured cell time (about 50 ms a
+  batch), so tiny cells do not pay one round trip each.
+- Losing the cluster (scheduler gone) raises :class:`ClusterLost`; the runner
+  keeps every finished line and tells the user how to resume.
+"""
+from __future__ import annotations
+
+import ctypes
+import math
+import os
+import threading
+import time
+from collections import Counter, deque
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator
+
+from .errors import InputError
+
+WORKER_DIED = "worker-died"
+
+
+class WorkerDied(Exception):
+    """The process running a batch died (the engine said so). ``final``: the engine already retried."""
+
+    def __init__(self, message: str, final: bool = False):
+        super().__init__(message)
+        self.final = final
+
+
+class ClusterLost(Exception):
+    """The scheduler or the connection to it is gone; finished lines are kept, the run can resume."""
+
+
+@dataclass(frozen=True)
+class ExecOptions:
+    backend: str = "loky"
+    jobs: int = 1
+    address: str | None = None     # a Dask scheduler or Ray cluster address; None = start one locally
+    worker_wait: float = 60.0      # seconds to wait for the first worker before giving up (exit 2)
+    retries: int = 2               # reruns of a cell alone after its worker died, before worker-died
+    batch_seconds: float = 0.05    # target wall time of one batch of cells
+
+
+# -- in the worker ---------------------------------------------------------------
+class _Watchdog:
+    """One thread per process that raises CellTimeout in a thread past its deadline.
+
+    Used where SIGALRM cannot reach (threads: the threading backend, Dask
+    workers). The exception lands at the next Python bytecode, so pure-Python
+    loops and short sleeps are stopped; a single blocking C call is stopped
+    when it returns, and the runner's elapsed-time check still records the
+    cell as ``timeout``.
+    """
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.deadlines: dict[int, tuple[float, type]] = {}
+        self.thread: threading.Thread | None = None
+
+    def arm(self, deadline: float, exc_type: type) -> None:
+        with self.lock:
+            self.deadlines[threading.get_ident()] = (deadline, exc_type)
+            if self.thread is None or not self.thread.is_alive():
+                self.thread = threading.Thread(target=self._loop, name="costmatch-timeouts", daemon=True)
+                self.thread.start()
+
+    def disarm(self) -> None:
+        tid = threading.get_ident()
+        with self.lock:
+            self.deadlines.pop(tid, None)
+            ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(tid), None)  # drop one not yet raised
+
+    def _loop(self) -> None:
+        while True:
+            time.sleep(0.02)
+            now = time.perf_counter()
+            with self.lock:
+                for tid, (deadline, exc_type) in list(self.deadlines.items()):
+                    if now >= deadline:
+                        del self.deadlines[tid]  # fire once
+                        ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(tid), ctypes.py_object(exc_type))
+
+
+WATCHDOG = _Watchdog()
+
+
+def watch_parent(parent_pid: int) -> None:
+    """Worker initializer: exit when the parent is gone (no orphans after a SIGKILL of costmatch).
+
+    loky keeps idle workers for minutes; a killed parent would otherwise leave
+    them (and their resource tracker) running.
+    """
+    def loop():
+        while os.getppid() == parent_pid:
+            time.sleep(0.25)
+        os._exit(70)
+
+    threading.Thread(target=loop, name="costmatch-parent-watch", daemon=True).start()
+
+
+def run_batch(cells: list) -> tuple[list[bytes], float]:
+    """Worker entry point: the finished lines of these cells, and the seconds they took."""
+    from .runner import cell_line
+
+    start = time.perf_counter()
+    lines = [cell_line(cell) for cell in cells]
+    return lines, time.perf_counter() - start
+
+
+# -- the engines -----------------------------------------------------------------
+class _Pool:
+    """What the scheduling loop needs from an engine."""
+
+    breaks_all = False  # a worker death fails every task in flight (loky)
+
+    def slots(self) -> int:
+        raise NotImplementedError
+
+    def submit(self, cells: list) -> Any:
+        raise NotImplementedError
+
+    def wait(self, handles: list, timeout: float) -> list:
+        raise NotImplementedError
+
+    def result(self, handle) -> tuple[list[bytes], float]:
+        raise NotImplementedError
+
+    def recover(self) -> None:
+        pass
+
+    def abandon(self, handle) -> bool:
+        """Stop a task that ran far past its time limit (kill its worker); False if the engine cannot."""
+        return False
+
+    def close(self, cancel: bool = False) -> None:
+        pass
+
+
+class _Done:
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+
+class InlinePool(_Pool):
+    """Cells in this process, one at a time (``--backend sequential``): for debugging and pdb."""
+
+    def slots(self) -> int:
+        return 1
+
+    def submit(self, cells):
+        return _Done(run_batch(cells))
+
+    def wait(self, handles, timeout):
+        return list(handles)
+
+    def result(self, handle):
+        return handle.value
+
+
+class _FuturesPool(_Pool):
+    """concurrent.futures executors (threads, loky processes)."""
+
+    executor: Any
+
+    def wait(self, handles, timeout):
+        from concurrent.futures import FIRST_COMPLETED, wait
+        done, _ = wait(handles, timeout=timeout, return_when=FIRST_COMPLETED)
+        return list(done)
+
+    def result(self, handle):
+        return handle.result()
+
+
+class ThreadPool(_FuturesPool):
+    def __init__(self, jobs: int):
+        from concurrent.futures import ThreadPoolExecutor
+        self.jobs = jobs
+        self.executor = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="costmatch-cell")
+
+    def slots(self):
+        return self.jobs
+
+    def submit(self, cells):
+        return self.executor.submit(run_batch, cells)
+
+    def close(self, cancel=False):
+        self.executor.shutdown(wait=not cancel, cancel_futures=True)
+
+
+class LokyPool(_FuturesPool):
+    """Worker processes through joblib's loky executor; a dead worker breaks the pool, which is rebuilt."""
+
+    breaks_all = True
+
+    def __init__(self, jobs: int):
+        self.jobs = jobs
+        self.executor = self._new()
+
+    def _new(self):
+        from joblib.externals.loky.process_executor import ProcessPoolExecutor
+        return ProcessPoolExecutor(max_workers=self.jobs, initializer=watch_parent, initargs=(os.getpid(),))
+
+    def slots(self):
+        return self.jobs
+
+    def submit(self, cells):
+        return self.executor.submit(run_batch, cells)
+
+    def result(self, handle):
+        from concurrent.futures.process import BrokenProcessPool
+        try:
+            return handle.result()
+        except BrokenProcessPool as exc:  # loky's TerminatedWorkerError is one
+            raise WorkerDied(str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from None
+
+    def recover(self):
+        self.executor.shutdown(wait=False, kill_workers=True)
+        self.executor = self._new()
+
+    def abandon(self, handle):
+        self.recover()  # loky cannot kill one task: every worker goes, the loop reruns the others
+        return True
+
+    def close(self, cancel=False):
+        self.executor.shutdown(wait=not cancel, kill_workers=cancel)
+
+
+class DaskPool(_Pool):
+    """``distributed.Client.submit`` + FIRST_COMPLETED waits; a LocalCluster when no address is given."""
+
+    def __init__(self, opts: ExecOptions):
+        try:
+            import dask
+            from distributed import Client, LocalCluster
+        except ImportError:
+            raise InputError("--backend dask needs the dask extra: pip install 'costmatch[dask]'") from None
+        import logging
+        # the client logs reconnection attempts as tracebacks; costmatch reports a lost scheduler
+        # itself, in one line with the resume hint
+        for name in ("distributed", "distributed.client", "distributed.core", "distributed.comm"):
+            logging.getLogger(name).setLevel(logging.CRITICAL)
+        self.cluster = None
+        self.address = opts.address
+        self._slots, self._slots_at = opts.jobs, 0.0
+        if opts.address:
+            try:
+                self.client = Client(opts.address, timeout=min(opts.worker_wait, 10.0))
+            except (OSError, ValueError, TypeError, TimeoutError) as exc:
+                raise InputError(f"--address {opts.address}: cannot reach a Dask scheduler there "
+                                 f"({_first_line(exc)}); start one with `dask scheduler` or fix the address"
+                                 ) from None
+        else:
+            with dask.config.set({"distributed.scheduler.allowed-failures": opts.retries}):
+                self.cluster = LocalCluster(n_workers=opts.jobs, threads_per_worker=1, processes=True,
+                                            dashboard_address=None, silence_logs=50)
+            self.client = Client(self.cluster)
+        try:
+            self.client.wait_for_workers(1, timeout=opts.worker_wait)
+        except (TimeoutError, OSError) as exc:
+            self.close()
+            where = opts.address or "the local cluster"
+            raise InputError(f"no Dask worker joined {where} within {opts.worker_wait:g} s "
+                             f"({_first_line(exc)}); start workers with `dask worker {opts.address or 'ADDRESS'}` "
+                             "or raise --worker-wait") from None
+
+    def slots(self):
+        now = time.monotonic()
+        if now - self._slots_at > 2.0:
+            try:
+                self._slots = max(1, sum(self.client.nthreads().values()))
+            except Exception:
+                self._check()
+            self._slots_at = now
+        return self._slots
+
+    def _check(self) -> None:
+        if self.client.status in ("closing", "closed", "connecting"):
+            raise ClusterLost(f"lost the connection to the Dask scheduler {self.client.scheduler.address}")
+
+    def submit(self, cells):
+        self._check()
+        return self.client.submit(run_batch, cells, pure=False)
+
+    def wait(self, handles, timeout):
+        from distributed import wait
+        done = [f for f in handles if f.done()]
+        if done:
+            return done
+        from concurrent.futures import CancelledError
+        self._check()
+        try:
+            wait(handles, timeout=timeout, return_when="FIRST_COMPLETED")
+        except TimeoutError:
+            return []
+        except (CancelledError, OSError) as exc:  # FuturesCancelledError: scheduler-connection-lost
+            raise ClusterLost(f"lost the Dask scheduler ({_dask_reason(exc)})") from None
+        return [f for f in handles if f.done()]
+
+    def result(self, handle):
+        from concurrent.futures import CancelledError
+
+        from distributed import KilledWorker
+        try:
+            return handle.result()
+        except KilledWorker as exc:
+            raise WorkerDied(_first_line(exc), final=True) from None
+        except (CancelledError, OSError) as exc:
+            raise ClusterLost(f"lost the Dask scheduler ({_dask_reason(exc)})") from None
+
+    def abandon(self, handle):
+        """A thread cannot be stopped: restart the worker process holding the task (its nanny does)."""
+        try:
+            for worker, keys in self.client.processing().items():
+                if handle.key in keys:
+                    self.client.restart_workers([worker], raise_for_error=False)
+            handle.cancel()
+        except Exception:  # a worker without a nanny cannot be restarted; the task is dropped anyway
+            pass
+        return True
+
+    def close(self, cancel=False):
+        try:
+            self.client.close(timeout=5)
+        except Exception:
+            pass
+        if self.cluster is not None:
+            try:
+                self.cluster.close(timeout=10)
+            except Exception:
+                pass
+
+
+class RayPool(_Pool):
+    """``ray.remote`` + ``ray.wait``; local ``ray.init()`` or an existing cluster by address."""
+
+    def __init__(self, opts: ExecOptions):
+        try:
+            import ray
+        except ImportError:
+            raise InputError("--backend ray needs ray: pip install 'costmatch[ray]'") from None
+        self.ray = ray
+        self._slots, self._slots_at = opts.jobs, 0.0
+        kwargs: dict[str, Any] = dict(include_dashboard=False, log_to_driver=False, configure_logging=False)
+        if opts.address:
+            _probe(opts.address, min(opts.worker_wait, 10.0), "Ray cluster", "ray start --head")
+        try:
+            if opts.address:
+                ray.init(address=opts.address, **kwargs)
+            else:
+                env = {k: os.environ[k] for k in ("PYTHONPATH",) if os.environ.get(k)}
+                ray.init(num_cpus=opts.jobs, runtime_env={"env_vars": env} if env else None, **kwargs)
+        except (ConnectionError, ValueError, RuntimeError, TimeoutError, OSError) as exc:
+            raise InputError(f"--address {opts.address or 'local'}: cannot start or reach Ray "
+                             f"({_first_line(exc)}); start a cluster with `ray start --head` or fix the address"
+                             ) from None
+        self.fn = ray.remote(max_retries=0, num_cpus=1)(run_batch)
+        deadline = time.monotonic() + opts.worker_wait
+        while ray.cluster_resources().get("CPU", 0) < 1:
+            if time.monotonic() > deadline:
+                self.close()
+                raise InputError(f"no Ray worker with a CPU joined within {opts.worker_wait:g} s; "
+                                 "start workers with `ray start --address ...` or raise --worker-wait")
+            time.sleep(0.2)
+
+    def slots(self):
+        now = time.monotonic()
+        if now - self._slots_at > 2.0:
+            self._slots = max(1, int(self.ray.cluster_resources().get("CPU", 1)))
+            self._slots_at = now
+        return self._slots
+
+    def submit(self, cells):
+        return self.fn.remote(cells)
+
+    def wait(self, handles, timeout):
+        ready, _ = self.ray.wait(handles, num_returns=1, timeout=timeout)
+        if ready:
+            ready, _ = self.ray.wait(handles, num_returns=len(handles), timeout=0)
+        return ready
+
+    def result(self, handle):
+        exceptions = self.ray.exceptions
+        try:
+            return self.ray.get(handle)
+        except (exceptions.WorkerCrashedError, exceptions.NodeDiedError,
+                getattr(exceptions, "OutOfMemoryError", exceptions.WorkerCrashedError)) as exc:
+            raise WorkerDied(_first_line(exc)) from None
+        except (exceptions.RaySystemError, ConnectionError) as exc:
+            raise ClusterLost(f"lost the Ray cluster ({_first_line(exc)})") from None
+
+    def abandon(self, handle):
+        try:
+            self.ray.cancel(handle, force=True)  # kills the worker process running it
+        except Exception:
+            pass
+        return True
+
+    def close(self, cancel=False):
+        try:
+            self.ray.shutdown()
+        except Exception:
+            pass
+
+
+def _probe(address: str, timeout: float, what: str, start_hint: str) -> None:
+    """A plain TCP connect first: Ray retries an address where nothing listens for minutes."""
+    import socket
+
+    hostport = address.split("://", 1)[-1].rstrip("/")
+    if hostport in ("auto", "local") or address.startswith("ray://"):
+        return
+    host, _, port = hostport.rpartition(":")
+    try:
+        with socket.create_connection((host or "127.0.0.1", int(port)), timeout=timeout):
+            pass
+    except (OSError, ValueError) as exc:
+        raise InputError(f"--address {address}: cannot reach a {what} there ({_first_line(exc)}); "
+                         f"start one with `{start_hint}` or fix the address") from None
+
+
+def _dask_reason(exc: BaseException) -> str:
+    text = str(exc)
+    return "scheduler-connection-lost" if "scheduler-connection-lost" in text else _first_line(exc)
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0][:300] if text else type(exc).__name__
+
+
+def open_pool(opts: ExecOptions) -> _Pool:
+    if opts.backend == "sequential":
+        return InlinePool()
+    if opts.backend == "threading":
+        return ThreadPool(opts.jobs)
+    if opts.backend == "loky":
+        return LokyPool(opts.jobs)
+    if opts.backend == "dask":
+        return DaskPool(opts)
+    if opts.backend == "ray":
+        return RayPool(opts)
+    raise InputError(f"--backend {opts.backend!r}: choose one of sequential, threading, loky, dask, ray")
+
+
+# -- the scheduling loop ---------------------------------------------------------
+class _Batcher:
+    """Batch size from the measured time per cell: about `target` seconds a batch, and never so large
+    that the last batches leave workers idle."""
+
+    def __init__(self, target: float):
+        self.target = target
+        self.per_cell: float | None = None
+
+    def observe(self, cells: int, seconds: float) -> None:
+        per = seconds / max(1, cells)
+        self.per_cell = per if self.per_cell is None else 0.7 * self.per_cell + 0.3 * per
+
+    def size(self, remaining: int, slots: int) -> int:
+        if self.per_cell is None:
+            return 1
+        wanted = int(self.target / max(self.per_cell, 1e-6))
+        fair = math.ceil(remaining / (4 * slots))
+        return max(1, min(wanted, fair, 1000))
+
+
+def run_cells(cells: list, pool: _Pool, retries: int, batch_seconds: float = 0.05,
+              on_failure: Callable[[Any, str, dict | None], Any] | None = None,
+              grace: float = 10.0) -> Iterator[tuple[int, Any]]:
+    """Yield (cell index, finished line) in completion order.
+
+    A cell that keeps killing its worker yields ``on_failure(cell,
+    "worker-died", error)``. With a per-cell time limit, a task far past its
+    time (``2 x`` its expected time ``+ 2 x limit + grace``: a cell stuck in
+    a C call that neither SIGALRM nor the thread watchdog can stop) is
+    abandoned, its worker killed where the engine allows, its cells rerun
+    alone, and a cell stuck alone yields ``on_failure(cell, "timeout", None)``.
+    """
+    queue = deque(range(len(cells)))
+    suspects: deque[int] = deque()
+    deaths: Counter[int] = Counter()
+    inflight: dict[Any, tuple[list[int], bool, float]] = {}
+    batcher = _Batcher(batch_seconds)
+    limits = [getattr(c, "timeout", None) for c in cells]
+    limit = None if not cells or any(t is None for t in limits) else max(limits)
+    while queue or suspects or inflight:
+        if suspects:
+            if not inflight:  # a suspect runs alone, so a death is its own
+                i = suspects.popleft()
+                inflight[pool.submit([cells[i]])] = ([i], True, time.monotonic())
+        else:
+            slots = pool.slots()
+            while queue and len(inflight) < 2 * slots:
+                k = min(batcher.size(len(queue), slots), len(queue))
+                idx = [queue.popleft() for _ in range(k)]
+                inflight[pool.submit([cells[i] for i in idx])] = (idx, False, time.monotonic())
+        for handle in pool.wait(list(inflight), 0.5):
+            if handle not in inflight:
+                continue
+            idx, alone, _ = inflight.pop(handle)
+            try:
+                lines, seconds = pool.result(handle)
+            except WorkerDied as exc:
+                if alone:
+                    i = idx[0]
+                    deaths[i] += 1
+                    if exc.final or deaths[i] > retries:
+                        # the same text on every engine: records must not depend on the backend
+                        error = {"type": "WorkerDied", "stage": "worker", "where": "", "traceback": "",
+                                 "message": "the process running this cell died each time it ran alone "
+                                            "(the arm or workload may exit the process, crash or run out of memory)"}
+                        yield i, on_failure(cells[i], WORKER_DIED, error)
+                    else:
+                        suspects.appendleft(i)
+                else:
+                    suspects.extend(idx)
+                if pool.breaks_all:
+                    for other, _, _ in inflight.values():
+                        suspects.extend(other)
+                    inflight.clear()
+                    pool.recover()
+                break  # handles from a broken pool are stale: wait again
+            batcher.observe(len(idx), seconds)
+            for i, line in zip(idx, lines):
+                yield i, line
+        if limit is not None:
+            now = time.monotonic()
+            for handle, (idx, alone, started) in list(inflight.items()):
+                expected = len(idx) * min(batcher.per_cell or limit, limit)
+                if now - started <= 2 * expected + 2 * limit + grace or handle not in inflight:
+                    continue
+                if not pool.abandon(handle):
+                    continue
+                inflight.pop(handle, None)
+                if alone:
+                    yield idx[0], on_failure(cells[idx[0]], "timeout", None)
+                else:
+                    suspects.extend(idx)
+                if pool.breaks_all:
+                    for other, _, _ in inflight.values():
+                        suspects.extend(other)
+                    inflight.clear()

@@ -1,0 +1,59 @@
+"""Arms that misbehave at the process level, for the execution-layer tests."""
+from __future__ import annotations
+
+import os
+import time
+
+
+class KillWorker:
+    """Ends its own process (as a segfault or an OOM kill would), every time."""
+
+    def run(self, instance, meter, rng):
+        meter.rollouts(1)
+        os._exit(13)
+
+
+class KillOnce:
+    """Ends its process the first time a seed runs (a marker file per seed), then behaves."""
+
+    def __init__(self, marker_dir: str = ""):
+        self.marker_dir = marker_dir
+
+    def run(self, instance, meter, rng):
+        meter.rollouts(1)
+        marker = os.path.join(self.marker_dir, f"killed-{instance['seed']}")
+        if not os.path.exists(marker):
+            open(marker, "w").close()
+            os._exit(13)
+        return 0.25
+
+
+class SleepAfterCharge:
+    """Charges once, reports a choice, then sleeps past any small time limit and returns."""
+
+    def __init__(self, sleep: float = 2.0):
+        self.sleep = sleep
+
+    def run(self, instance, meter, rng):
+        meter.rollouts(1)
+        meter.progress(0.5, choice=0.5)
+        time.sleep(self.sleep)
+        return 0.5
+
+
+class SpinForever:
+    """A pure-Python loop that never charges and never returns."""
+
+    def run(self, instance, meter, rng):
+        x = 0
+        while True:
+            x += 1
+
+
+class StuckInC:
+    """Blocks in one long C call (as a socket read without a timeout would): a thread cannot be interrupted."""
+
+    def run(self, instance, meter, rng):
+        meter.rollouts(1)
+        time.sleep(600)
+        return 0.5
