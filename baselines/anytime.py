@@ -130,47 +130,313 @@ def seeded_bootstrap(stat, columns: list[np.ndarray], draws: int = 2000, seed: i
     return (float(lo), float(hi))
 
 
+BOOTSTRAP_MAX_RUNS = 5000   # beyond this many runs per arm the ratio intervals use the delta method
+
+
+def _first_hit(trace, unit: str, target: float, spent: float) -> tuple[float, bool, str]:
+    """(cost, reached, score field) for one trace, in plain Python (no numpy per run: 1M runs stay fast).
+
+    NaN cost when a point does not report `unit` (the run cannot be placed on the spend axis).
+    """
+    key = "reward" if all("reward" in p for p in trace) else "best"
+    best = -math.inf
+    for point in trace:
+        x = (point.get("spend") or {}).get(unit)
+        y = point.get(key)
+        if x is None or y is None:
+            return math.nan, False, key
+        y = float(y)
+        if key == "best":
+            best = y if y > best else best
+            y = best
+        if y >= target:
+            return float(x), True, key
+    return float(spent), False, key
+
+
+def run_costs(records, unit: str, target: float) -> dict[tuple[str, str | None], dict[str, list]]:
+    """Per (arm, instance): seeds, costs to `target`, reached flags, whole spends, passes, score fields.
+
+    A run whose reward is null (it crashed or was not scored) but whose spend
+    was recorded counts: in ERT at its whole spend (censored, unless its
+    trace reached the target first) and in cost-of-pass as a failure. Leaving
+    it out made ERT look cheaper (140 instead of 240). A run that does not
+    report `unit` cannot be counted and is skipped (`skipped` in the row).
+    """
+    out: dict[tuple[str, str | None], dict] = {}
+    for r in records:
+        spent = r.spend.get(unit)
+        instance = r.extra.get("instance") if r.extra else None
+        cell = out.setdefault((r.arm, None if instance is None else str(instance)),
+                              {"seed": [], "cost": [], "hit": [], "spent": [], "passed": [], "key": [],
+                               "crashed": 0, "skipped": 0})
+        if spent is None:
+            cell["skipped"] += 1
+            continue
+        crashed = r.reward is None
+        if r.trace:
+            cost, hit, key = _first_hit(r.trace, unit, target, spent)
+        else:
+            cost, hit, key = float(spent), (not crashed) and r.reward >= target, "final reward"
+        if math.isnan(cost):
+            cell["skipped"] += 1
+            continue
+        cell["crashed"] += crashed
+        cell["seed"].append(r.seed)
+        cell["cost"].append(cost)
+        cell["hit"].append(hit)
+        cell["spent"].append(float(spent))
+        cell["passed"].append((not crashed) and r.reward >= target)
+        cell["key"].append(key)
+    return {k: _finish(cell) for k, cell in out.items()}
+
+
+def _finish(cell: dict) -> dict:
+    """Lists to arrays (the row builders are array code whatever the source)."""
+    return {"seed": np.asarray(cell["seed"], dtype=np.int64), "cost": np.asarray(cell["cost"], dtype=float),
+            "hit": np.asarray(cell["hit"], dtype=bool), "spent": np.asarray(cell["spent"], dtype=float),
+            "passed": np.asarray(cell["passed"], dtype=bool), "keys": set(cell["key"]),
+            "crashed": int(cell["crashed"]), "skipped": int(cell["skipped"])}
+
+
+def table_costs(frame, traces, unit: str, target: float) -> dict[tuple[str, str | None], dict]:
+    """`run_costs` from columns (a RunTable's frame rows and their traces): array work per run.
+
+    Only runs with a trace are visited one by one (their first hit needs the
+    trace); the rest is whole-column arithmetic, so 1M runs without traces
+    take about as long as reading them.
+    """
+    if not isinstance(target, (int, float)) or not math.isfinite(target):
+        raise ValueError(f"target must be a finite number, got {target!r}")
+    column = f"spend:{unit}"
+    n = len(frame)
+    spent = frame[column].to_numpy(dtype=float) if column in frame.columns else np.full(n, np.nan)
+    reward = frame["reward"].to_numpy(dtype=float)
+    crashed = np.isnan(reward)
+    with np.errstate(invalid="ignore"):
+        passed = ~crashed & (reward >= target)
+    cost = spent.copy()
+    hit = passed.copy()
+    kind = np.zeros(n, dtype=np.int8)            # 0 final reward, 1 held-out trace reward, 2 dev best
+    if traces is not None:
+        for i in np.nonzero([t is not None and len(t) > 0 for t in traces])[0]:
+            if np.isnan(spent[i]):
+                continue
+            c, h, key = _first_hit(traces[i], unit, target, spent[i])
+            cost[i], hit[i], kind[i] = c, h, (1 if key == "reward" else 2)
+    counted = ~np.isnan(cost)
+    arms = frame["arm"].astype(str).to_numpy()
+    instances = frame["instance"].astype(object).to_numpy() if "instance" in frame.columns else None
+    seeds = frame["seed"].to_numpy()
+    keys = arms if instances is None else np.array([f"{a}\x1f{'' if i is None or i != i else i}"
+                                                    for a, i in zip(arms, instances)], dtype=object)
+    out = {}
+    uniq, inverse = np.unique(keys, return_inverse=True)
+    order = np.argsort(inverse, kind="stable")
+    bounds = np.searchsorted(inverse[order], np.arange(len(uniq) + 1))
+    names = {0: "final reward", 1: "reward", 2: "best"}
+    for g, key in enumerate(uniq):
+        rows = order[bounds[g]:bounds[g + 1]]
+        ok = rows[counted[rows]]
+        arm, _, inst = str(key).partition("\x1f")
+        out[(arm, (inst or None) if instances is not None else None)] = {
+            "seed": seeds[ok].astype(np.int64), "cost": cost[ok], "hit": hit[ok], "spent": spent[ok],
+            "passed": passed[ok], "keys": {names[int(k)] for k in np.unique(kind[ok])},
+            "crashed": int(crashed[ok].sum()), "skipped": int((~counted[rows]).sum())}
+    return out
+
+
+def _ratio_interval(num: np.ndarray, den: np.ndarray, level: float = 0.95) -> tuple[float, float]:
+    """Delta-method interval for sum(num) / sum(den) (large n only: ERT and cost-of-pass are such ratios)."""
+    from scipy import special
+    n = num.size
+    if n < 2 or den.sum() == 0:
+        return (math.nan, math.inf) if den.sum() == 0 else (math.nan, math.nan)
+    r = num.sum() / den.sum()
+    psi = (num - r * den) / den.mean()
+    half = float(special.ndtri(0.5 + level / 2)) * float(psi.std(ddof=1)) / math.sqrt(n)
+    return (float(r - half), float(r + half))
+
+
+def _score_words(keys) -> str:
+    kinds = set(keys)
+    if kinds <= {"reward", "final reward"}:
+        return "held-out reward"
+    if kinds == {"best"} or kinds == {"best", "final reward"}:
+        return "dev score (best): the traces carry no held-out reward"
+    return "mixed: held-out reward where the trace has it, dev score (best) elsewhere"
+
+
 def cost_table(records, unit: str, target: float, seed: int = 0, baseline: str | None = None) -> list[dict]:
     """Per arm: runs reaching `target`, ERT and cost-of-pass in `unit`, with seeded paired bootstrap intervals.
 
-    A run reaches the target when its trace does (cost = spend at that point)
-    or, without a trace, when its final reward does (cost = its spend); runs
-    that never reach it are censored at their whole spend. Cost-of-pass uses
-    final reward >= target as the pass. With `baseline`, each arm's ERT
-    difference to it is bootstrapped on the seeds both share.
+    A run reaches the target when its trace does (cost = spend at that point;
+    the trace's held-out ``reward`` when every point has it, else its dev
+    ``best``, and the row's ``score`` says which) or, without a trace, when
+    its final reward does (cost = its spend); runs that never reach it, and
+    crashed runs (null reward, recorded spend), count at their whole spend.
+    Cost-of-pass uses final reward >= target as the pass. With `baseline`,
+    each arm's ERT difference to it is bootstrapped on the seeds both share.
+
+    Records with an ``instance`` field (e.g. bbob's "f21-i1") are never
+    pooled across instances into one ERT (a function solved in 992
+    evaluations and four never solved is not "4,992"): each arm's row then
+    has ``ert`` per instance in ``instances``, COCO-style aggregates
+    (instances solved, the ECDF of first-hit times over (instance, target)
+    pairs) and ``ert`` null. Beyond 5,000 runs per arm the intervals use the
+    delta method for ratios instead of the bootstrap (array work, no 2,000
+    resamples of a million runs).
     """
-    by_arm: dict[str, dict[int, tuple[float, bool, float, bool]]] = {}
-    for r in records:
-        spent = r.spend.get(unit)
-        if spent is None or r.reward is None:
-            continue
-        if r.trace:
-            cost, hit = cost_to_target(r.trace, unit, target, spent)
-        else:
-            cost, hit = float(spent), r.reward >= target
-        if math.isnan(cost):
-            continue
-        by_arm.setdefault(r.arm, {})[r.seed] = (cost, hit, float(spent), r.reward >= target)
+    if not isinstance(target, (int, float)) or not math.isfinite(target):
+        raise ValueError(f"target must be a finite number, got {target!r}")
+    return cost_rows(run_costs(records, unit, target), seed, baseline)
+
+
+def cost_rows(cells: dict, seed: int = 0, baseline: str | None = None) -> list[dict]:
+    """The rows of `cost_table` from per (arm, instance) cells (`run_costs` or `table_costs`)."""
+    if any(inst is not None for _, inst in cells):
+        return _instance_table(cells)
     ert = lambda c, h: expected_running_time(c, h)  # noqa: E731
+    by_arm = {arm: cell for (arm, _), cell in cells.items()}
     rows = []
     for k, arm in enumerate(sorted(by_arm)):
-        runs = by_arm[arm]
-        cost = np.array([v[0] for v in runs.values()])
-        hit = np.array([v[1] for v in runs.values()], dtype=float)
-        spent = np.array([v[2] for v in runs.values()])
-        passed = np.array([v[3] for v in runs.values()], dtype=float)
-        row = {"arm": arm, "runs": len(runs), "reached": int(hit.sum()), "ert": ert(cost, hit),
-               "ert_ci": seeded_bootstrap(lambda c, h: ert(c, h), [cost, hit], seed=seed * 7919 + k),
+        cell = by_arm[arm]
+        cost = cell["cost"]
+        hit = cell["hit"].astype(float)
+        spent = cell["spent"]
+        passed = cell["passed"].astype(float)
+        large = cost.size > BOOTSTRAP_MAX_RUNS
+        row = {"arm": arm, "runs": int(cost.size), "reached": int(hit.sum()), "ert": ert(cost, hit),
+               "ert_ci": _ratio_interval(cost, hit) if large else
+               seeded_bootstrap(lambda c, h: ert(c, h), [cost, hit], seed=seed * 7919 + k),
                "cost_of_pass": cost_of_pass(spent, passed, threshold=0.5),
-               "cost_of_pass_ci": seeded_bootstrap(lambda s, p: cost_of_pass(s, p, threshold=0.5), [spent, passed],
-                                                   seed=seed * 7919 + k + 1)}
+               "cost_of_pass_ci": _ratio_interval(spent, passed) if large else
+               seeded_bootstrap(lambda s, p: cost_of_pass(s, p, threshold=0.5), [spent, passed],
+                                seed=seed * 7919 + k + 1),
+               "score": _score_words(cell["keys"]), "crashed": int(cell["crashed"]),
+               "skipped": int(cell["skipped"]),
+               "interval_method": "delta method (ratio of sums)" if large else "seeded paired bootstrap over seeds"}
         if baseline is not None and arm != baseline and baseline in by_arm:
-            shared = sorted(set(runs) & set(by_arm[baseline]))
-            if len(shared) >= 2:
-                a = [np.array([runs[s][i] for s in shared], dtype=float) for i in (0, 1)]
-                b = [np.array([by_arm[baseline][s][i] for s in shared], dtype=float) for i in (0, 1)]
-                diff = lambda ca, ha, cb, hb: ert(ca, ha) - ert(cb, hb)  # noqa: E731
-                row["ert_diff_vs_baseline"] = diff(a[0], a[1], b[0], b[1])
-                row["ert_diff_ci"] = seeded_bootstrap(diff, [a[0], a[1], b[0], b[1]], seed=seed * 7919 + k + 2)
+            _baseline_difference(row, cell, by_arm[baseline], seed * 7919 + k + 2)
         rows.append(row)
     return rows
+
+
+def _baseline_difference(row: dict, cell: dict, base: dict, seed: int) -> None:
+    shared, ia, ib = np.intersect1d(cell["seed"], base["seed"], assume_unique=False, return_indices=True)
+    if len(shared) < 2:
+        return
+    a = [np.asarray(cell[f], dtype=float)[ia] for f in ("cost", "hit")]
+    b = [np.asarray(base[f], dtype=float)[ib] for f in ("cost", "hit")]
+    diff = lambda ca, ha, cb, hb: expected_running_time(ca, ha) - expected_running_time(cb, hb)  # noqa: E731
+    row["ert_diff_vs_baseline"] = diff(a[0], a[1], b[0], b[1])
+    if len(shared) > BOOTSTRAP_MAX_RUNS and a[1].sum() and b[1].sum():
+        ra, rb = a[0].sum() / a[1].sum(), b[0].sum() / b[1].sum()
+        psi = (a[0] - ra * a[1]) / a[1].mean() - (b[0] - rb * b[1]) / b[1].mean()
+        half = 1.959964 * float(psi.std(ddof=1)) / math.sqrt(len(shared))
+        row["ert_diff_ci"] = (row["ert_diff_vs_baseline"] - half, row["ert_diff_vs_baseline"] + half)
+    else:
+        row["ert_diff_ci"] = seeded_bootstrap(diff, [a[0], a[1], b[0], b[1]], seed=seed)
+
+
+def _instance_table(cells: dict) -> list[dict]:
+    """Rows per arm with per-instance ERT and COCO-style aggregates (no ERT pooled across instances)."""
+    arms = sorted({arm for arm, _ in cells})
+    rows = []
+    for arm in arms:
+        inst_rows = []
+        hits_all: list[float] = []   # first-hit costs (inf when never), one weight per (instance, target) pair
+        weights: list[float] = []
+        keys: set[str] = set()
+        crashed = skipped = 0
+        for (a, inst), cell in sorted(cells.items(), key=lambda kv: (kv[0][0], str(kv[0][1]))):
+            if a != arm:
+                continue
+            cost = cell["cost"]
+            hit = cell["hit"]
+            crashed += cell["crashed"]
+            skipped += cell["skipped"]
+            keys |= cell["keys"]
+            if cost.size == 0:
+                continue
+            inst_rows.append({"instance": inst if inst is not None else "(none)", "runs": int(cost.size),
+                              "reached": int(hit.sum()), "ert": expected_running_time(cost, hit)})
+            hits_all += [c if h else math.inf for c, h in zip(cost, hit)]
+            weights += [1.0 / cost.size] * cost.size
+        solved = sum(1 for r in inst_rows if math.isfinite(r["ert"]))
+        rows.append({
+            "arm": arm, "runs": sum(r["runs"] for r in inst_rows), "reached": sum(r["reached"] for r in inst_rows),
+            "ert": math.nan, "ert_ci": (math.nan, math.nan),
+            "cost_of_pass": math.nan, "cost_of_pass_ci": (math.nan, math.nan),
+            "instances": inst_rows, "instances_solved": solved, "instances_total": len(inst_rows),
+            "ecdf": first_hit_ecdf(np.asarray(hits_all), np.asarray(weights)),
+            "score": _score_words(keys), "crashed": int(crashed), "skipped": int(skipped),
+            "aggregation": ("per instance: ERT is computed for each instance and never pooled across "
+                            "instances; the ECDF gives each (instance, target) pair equal weight (COCO's "
+                            "runtime distribution without simulated restarts)")})
+    return rows
+
+
+def first_hit_ecdf(costs: np.ndarray, weights: np.ndarray) -> list[tuple[float, float]]:
+    """Steps (cost, fraction of (instance, target) pairs reached by then), each pair weighing 1/total.
+
+    `weights` spread each pair's unit weight over its runs; runs that never
+    reached the target (cost inf) never enter the curve, so it tops out at
+    the fraction solved.
+    """
+    finite = np.isfinite(costs)
+    if not finite.any():
+        return []
+    total = float(np.sum(weights))
+    order = np.argsort(costs[finite], kind="stable")
+    xs = costs[finite][order]
+    ys = np.cumsum(weights[finite][order]) / total
+    last = np.r_[xs[1:] != xs[:-1], True]
+    return [(float(x), float(y)) for x, y in zip(xs[last], ys[last])]
+
+
+def cost_tables(table, unit: str, target: float, seed: int = 0, baseline: str | None = None) -> list[dict]:
+    """`compare --target` for a whole RunTable: one entry per (workload, budget) group, array work.
+
+    Returns [{"workload", "budget", "target", "arms": cost rows}], the shape of
+    `compare --json`'s "cost_to_target"; pass it through `json_ready` before
+    printing JSON.
+    """
+    frame = table.frame
+    if len(frame) == 0:
+        return []
+    w = frame["workload"].astype(str).to_numpy()
+    b = frame["budget"].astype(str).to_numpy()
+    out = []
+    pairs, inverse = np.unique(np.char.add(np.char.add(w.astype(str), "\x1f"), b.astype(str)), return_inverse=True)
+    order = np.argsort(inverse, kind="stable")
+    bounds = np.searchsorted(inverse[order], np.arange(len(pairs) + 1))
+    for g, key in enumerate(pairs):
+        rows = order[bounds[g]:bounds[g + 1]]
+        workload, _, bkey = str(key).partition("\x1f")
+        traces = [table.traces[i] for i in rows] if table.traces is not None else None
+        cells = table_costs(frame.iloc[rows], traces, unit, target)
+        out.append({"workload": workload, "budget": table.budgets[bkey], "target": target,
+                    "arms": cost_rows(cells, seed, baseline)})
+    return out
+
+
+def json_ready(value):
+    """Recursively: floats to JSON (inf as "inf"/"-inf", NaN as null), tuples to lists."""
+    if isinstance(value, dict):
+        return {k: json_ready(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_ready(v) for v in value]
+    if isinstance(value, (float, np.floating)):
+        v = float(value)
+        return None if math.isnan(v) else ("inf" if v == math.inf else "-inf" if v == -math.inf else v)
+    if isinstance(value, np.integer):
+        return int(value)
+    return value
+
+
+def check_start(start: float) -> float:
+    """`--start`: the score before a run's first trace point must be a finite number (NaN poisons every AUC)."""
+    if not isinstance(start, (int, float)) or not math.isfinite(start):
+        raise ValueError(f"--start must be a finite number, got {start!r}")
+    return float(start)

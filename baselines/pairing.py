@@ -13,7 +13,7 @@ import numpy as np
 
 from .compare_options import ALL_PAIRS_MAX_ARMS, CompareOptions
 from .comparison import Group
-from .stats import add_bootstrap, all_pairs, decide
+from .stats import add_bootstrap, all_pairs, decide, usable_range
 
 
 def pair_group(group: Group, options: CompareOptions) -> None:
@@ -42,7 +42,8 @@ def pair_group(group: Group, options: CompareOptions) -> None:
         group.notes.append(f"{len(arms)} arms: pairs are against the best arm by mean ({baseline}) only, "
                            f"not all {len(arms) * (len(arms) - 1) // 2:,} pairs; pass --pairs all or --baseline ARM")
     level = 1 - options.alpha
-    pairs = all_pairs(arms, matrix, level, options.seed, baseline)
+    pairs = all_pairs(arms, matrix, level, options.seed, baseline,
+                      reward_range=usable_range(matrix, getattr(group, "reward_range", None)))
     group.pairs = decide(pairs, options.alpha, options.equivalence_margin)
     if options.bootstrap:
         add_bootstrap(group.pairs, arms, matrix, level, options.seed)

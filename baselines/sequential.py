@@ -4,7 +4,9 @@ Testing after every new seed and stopping at the first "significant" result
 gives a 17-23% false-positive rate (design notes). Here the looks are fixed
 in advance (e.g. 5, 10, 15, 20 seeds) and each look may only spend its share
 of alpha (`gate.spending_schedule`), so the chance of a false FAIL over all
-looks stays at most alpha.
+looks stays at most alpha. Bounded rewards (a declared reward range, or
+0/1 rewards) use betting confidence sequences instead, which hold at every
+look at once: each look uses the whole alpha and no spending is needed.
 """
 from __future__ import annotations
 
@@ -25,12 +27,13 @@ def parse_looks(text: str) -> list[int]:
     return looks
 
 
-def sequential_verdict(diffs, looks: list[int], margin: float, alpha: float) -> tuple[str, int]:
+def sequential_verdict(diffs, looks: list[int], margin: float, alpha: float,
+                       reward_range: tuple[float, float] | None = None) -> tuple[str, int]:
     """Verdict and seeds used for one sequence of per-seed differences (pure; for simulation)."""
-    spend = spending_schedule(looks, alpha)
+    spend = [alpha] * len(looks) if reward_range is not None else spending_schedule(looks, alpha)
     verdict = INCONCLUSIVE
     for n, a in zip(looks, spend):
-        verdict, *_ = decide_gate(diffs[:n], margin, a)
+        verdict, *_ = decide_gate(diffs[:n], margin, a, reward_range, planned_n=looks[-1])
         if verdict != INCONCLUSIVE:
             return verdict, n
     return verdict, looks[-1]
@@ -60,7 +63,8 @@ def simulate(true_diff: float, sd: float, margin: float, looks: list[int] | None
 
 
 def run_sequential(suite, out_dir: Path, looks: list[int], baseline: str, candidate: str, margin,
-                   alpha: float, lower_is_better: bool, run, progress_factory):
+                   alpha: float, lower_is_better: bool, run, progress_factory,
+                   reward_range: tuple[float, float] | None = None, bounds: str = "auto"):
     """Run the suite look by look (resuming each time) until the gate decides.
 
     `run` is runner.run_suite; seeds are the suite's first `looks[-1]` seeds.
@@ -84,7 +88,9 @@ def run_sequential(suite, out_dir: Path, looks: list[int], baseline: str, candid
             from .records import budget_key
             subset = [r for r in outcome.records if (r.workload, budget_key(r.budget)) in keys]
             try:
-                res, _ = run_gate(subset, unit, baseline, candidate, margin, a, lower_is_better=lower_is_better)
+                res, _ = run_gate(subset, unit, baseline, candidate, margin, a, lower_is_better=lower_is_better,
+                                  reward_range=reward_range, planned_n=looks[-1], alpha_total=alpha,
+                                  bounds=bounds)
             except ValueError:
                 continue
             results += res

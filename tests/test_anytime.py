@@ -100,3 +100,127 @@ def test_compare_target_cli_keeps_the_sign_of_unbounded_differences(tmp_path, ca
     assert rows["good"]["ert_diff_ci"][0] == "-inf" and rows["good"]["ert_diff_vs_baseline"] < 0
     assert main(["compare", str(path), "--fixed", "tokens", "--target", "0.5", "--baseline", "bad"]) == 0
     assert "−∞" in capsys.readouterr().out
+
+
+# -- issue 17 item 5 / issue 20: one score, crashed runs, instances ---------------------------
+def test_ert_uses_the_held_out_reward_of_the_trace_and_says_when_it_falls_back():
+    dev_only, held_out = [], []
+    for seed in range(4):
+        r = rec("a", seed, 0.2, tokens=100)          # final held-out reward 0.2: never passes 0.5
+        r.trace = [{"spend": {"tokens": 30}, "best": 0.9}]
+        dev_only.append(r)
+        h = rec("a", seed, 0.2, tokens=100)
+        h.trace = [{"spend": {"tokens": 30}, "best": 0.9, "reward": 0.2}]
+        held_out.append(h)
+    [row] = anytime.cost_table(held_out, "tokens", 0.5)
+    assert row["reached"] == 0 and row["ert"] == math.inf and row["cost_of_pass"] == math.inf
+    assert row["score"] == "held-out reward"
+    [row] = anytime.cost_table(dev_only, "tokens", 0.5)
+    assert row["reached"] == 4 and row["ert"] == 30       # from the dev score, and it says so
+    assert row["score"].startswith("dev score (best)")
+
+
+def test_a_crashed_run_with_recorded_spend_counts_in_ert():
+    runs = [rec("a", 0, 1.0, tokens=40), rec("a", 1, 1.0, tokens=100), rec("a", 2, None, tokens=100)]
+    [row] = anytime.cost_table(runs, "tokens", 0.5)
+    assert row["ert"] == pytest.approx(240 / 2) and row["runs"] == 3 and row["crashed"] == 1
+    assert row["cost_of_pass"] == pytest.approx(80 / (2 / 3))
+
+
+def test_target_must_be_finite():
+    with pytest.raises(ValueError, match="target must be a finite number"):
+        anytime.cost_table([rec("a", 0, 1.0, tokens=40)], "tokens", math.inf)
+
+
+def _bbob_like():
+    """Five instances (functions), one run each; only f21 is solved (cocopp: 992 there, inf elsewhere)."""
+    out = []
+    for seed, inst in enumerate(["f1-i1", "f8-i1", "f15-i1", "f21-i1", "f24-i1"]):
+        r = rec("cma", seed, 1.0 if inst == "f21-i1" else 0.0, evaluations=1000)
+        r.trace = [{"spend": {"evaluations": 992}, "best": 1.0 if inst == "f21-i1" else 0.0}]
+        r.extra = {"instance": inst}
+        out.append(r)
+    return out
+
+
+def test_ert_is_per_instance_never_pooled_across_functions():
+    [row] = anytime.cost_table(_bbob_like(), "evaluations", 0.5)
+    per = {i["instance"]: i["ert"] for i in row["instances"]}
+    assert per["f21-i1"] == 992 and all(per[k] == math.inf for k in per if k != "f21-i1")
+    assert math.isnan(row["ert"]) and "never pooled" in row["aggregation"]
+    assert row["instances_solved"] == 1 and row["instances_total"] == 5
+    assert row["ecdf"] == [(992.0, pytest.approx(0.2))]
+
+
+def test_per_instance_ert_agrees_with_cocopp():
+    toolsstats = pytest.importorskip("cocopp.toolsstats", reason="cocopp is not installed")
+    import numpy as np
+    rng = np.random.default_rng(0)
+    runs = []
+    for inst in ("f3-i1", "f3-i2"):
+        for seed in range(7):
+            hit = bool(rng.random() < 0.6)
+            cost = float(rng.integers(10, 500))
+            r = rec("es", seed, 1.0 if hit else 0.0, evaluations=600)
+            r.trace = [{"spend": {"evaluations": cost}, "best": 1.0 if hit else 0.0}]
+            r.extra = {"instance": inst}
+            runs.append(r)
+    [row] = anytime.cost_table(runs, "evaluations", 0.5)
+    for item in row["instances"]:
+        mine = [r for r in runs if r.extra["instance"] == item["instance"]]
+        data = [r.trace[0]["spend"]["evaluations"] if r.reward else 600.0 for r in mine]
+        ref = toolsstats.sp(data, issuccessful=[bool(r.reward) for r in mine])[0]
+        assert item["ert"] == pytest.approx(ref)
+
+
+def test_many_runs_use_the_delta_method_and_agree_with_the_bootstrap_scale():
+    import numpy as np
+    rng = np.random.default_rng(1)
+    runs = [rec("a", s, float(rng.random() < 0.5), tokens=float(rng.integers(50, 150))) for s in range(6000)]
+    [row] = anytime.cost_table(runs, "tokens", 0.5)
+    lo, hi = row["ert_ci"]
+    assert row["interval_method"].startswith("delta method") and lo < row["ert"] < hi
+    assert hi - lo < 0.1 * row["ert"]
+
+
+def test_cost_tables_from_columns_equal_the_per_record_rows():
+    from baselines.table import RunTable
+    runs = []
+    for seed in range(8):
+        a = rec("a", seed, 1.0 if seed % 3 else 0.0, tokens=100 + seed)
+        a.trace = [{"spend": {"tokens": 20 + seed}, "best": 0.2, "reward": 0.1},
+                   {"spend": {"tokens": 60 + seed}, "best": 0.9, "reward": 0.8 if seed % 2 else 0.3}]
+        b = rec("b", seed, None if seed == 3 else float(seed % 2), tokens=90)   # one crashed run
+        runs += [a, b]
+    table = RunTable.from_records(runs)
+    [group] = anytime.cost_tables(table, "tokens", 0.5, baseline="b")
+    by_columns = {r["arm"]: r for r in group["arms"]}
+    by_records = {r["arm"]: r for r in anytime.cost_table(runs, "tokens", 0.5, baseline="b")}
+    assert by_columns.keys() == by_records.keys()
+    for arm in by_records:
+        for key, value in by_records[arm].items():
+            assert by_columns[arm][key] == (pytest.approx(value, nan_ok=True) if isinstance(value, float)
+                                            else value), (arm, key)
+    assert by_columns["b"]["crashed"] == 1 and anytime.json_ready(by_columns["b"])["ert"] is not None
+
+
+def test_start_must_be_finite():
+    with pytest.raises(ValueError, match="--start must be a finite number"):
+        anytime.check_start(float("nan"))
+    assert anytime.check_start(0) == 0.0
+
+
+def test_compare_target_cli_reports_per_instance_ert(tmp_path, capsys):
+    import json
+    from baselines.cli import main
+    from baselines.records import write_records
+
+    path = tmp_path / "bbob.jsonl"
+    runs = _bbob_like()
+    for r in runs:
+        r.budget = {"evaluations": 1000}
+    write_records(path, runs)
+    assert main(["compare", str(path), "--fixed", "evaluations", "--target", "0.5", "--json"]) == 0
+    [row] = json.loads(capsys.readouterr().out)["cost_to_target"][0]["arms"]
+    per = {i["instance"]: i["ert"] for i in row["instances"]}
+    assert per["f21-i1"] == 992 and per["f1-i1"] == "inf" and row["ert"] is None

@@ -13,6 +13,7 @@ from baselines.gate import FAIL, INCONCLUSIVE, PASS, decide_gate, run_gate, spen
 from baselines.sequential import simulate
 
 MC = 2 * math.sqrt(0.05 * 0.95 / 1000)  # two Monte Carlo standard errors at 1,000 gates
+SMALL = [0.0, 0.01, -0.01, 0.0, 0.01, -0.005]  # no real change, with some spread
 
 
 def records(diffs, base=0.5, spend=None, cand_spend=None, arm_b="base", arm_c="cand", noise_seed=0):
@@ -73,7 +74,7 @@ def test_exit_codes_and_json(tmp_path, capsys, diffs, code):
 
 def test_relative_margin_and_lower_is_better(tmp_path, capsys):
     path = tmp_path / "r.jsonl"
-    write_records(path, records([0.02] * 6, base=1.0))  # candidate 2% *higher*: worse if lower is better
+    write_records(path, records([0.02, 0.021, 0.019, 0.02, 0.022, 0.018], base=1.0))  # candidate 2% *higher*: worse if lower is better
     args = ["check", str(path), "--fixed", "tokens", "--baseline", "base", "--candidate", "cand"]
     assert main(args + ["--margin", "5%", "--lower-is-better"]) == 0
     assert main(args + ["--margin", "1%", "--lower-is-better"]) == 1
@@ -82,7 +83,7 @@ def test_relative_margin_and_lower_is_better(tmp_path, capsys):
 
 def test_stored_baseline_with_against(tmp_path, capsys):
     stored, new = tmp_path / "base.jsonl", tmp_path / "new.jsonl"
-    recs = records([0.0] * 6)
+    recs = records(SMALL)
     write_records(stored, [r for r in recs if r.arm == "base"])
     write_records(new, [r for r in recs if r.arm == "cand"])
     assert main(["check", str(new), "--against", str(stored), "--fixed", "tokens", "--baseline", "base",
@@ -92,7 +93,7 @@ def test_stored_baseline_with_against(tmp_path, capsys):
 
 def test_github_step_summary_is_appended(tmp_path, monkeypatch, capsys):
     path, summary = tmp_path / "r.jsonl", tmp_path / "summary.md"
-    write_records(path, records([0.0] * 6))
+    write_records(path, records(SMALL))
     summary.write_text("earlier\n")
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
     main(["check", str(path), "--fixed", "tokens", "--baseline", "base", "--candidate", "cand", "--margin", "0.05"])
@@ -172,3 +173,96 @@ arms = ["good", "bad"]
     data = json.loads(capsys.readouterr().out)
     # "bad" stops after one rollout: a broken comparison (under-spend), which is FAIL at the first look
     assert code == 1 and data["verdict"] == FAIL and data["seeds_used"] == 5
+
+
+# -- issue 17: no zero-width decisions, bounded rewards, option checks ----------------------
+def test_zero_width_interval_never_decides():
+    assert decide_gate([0.0, 0.0], 0.1)[0] == INCONCLUSIVE
+    assert decide_gate([0.0] * 6, 0.1)[0] == INCONCLUSIVE
+    from baselines.gate import gate_decision
+    g = gate_decision([0.0] * 6, 0.1)
+    assert g.method == "t (degenerate)" and "zero-width" in g.notes[0]
+
+
+def test_pass_fail_rewards_use_distribution_free_bounds():
+    from baselines.gate import gate_decision
+    # 0/1 rewards, candidate never worse on 5 seeds: the t route saw a zero-width interval and PASSed
+    g = gate_decision([0.0] * 5, 0.1, reward_range=(0.0, 1.0))
+    assert g.verdict == INCONCLUSIVE and g.method.startswith("betting")
+    # enough seeds with no loss: a loss on 10% of seeds would have shown up (0.9^40 < 0.05)
+    assert gate_decision([0.0] * 40, 0.1, reward_range=(0.0, 1.0)).verdict == PASS
+    recs = []
+    for seed in range(6):
+        recs.append(RunRecord("w", "base", seed, {"tokens": 1000}, 1.0, budget={"tokens": 1000}))
+        recs.append(RunRecord("w", "cand", seed, {"tokens": 1000}, 1.0, budget={"tokens": 1000}))
+    [res], _ = run_gate(recs, "tokens", "base", "cand", 0.1)
+    assert res.verdict == INCONCLUSIVE and res.reward_range == (0.0, 1.0) and "betting" in res.reason
+    assert res.seeds_needed is not None and res.seeds_needed > 6
+
+
+def test_gate_options_are_checked():
+    recs = records(SMALL)
+    with pytest.raises(ValueError, match="same arm"):
+        run_gate(recs, "tokens", "base", "base", 0.05)
+    with pytest.raises(ValueError, match="alpha"):
+        run_gate(recs, "tokens", "base", "cand", 0.05, alpha=7)
+    with pytest.raises(ValueError, match="margin"):
+        run_gate(recs, "tokens", "base", "cand", -1.0)
+    with pytest.raises(ValueError, match="margin"):
+        run_gate(recs, "tokens", "base", "cand", float("nan"))
+    with pytest.raises(ValueError, match="bounds"):
+        run_gate(recs, "tokens", "base", "cand", 0.05, bounds="magic")
+
+
+def test_bounds_print_as_99_99_percent_not_100():
+    from baselines.stats import format_level
+    assert format_level(0.9999) == "99.99%" and format_level(0.95) == "95%" and format_level(0.975) == "97.5%"
+    assert format_level(1 - 1e-7) != "100%"
+
+
+def test_gate_on_columns_equals_gate_on_records():
+    from baselines.table import RunTable
+    recs = records([0.01, -0.02, 0.03, 0.0, 0.02, -0.01, 0.015], spend={"tokens": 1000})
+    by_records, _ = run_gate(recs, "tokens", "base", "cand", 0.05)
+    by_columns, _ = run_gate(RunTable.from_records(recs), "tokens", "base", "cand", 0.05)
+    assert [r.to_json() for r in by_columns] == [r.to_json() for r in by_records]
+
+
+def test_sequential_bounded_gate_needs_no_alpha_spending():
+    from baselines.sequential import sequential_verdict
+    d = np.zeros(40)
+    assert sequential_verdict(d, [10, 20, 30, 40], 0.1, 0.05, reward_range=(0.0, 1.0)) == (PASS, 40)
+
+
+def test_check_cli_bounds_and_reward_range(tmp_path, capsys):
+    path = tmp_path / "r.jsonl"
+    recs = []
+    for seed in range(8):
+        level = 0.3 + 0.05 * (seed % 3)
+        recs.append(RunRecord("w", "base", seed, {"tokens": 1000}, level, budget={"tokens": 1000}))
+        recs.append(RunRecord("w", "cand", seed, {"tokens": 1000}, level + 0.01 * (seed % 2), budget={"tokens": 1000}))
+    write_records(path, recs)
+    args = ["check", str(path), "--fixed", "tokens", "--baseline", "base", "--candidate", "cand", "--margin", "0.05",
+            "--json"]
+    assert main(args) == 0                                  # unbounded: t (+ bootstrap-t if skewed) bounds PASS
+    assert json.loads(capsys.readouterr().out)["groups"][0]["method"].startswith("t")
+    assert main(args + ["--reward-range", "0,1"]) == 3      # distribution-free: 8 seeds cannot rule out a rare loss
+    group = json.loads(capsys.readouterr().out)["groups"][0]
+    assert group["method"].startswith("betting") and group["reward_range"] == [0.0, 1.0]
+    assert main(args + ["--bounds", "betting"]) == 2        # betting needs a range
+    assert "reward range" in capsys.readouterr().err
+    assert main(args + ["--reward-range", "1,0"]) == 2
+    capsys.readouterr()
+
+
+def test_a_declared_reward_range_reaches_the_pairs_and_the_gate():
+    from baselines.compare import compare
+    recs = records([0.01, -0.02, 0.03, 0.0, 0.02, -0.01, 0.015], spend={"tokens": 1000})
+    for r in recs:
+        r.extra["reward_range"] = [0, 1]
+    [pair] = compare(recs, "tokens").groups[0].pairs
+    assert pair.interval_method.startswith("betting") and pair.reward_range == (0.0, 1.0)
+    [res], _ = run_gate(recs, "tokens", "base", "cand", 0.05)
+    assert res.method.startswith("betting") and res.verdict == INCONCLUSIVE   # 7 seeds: no distribution-free PASS
+    [res], _ = run_gate(recs, "tokens", "base", "cand", 0.05, bounds="t")
+    assert res.method.startswith("t") and res.verdict == PASS

@@ -6,6 +6,16 @@ import argparse
 from ..errors import InputError
 from .options import add_results_args, margin
 
+
+def reward_range(text: str) -> tuple[float, float]:
+    """`--reward-range 0,1`: two finite numbers LO < HI."""
+    from ..stats import parse_reward_range
+    try:
+        parts = [float(x) for x in text.split(",")]
+        return parse_reward_range(parts, "--reward-range")
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--reward-range must be LO,HI with finite LO < HI, got {text!r}") from None
+
 HELP = "the CI gate: PASS (0), FAIL (1) or INCONCLUSIVE (3)"
 
 
@@ -27,11 +37,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--against", metavar="FILE", help="take the baseline arm's runs from this stored results file")
     p.add_argument("--json", action="store_true", dest="as_json",
                    help="print the verdict and each group's interval as JSON")
+    p.add_argument("--bounds", choices=["auto", "t", "betting"], default="auto",
+                   help="auto (default): distribution-free betting bounds when rewards are bounded (0/1, or "
+                        "--reward-range), Student t otherwise; t: t bounds even on bounded rewards (more power, "
+                        "no guarantee against a rare loss); betting: require a reward range")
+    p.add_argument("--reward-range", type=reward_range, metavar="LO,HI",
+                   help="every reward lies in [LO, HI] (e.g. 0,1 for accuracy): enables distribution-free bounds")
 
 
 def run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_early_stop, alpha, metric, start,
         confounds,
-        baseline, candidate, margin, lower_is_better, inconclusive, against, as_json) -> int:
+        baseline, candidate, margin, lower_is_better, inconclusive, against, as_json,
+        bounds="auto", reward_range=None) -> int:
     from ..gate import overall, run_gate
     from ..records import read_records
     from .gate_output import gate_exit, print_gate
@@ -42,16 +59,24 @@ def run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_early
     if baseline == candidate:
         raise InputError(f"check: --baseline and --candidate are both {baseline!r}; name two different arms")
     check_results_files(results + ([against] if against else []))
-    records = read_records(results, keep_last=keep_last)
+    selection = {}
     if against:
+        records = read_records(results, keep_last=keep_last)
         stored = [r for r in read_records(against) if r.arm == baseline]
         if not stored:
             raise InputError(f"{against}: no runs of baseline arm {baseline!r}")
         records = [r for r in records if r.arm != baseline] + stored
-    records = select_records(records, workloads, budgets)
+        records = select_records(records, workloads, budgets)
+    else:   # columns: a million runs without a Python object per run
+        from ..table import RunTable
+        records = RunTable.read(results, keep_last=keep_last)
+        if len(records) == 0:
+            raise InputError(f"{', '.join(results)}: no runs in the results; nothing to check")
+        selection = {"workloads": tuple(workloads or ()), "budgets": tuple(budgets or ())}
     try:
         outcome, comparison = run_gate(records, fixed, baseline, candidate, margin, alpha, tolerance,
-                                       lower_is_better)
+                                       lower_is_better, reward_range=reward_range, bounds=bounds,
+                                       selection=selection)
     except ValueError as exc:
         raise InputError(f"check: {exc}") from None
     verdict = overall(outcome)

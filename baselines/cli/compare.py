@@ -6,6 +6,7 @@ import json
 import math
 import sys
 
+from ..errors import InputError
 from .options import EXIT_OK, add_results_args, finite
 
 HELP = "flags and paired statistics, as markdown or JSON"
@@ -32,15 +33,28 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_early_stop, alpha, metric, start,
         confounds,
         as_json, baseline, pairs, target, bootstrap, equivalence_margin) -> int:
-    from .results import load_comparison, read_runs
+    from .results import load_comparison
 
-    records = read_runs(results, keep_last) if target is not None else None
+    table = records = None
+    if target is not None:   # ERT needs the traces: read them once, keep them for the cost tables
+        from ..table import RunTable
+        from .options import check_results_files
+        check_results_files(results)
+        if _mentions_instances(results):   # per-instance ERT needs each record's `instance` field
+            from .results import read_runs
+            records = read_runs(results, keep_last)
+        else:
+            table = RunTable.read(results, keep_last=keep_last)
     comparison = load_comparison("compare", results, fixed, tolerance=tolerance, keep_last=keep_last,
                                  allow_early_stop=allow_early_stop, alpha=alpha, metric=metric, start=start,
                                  workloads=workloads, budgets=budgets, baseline=baseline,
                                  equivalence_margin=equivalence_margin, pairs=pairs, bootstrap=bootstrap,
-                                 confounds=confounds, records=records)
-    costs = cost_tables(comparison, records, target, baseline) if records is not None else None
+                                 confounds=confounds, table=table, records=records)
+    costs = None
+    if table is not None:
+        costs = cost_tables(comparison, table, target, baseline)
+    elif records is not None:
+        costs = record_cost_tables(comparison, records, target, baseline)
     if as_json:
         payload = comparison.to_json()
         if costs is not None:
@@ -70,21 +84,46 @@ def json_number(x: float):
     return x
 
 
-def cost_tables(comparison, records, target: float, baseline: str | None) -> list[dict]:
-    """ERT and cost-of-pass per group (needs the per-run records: traces)."""
-    from ..anytime import cost_table
+def _mentions_instances(paths) -> bool:
+    """Whether any results file has an `instance` key (a byte scan: the columnar reader does not keep it)."""
+    for path in paths:
+        with open(path, "rb") as handle:
+            while chunk := handle.read(1 << 24):
+                if b'"instance"' in chunk:
+                    return True
+    return False
+
+
+def record_cost_tables(comparison, records, target: float, baseline: str | None) -> list[dict]:
+    """ERT and cost-of-pass per compared group from per-run records (used when records carry instances)."""
+    from ..anytime import cost_table, json_ready
     from ..records import budget_key
 
     out = []
     for g in comparison.groups:
         key = budget_key(g.budget)
-        rows = cost_table([r for r in records if r.workload == g.workload and budget_key(r.budget) == key],
-                          comparison.fixed, target, baseline=baseline)
-        for row in rows:
-            for k, v in list(row.items()):
-                if isinstance(v, float):
-                    row[k] = json_number(v)
-                elif isinstance(v, tuple):
-                    row[k] = [json_number(x) for x in v]
+        unit = g.fixed or comparison.fixed
+        try:
+            rows = cost_table([r for r in records if r.workload == g.workload and budget_key(r.budget) == key],
+                              unit, target, baseline=baseline)
+        except ValueError as exc:
+            raise InputError(f"compare: {exc}") from None
         out.append({"workload": g.workload, "budget": g.budget, "target": target, "arms": rows})
-    return out
+    return json_ready(out)
+
+
+def cost_tables(comparison, table, target: float, baseline: str | None) -> list[dict]:
+    """ERT and cost-of-pass per compared group, from the table's columns and traces (array work)."""
+    from ..anytime import cost_tables as by_group, json_ready
+
+    out = []
+    for unit in sorted({g.fixed or comparison.fixed or "" for g in comparison.groups}):
+        wanted = [(g.workload, g.budget) for g in comparison.groups if (g.fixed or comparison.fixed or "") == unit]
+        try:
+            groups = by_group(table, unit, target, baseline=baseline)
+        except ValueError as exc:
+            raise InputError(f"compare: {exc}") from None
+        out += [g for g in groups if (g["workload"], g["budget"]) in wanted]
+    order = {(g.workload, json.dumps(g.budget, sort_keys=True)): i for i, g in enumerate(comparison.groups)}
+    out.sort(key=lambda g: order.get((g["workload"], json.dumps(g["budget"], sort_keys=True)), 0))
+    return json_ready(out)

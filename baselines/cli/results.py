@@ -27,13 +27,15 @@ def load_comparison(verb: str, results: list[str], fixed: str | None, *, toleran
                     workloads: list[str] | None = None, budgets: list[tuple[str, float]] | None = None,
                     baseline: str | None = None, equivalence_margin: float | None = None,
                     pairs: str = "auto", bootstrap: bool = False, confounds: list[str] | None = None,
-                    records: list[RunRecord] | None = None) -> Comparison:
+                    records: list[RunRecord] | None = None, table: RunTable | None = None) -> Comparison:
     """Compare the results files (or `records` already read from them).
 
     Without `records` the files go through the fast columnar reader, which
     keeps no per-run objects; callers that need those read them once and pass them.
     """
-    if records is None:
+    if table is not None:
+        pass  # read by the caller, which needs the columns too (compare --target)
+    elif records is None:
         check_results_files(results)
         table = RunTable.read(results, keep_last=keep_last)
     else:
