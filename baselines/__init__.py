@@ -21,8 +21,8 @@ _EXPORTS: dict[str, str] = {
     "read_records": "records",
     "write_records": "records",
     "RunTable": "table",
-    "Comparison": "compare",
-    "compare": "compare",
+    "Comparison": "comparison",
+    "compare": "comparing",
     "CompareOptions": "compare_options",
     "run": "api",
     "check": "api",
@@ -47,7 +47,8 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from .budget import Budget
     from .api import check, run
-    from .compare import Comparison, compare
+    from .comparing import compare
+    from .comparison import Comparison
     from .compare_options import CompareOptions
     from .errors import InputError
     from .meter import BudgetExhausted, Meter

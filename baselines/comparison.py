@@ -1,6 +1,6 @@
 """What a comparison found: per-arm summaries, flags, pairs and groups (the types only).
 
-The rules that fill these live in `compare.py` and `pairing.py`; reports,
+The rules that fill these live in `comparing.py` and `pairing.py`; reports,
 the gate and the JSON of contract section 3 read them. A `Group` carries its
 own arms x seeds score matrix (rliable's shape), so everything downstream
 works on the group's data instead of re-selecting records by budget.

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 from scipy import special
 
-from .compare import Comparison, Group
+from .comparison import Comparison, Group
 from .stats import (SKEW_MAX_N, SKEW_MIN_N, SKEW_THRESHOLD, bootstrap_t_interval, detect_range,
                     format_level, sample_skewness, t_interval, t_quantile, unpaired_test, usable_range)
 
@@ -324,28 +324,6 @@ def overall(results: list[GateResult]) -> str:
     return PASS
 
 
-def gate_markdown(results: list[GateResult], baseline: str, candidate: str, fixed: str) -> str:
-    """GitHub job-summary markdown (appended to $GITHUB_STEP_SUMMARY)."""
-    from reports.text import md, quantity
-
-    icon = {PASS: "✅", FAIL: "❌", INCONCLUSIVE: "⚠️"}
-    lines = [f"### costmatch check: {icon[overall(results)]} {overall(results)}", "",
-             f"Candidate **{md(candidate)}** against baseline **{md(baseline)}** at equal {md(fixed)}.", "",
-             "| workload | budget | verdict | n | diff | bounds | margin | reason |",
-             "|---|---|---|---|---|---|---|---|"]
-    for r in results:
-        budget = ", ".join(f"{quantity(v)} {u}" for u, v in r.budget.items())
-        bounds = f"[{r.lower:+.3g}, {r.upper:+.3g}]" if math.isfinite(r.lower) and math.isfinite(r.upper) else "n/a"
-        diff = f"{r.diff:+.3g}" if math.isfinite(r.diff) else "n/a"
-        margin = f"{r.margin:.3g}" if math.isfinite(r.margin) else "n/a"
-        lines.append(f"| {md(r.workload)} | {md(budget)} | {icon[r.verdict]} {r.verdict} | {r.n} | {diff} | "
-                     f"{bounds} | {margin} | {md(r.reason)} |")
-    confounds = [c for r in results for c in r.confounds]
-    if confounds:
-        lines += ["", "Confounds (other units that diverged):"] + [f"- {md(c)}" for c in confounds]
-    return "\n".join(lines) + "\n"
-
-
 def rewards_by_arm(records, group: Group) -> dict[str, dict[int, float]]:
     """Scored rewards per arm and seed for one group (the gate pairs them by seed)."""
     from .records import budget_key
@@ -386,7 +364,7 @@ def run_gate(records, fixed: str, baseline: str, candidate: str, margin, alpha: 
     `records` may be a RunTable (columns, no per-run objects: 1M runs in
     about the time of `compare`); `selection` is compare's workloads=/budgets=.
     """
-    from .compare import compare
+    from .comparing import compare
     from .table import RunTable
 
     if baseline == candidate:

@@ -20,7 +20,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from baselines import anytime, gate  # noqa: E402
-from baselines.compare import compare  # noqa: E402
+from baselines import compare  # noqa: E402
 from baselines.records import read_records  # noqa: E402
 from baselines.table import RunTable  # noqa: E402
 

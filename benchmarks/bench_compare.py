@@ -63,7 +63,7 @@ def main() -> None:
     assert proc.returncode == 0, proc.stderr
     print(f"1. costmatch compare --json, whole process: {wall:.2f} s wall, peak RSS {peak:.0f} MB")
 
-    from baselines.compare import compare
+    from baselines import compare
     from baselines.table import RunTable
     from reports.markdown import comparison_markdown
 

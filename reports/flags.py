@@ -6,7 +6,7 @@ drifted. Each flag names the arm, the unit and both numbers.
 """
 from __future__ import annotations
 
-from baselines.compare import Comparison, Flag, Group, Unverified
+from baselines.comparison import Comparison, Flag, Group, Unverified
 from baselines.units import unit_noun
 
 from .text import quantity, ratio

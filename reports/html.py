@@ -20,7 +20,7 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from baselines.compare import Comparison, Group
+from baselines.comparison import Comparison, Group
 from baselines.records import RunRecord, budget_key
 from baselines.units import unit_noun
 

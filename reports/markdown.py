@@ -5,7 +5,7 @@ import dataclasses
 
 from tabulate import tabulate
 
-from baselines.compare import Comparison, Group
+from baselines.comparison import Comparison, Group
 from baselines.units import unit_noun
 
 from .flags import (comparison_headline, skipped_lines, confound_sentence, group_caption, unequal_sentence,

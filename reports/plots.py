@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from baselines import anytime
-from baselines.compare import Comparison, Group
+from baselines.comparison import Comparison, Group
 from baselines.fileio import atomic_write_bytes, ensure_dir, slug
 from baselines.records import RunRecord, budget_key
 from baselines.units import unit_noun

@@ -13,7 +13,8 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from baselines.compare import Comparison, compare
+from baselines import compare
+from baselines.comparison import Comparison
 from baselines.fileio import atomic_write_text, ensure_dir
 from baselines.records import RunRecord, budget_key
 

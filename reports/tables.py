@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import pandas as pd
 from tabulate import tabulate
 
-from baselines.compare import Comparison, Group
+from baselines.comparison import Comparison, Group
 from baselines.stats import PairResult
 from baselines.units import unit_noun
 

@@ -256,7 +256,7 @@ def test_check_cli_bounds_and_reward_range(tmp_path, capsys):
 
 
 def test_a_declared_reward_range_reaches_the_pairs_and_the_gate():
-    from baselines.compare import compare
+    from baselines import compare
     recs = records([0.01, -0.02, 0.03, 0.0, 0.02, -0.01, 0.015], spend={"tokens": 1000})
     for r in recs:
         r.extra["reward_range"] = [0, 1]

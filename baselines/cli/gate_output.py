@@ -11,7 +11,7 @@ def print_gate(results, verdict: str, *, baseline: str, candidate: str, fixed: s
                seeds_used: int | None = None, skipped=()) -> None:
     from reports.text import quantity
 
-    from ..gate import gate_markdown
+    from reports.gate_summary import gate_markdown
 
     if as_json:
         payload = {"verdict": verdict, "baseline": baseline, "candidate": candidate,

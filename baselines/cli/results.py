@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import sys
 
-from ..compare import Comparison, compare
+from ..comparing import compare
+from ..comparison import Comparison
 from ..compare_options import CompareOptions
 from ..errors import InputError
 from ..records import RunRecord, read_records

@@ -1,0 +1,32 @@
+"""The gate's verdict as GitHub job-summary markdown (what `$GITHUB_STEP_SUMMARY` receives).
+
+Formatting lives in reports, the gate's decisions in `baselines.gate`: the
+analysis layer never imports the presentation layer.
+"""
+from __future__ import annotations
+
+import math
+
+from baselines.gate import FAIL, INCONCLUSIVE, PASS, GateResult, overall
+
+from .text import md, quantity
+
+
+def gate_markdown(results: list[GateResult], baseline: str, candidate: str, fixed: str) -> str:
+    """GitHub job-summary markdown (appended to $GITHUB_STEP_SUMMARY)."""
+    icon = {PASS: "✅", FAIL: "❌", INCONCLUSIVE: "⚠️"}
+    lines = [f"### costmatch check: {icon[overall(results)]} {overall(results)}", "",
+             f"Candidate **{md(candidate)}** against baseline **{md(baseline)}** at equal {md(fixed)}.", "",
+             "| workload | budget | verdict | n | diff | bounds | margin | reason |",
+             "|---|---|---|---|---|---|---|---|"]
+    for r in results:
+        budget = ", ".join(f"{quantity(v)} {u}" for u, v in r.budget.items())
+        bounds = f"[{r.lower:+.3g}, {r.upper:+.3g}]" if math.isfinite(r.lower) and math.isfinite(r.upper) else "n/a"
+        diff = f"{r.diff:+.3g}" if math.isfinite(r.diff) else "n/a"
+        margin = f"{r.margin:.3g}" if math.isfinite(r.margin) else "n/a"
+        lines.append(f"| {md(r.workload)} | {md(budget)} | {icon[r.verdict]} {r.verdict} | {r.n} | {diff} | "
+                     f"{bounds} | {margin} | {md(r.reason)} |")
+    confounds = [c for r in results for c in r.confounds]
+    if confounds:
+        lines += ["", "Confounds (other units that diverged):"] + [f"- {md(c)}" for c in confounds]
+    return "\n".join(lines) + "\n"
