@@ -208,7 +208,7 @@ def _pairs_html(group: Group, rng) -> str:
             _cell(VERDICT_SHORT.get(p.verdict, p.verdict) + ("" if p.paired else " (unpaired)"), p.verdict, "t"),
             _cell("; ".join(p.notes), "", "t")]))
     return ("<details open><summary>Pairs (a \u2212 b, paired by seed)</summary>"
-            + _table(["a", "b", "n", "a \u2212 b", "95% CI low", "95% CI high", "p (sign-flip)", "p (t, Holm)",
+            + _table(["a", "b", "n", "a \u2212 b", "95% CI low", "95% CI high", "p (sign-flip)", "p (Holm)",
                       "verdict", "notes"], body,
                      caption="n.d. = no difference detected; neither it nor \u201cunderpowered\u201d is evidence "
                              "of equality.") + "</details>")

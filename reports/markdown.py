@@ -36,7 +36,7 @@ def pairs_table(group: Group, rng=None) -> str:
         if boot:
             row.append(interval(*p.bootstrap_ci, decimals, signed=True) if p.bootstrap_ci else "n/a")
         rows.append(row + [md("; ".join(p.notes))])
-    headers = ["a", "b", "n", "a − b", "95% CI", "p (sign-flip)", "p (t, Holm)", "verdict"] + \
+    headers = ["a", "b", "n", "a − b", "95% CI", "p (sign-flip)", "p (Holm)", "verdict"] + \
         (["bootstrap 95% CI"] if boot else []) + ["notes"]
     return tabulate(rows, headers, tablefmt="github", disable_numparse=True)
 
@@ -60,10 +60,11 @@ def flag_bullets(group: Group, tolerance: float, compact: bool = False) -> list[
 
 
 PAIRS_FOOTNOTE = (
-    "Pairs: a − b is the mean per-seed paired difference with a Student-t 95% interval; "
-    "p (sign-flip) is the exact sign-flip permutation p-value (Monte Carlo or its normal limit at "
-    "large n); the verdict uses the paired t test with Holm-adjusted p-values within the group. "
-    "\"underpowered\" and \"no difference detected\" are not evidence of equality.")
+    "Pairs: a − b is the mean per-seed paired difference with its 95% interval (Student t; the hull of t and "
+    "bootstrap-t for unbounded rewards at small n; distribution-free betting for bounded rewards: each pair's "
+    "interval_method in --json); p (sign-flip) is the exact sign-flip p-value (McNemar on 0/1 rewards, seeded "
+    "Monte Carlo at large n); p (Holm) is the Holm-adjusted larger of the t and sign-flip p-values, and a "
+    "verdict needs it below alpha. \"underpowered\" and \"no difference detected\" are not evidence of equality.")
 
 
 def comparison_markdown(comparison: Comparison, baseline: str | None = None, paper: bool = False,

@@ -295,8 +295,8 @@ def latex_caption(group: Group, comparison: Comparison, verdicts: bool = False,
     if partial:
         parts.append("Lower bounds: " + "; ".join(f"{u.arm} {unit_noun(u.unit)}" for u in partial) + ".")
     if group.pairs:
-        parts.append("Differences are per-seed paired with Student-t 95% intervals; verdicts use Holm-adjusted "
-                     "paired t tests within the table.")
+        parts.append("Differences are per-seed paired with 95% intervals; a verdict needs both the paired t and "
+                     "the exact sign-flip test to reject after Holm adjustment within the table.")
     if verdicts:
         parts.append("n.d. = no difference detected (not evidence of equality).")
     if rng is not None:
@@ -339,8 +339,28 @@ def cost_markdown(groups: list[dict], unit: str, target: float) -> str:
                       for r in g["arms"]]
         parts.append(tabulate(table_rows, ["arm", "reached", "ERT", "95% CI", "cost-of-pass", "95% CI",
                                            "ERT − baseline"], tablefmt="github", disable_numparse=True))
+        parts += _instance_lines(g["arms"], fmt)
         parts.append("")
     return "\n".join(parts)
+
+
+def _instance_lines(arms: list[dict], fmt) -> list[str]:
+    """Per-instance ERT (COCO-style: never pooled across problems) and which score the rows used."""
+    out = []
+    notes = sorted({f"{k}: {r[k]}" for r in arms for k in ("score", "aggregation") if isinstance(r.get(k), str)})
+    out += [f"- {md(n)}" for n in notes]
+    per_instance = [r for r in arms if r.get("instances")]
+    if per_instance:
+        names = sorted({i["instance"] for r in per_instance for i in r["instances"]})
+        rows = []
+        for r in per_instance:
+            by_name = {i["instance"]: i for i in r["instances"]}
+            rows.append([md(r["arm"]), f"{r.get('instances_solved', 0)}/{r.get('instances_total', len(names))}"]
+                        + [fmt(by_name[n]["ert"]) if n in by_name else "" for n in names])
+        out += ["", "ERT per instance (runs that never reached the target count at their whole spend; ∞: none "
+                "reached it):", "", tabulate(rows, ["arm", "solved"] + [md(n) for n in names], tablefmt="github",
+                                              disable_numparse=True)]
+    return out
 
 
 # -- confounds at a glance ----------------------------------------------------------------

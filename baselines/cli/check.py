@@ -27,6 +27,12 @@ def add_gate_arguments(p: argparse.ArgumentParser) -> None:
                    help="the reward is a cost (error, regret): lower is better")
     p.add_argument("--inconclusive", choices=["inconclusive", "pass", "fail"], default="inconclusive",
                    help="map INCONCLUSIVE to exit 0 (pass) or 1 (fail) for a binary gate (default: exit 3)")
+    p.add_argument("--bounds", choices=["auto", "t", "betting"], default="auto",
+                   help="auto (default): distribution-free betting bounds when rewards are bounded (0/1, or "
+                        "--reward-range), Student t otherwise; t: t bounds even on bounded rewards (more power, "
+                        "no guarantee against a rare loss); betting: require a reward range")
+    p.add_argument("--reward-range", type=reward_range, metavar="LO,HI",
+                   help="every reward lies in [LO, HI] (e.g. 0,1 for accuracy): enables distribution-free bounds")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -37,12 +43,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--against", metavar="FILE", help="take the baseline arm's runs from this stored results file")
     p.add_argument("--json", action="store_true", dest="as_json",
                    help="print the verdict and each group's interval as JSON")
-    p.add_argument("--bounds", choices=["auto", "t", "betting"], default="auto",
-                   help="auto (default): distribution-free betting bounds when rewards are bounded (0/1, or "
-                        "--reward-range), Student t otherwise; t: t bounds even on bounded rewards (more power, "
-                        "no guarantee against a rare loss); betting: require a reward range")
-    p.add_argument("--reward-range", type=reward_range, metavar="LO,HI",
-                   help="every reward lies in [LO, HI] (e.g. 0,1 for accuracy): enables distribution-free bounds")
 
 
 def run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_early_stop, alpha, metric, start,

@@ -52,7 +52,8 @@ def _retries(text: str) -> int:
 
 
 def run(*, suite, out, jobs, backend, fresh, retry_errors, quiet, no_plots, looks, gate, margin,
-        lower_is_better, inconclusive, alpha, as_json, address=None, worker_wait=60.0, retries=2) -> int:
+        lower_is_better, inconclusive, alpha, as_json, bounds="auto", reward_range=None, address=None,
+        worker_wait=60.0, retries=2) -> int:
     from ..progress import Progress
     from ..runner import run_suite
     from ..suite import isolated_workers, load_suite
@@ -63,7 +64,8 @@ def run(*, suite, out, jobs, backend, fresh, retry_errors, quiet, no_plots, look
         return _run_sequential(loaded, out_dir, looks=looks, gate=gate, margin=margin, alpha=alpha,
                                lower_is_better=lower_is_better, inconclusive=inconclusive, as_json=as_json,
                                jobs=jobs, backend=backend, fresh=fresh, retry_errors=retry_errors, quiet=quiet,
-                               cluster=dict(address=address, worker_wait=worker_wait, retries=retries))
+                               cluster=dict(address=address, worker_wait=worker_wait, retries=retries),
+                               bounds=bounds, reward_range=reward_range)
     progress = Progress(loaded.fixed_units, quiet=quiet)
     with isolated_workers():
         outcome = run_suite(loaded, out_dir, jobs, backend, fresh, retry_errors, progress, address=address,
@@ -94,7 +96,8 @@ def run(*, suite, out, jobs, backend, fresh, retry_errors, quiet, no_plots, look
 
 
 def _run_sequential(suite, out_dir: Path, *, looks, gate, margin, alpha, lower_is_better, inconclusive, as_json,
-                    jobs, backend, fresh, retry_errors, quiet, cluster=None) -> int:
+                    jobs, backend, fresh, retry_errors, quiet, cluster=None, bounds="auto",
+                    reward_range=None) -> int:
     from ..progress import Progress
     from ..runner import run_suite
     from ..sequential import parse_looks, run_sequential
@@ -124,7 +127,7 @@ def _run_sequential(suite, out_dir: Path, *, looks, gate, margin, alpha, lower_i
         run_suite(dataclasses.replace(suite, workloads=[]), out_dir, fresh=True)
     verdict, used, results, outcome = run_sequential(
         suite, out_dir, planned, baseline, candidate, margin, alpha, lower_is_better,
-        run_look, lambda: Progress(suite.fixed_units, quiet=quiet))
+        run_look, lambda: Progress(suite.fixed_units, quiet=quiet), reward_range=reward_range, bounds=bounds)
     if outcome is not None and outcome.interrupted:
         print("costmatch: interrupted; finished cells are kept; run the same command to resume", file=sys.stderr)
         return EXIT_INTERRUPTED
