@@ -1,14 +1,13 @@
-"""Shared helpers: record builders and the path to the real result files."""
+"""Test settings (hypothesis without deadlines) and the path to the real result files.
+
+Record builders live in `tests/builders.py`: tests import them from a module, not from conftest."""
 from __future__ import annotations
 
 import os
-import random
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
-
-from baselines import RunRecord
 
 # No wall-clock deadline in any property test: a loaded 2-core machine must not turn a
 # slow example into a failure. CI also derandomizes, so a red run can be rerun exactly.
@@ -16,27 +15,7 @@ settings.register_profile("costmatch", deadline=None, suppress_health_check=[Hea
 settings.register_profile("ci", parent=settings.get_profile("costmatch"), derandomize=True)
 settings.load_profile("ci" if os.environ.get("CI") else "costmatch")
 
-SHARED_DATA = Path(os.environ.get("COSTMATCH_SHARED_DATA",
-                                  Path(__file__).resolve().parents[2] / "shared" / "data"))
-AGENTDESCENT = SHARED_DATA / "agentdescent"
-
-
-def rec(arm="a", seed=0, reward=0.5, workload="w", budget=None, **spend) -> RunRecord:
-    return RunRecord(workload, arm, seed, dict(spend), reward,
-                     budget={"tokens": 1000} if budget is None else budget)
-
-
-def make_arms(spec: dict[str, dict], seeds=5, workload="w", budget=None, reward_fn=None, jitter=0.0,
-              rng_seed=0) -> list[RunRecord]:
-    """Records for several arms; spec maps arm -> unit -> spend (None = unreported)."""
-    rng = random.Random(rng_seed)
-    out = []
-    for arm, units in spec.items():
-        for s in range(seeds):
-            spend = {u: (None if v is None else v * (1 + rng.uniform(-jitter, jitter))) for u, v in units.items()}
-            reward = reward_fn(arm, s) if reward_fn else rng.random()
-            out.append(rec(arm, s, reward, workload, budget, **spend))
-    return out
+from tests.builders import AGENTDESCENT  # noqa: E402 - after the hypothesis profile
 
 
 @pytest.fixture

@@ -3,7 +3,7 @@ import math
 import pytest
 
 from baselines import anytime, compare
-from tests.conftest import rec
+from tests.builders import rec
 
 TRACE = [{"spend": {"tokens": 100}, "best": 0.2}, {"spend": {"tokens": 300}, "best": 0.5},
          {"spend": {"tokens": 600}, "best": 0.4}]  # a dip is not a loss: best-so-far stays 0.5

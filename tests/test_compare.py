@@ -5,7 +5,7 @@ from hypothesis import given, settings, strategies as st
 
 from baselines import RunRecord, compare
 from reports.markdown import comparison_markdown
-from tests.conftest import make_arms, rec
+from tests.builders import make_arms, rec
 
 B = {"tokens": 1000}
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import AGENTDESCENT
+from tests.builders import AGENTDESCENT
 
 ROOT = Path(__file__).resolve().parents[1]
 TOP_PACKAGES = ("baselines", "workloads", "arms", "reports")

@@ -21,7 +21,7 @@ from reports.markdown import comparison_markdown
 from reports.ranges import RewardRange, reward_ranges
 from reports.tables import comparison_latex, confound_markdown, frame, parse_columns, to_csv
 from reports.text import budget_tag, budget_text, md, quantity
-from tests.conftest import make_arms
+from tests.builders import make_arms
 
 B = {"tokens": 1000}
 

@@ -7,7 +7,7 @@ import pytest
 from scipy import stats as sp
 
 from baselines import compare, stats
-from tests.conftest import make_arms
+from tests.builders import make_arms
 
 SIMS = 2000
 
