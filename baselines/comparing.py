@@ -31,9 +31,8 @@ from scipy.special import stdtrit
 
 from .columns import arm_sums, medians_of, relative, run_bounds, sorted_codes
 from .compare_options import CompareOptions
-from .comparison import (MEASURED, PARTIAL, UNREPORTED, ArmSummary, Comparison, Flag, Group, Skipped,  # noqa: F401
-                         UnitSpend, Unverified)
-from .metrics import METRICS, metric_frame  # noqa: F401 - re-exported
+from .comparison import MEASURED, PARTIAL, UNREPORTED, ArmSummary, Comparison, Flag, Group, UnitSpend, Unverified
+from .metrics import metric_frame
 from .pairing import pair_group
 from .records import RunRecord
 from .selection import select_groups

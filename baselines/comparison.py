@@ -182,6 +182,18 @@ class Group:
                 "pairs": [p.to_json() for p in self.pairs]}
 
 
+def runs_by_arm(records, group: Group) -> dict[str, list]:
+    """The group's runs among `records`, by arm (for figures and pages that need traces or per-run fields)."""
+    from .records import budget_key
+
+    key = budget_key(group.budget)
+    out: dict[str, list] = {}
+    for r in records:
+        if r.workload == group.workload and budget_key(r.budget) == key:
+            out.setdefault(r.arm, []).append(r)
+    return out
+
+
 @dataclass
 class Comparison:
     """Every selected group, the groups left out, and the options they were judged by.

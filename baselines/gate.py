@@ -324,31 +324,13 @@ def overall(results: list[GateResult]) -> str:
     return PASS
 
 
-def rewards_by_arm(records, group: Group) -> dict[str, dict[int, float]]:
-    """Scored rewards per arm and seed for one group (the gate pairs them by seed)."""
-    from .records import budget_key
-
-    key = budget_key(group.budget)
+def rewards_by_arm(group: Group) -> dict[str, dict[int, float]]:
+    """Scored rewards per arm and seed, read off the group's own arms x seeds matrix (no re-selection)."""
     out: dict[str, dict[int, float]] = {}
-    for r in records:
-        if r.workload == group.workload and budget_key(r.budget) == key and r.reward is not None:
-            out.setdefault(r.arm, {})[r.seed] = r.reward
-    return out
-
-
-def rewards_by_arm_table(table, group: Group) -> dict[str, dict[int, float]]:
-    """`rewards_by_arm` from a RunTable's columns (no per-run objects)."""
-    frame = table.frame
-    keys = [k for k, v in table.budgets.items() if v == group.budget]
-    mask = (frame["workload"].astype(str) == group.workload).to_numpy() & \
-        frame["budget"].astype(str).isin(keys).to_numpy() & ~np.isnan(frame["reward"].to_numpy(dtype=float))
-    arms = frame["arm"].astype(str).to_numpy()[mask]
-    seeds = frame["seed"].to_numpy()[mask]
-    rewards = frame["reward"].to_numpy(dtype=float)[mask]
-    out: dict[str, dict[int, float]] = {}
-    for arm in np.unique(arms):
-        pick = arms == arm
-        out[str(arm)] = dict(zip(seeds[pick].tolist(), rewards[pick].tolist()))
+    for i, arm in enumerate(group.arm_names):
+        row = group.scores[i]
+        known = ~np.isnan(row)
+        out[arm] = dict(zip(group.seeds[known].tolist(), row[known].tolist()))
     return out
 
 
@@ -396,7 +378,7 @@ def run_gate(records, fixed: str, baseline: str, candidate: str, margin, alpha: 
     for group in comparison.groups:
         names = {a.arm for a in group.arms}
         if baseline in names and candidate in names:
-            rewards = rewards_by_arm_table(subset, group) if table is not None else rewards_by_arm(subset, group)
+            rewards = rewards_by_arm(group)
             results.append(gate_group(group, baseline, candidate, margin, alpha, lower_is_better,
                                       rewards, reward_range, planned_n, alpha_total, bounds))
     if not results:

@@ -717,7 +717,6 @@ def _complete_pairs(arms, x, pairs, level: float, seed: int,
         return out
     n = x.shape[1]
     alpha = 1 - level
-    q = t_quantile(0.5 + level / 2, n - 1) if n >= 2 else math.nan
     factor = mde_factor(n, alpha) if n >= 2 else math.inf
     first = np.array([i for i, _ in pairs])
     second = np.array([j for _, j in pairs])

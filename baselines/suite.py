@@ -166,8 +166,8 @@ def resolve(path: str, where: str, root: str | None = None) -> Any:
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
-        beside = f" (a folder or file beside the suite named like an installed package is not searched; " \
-                 f"rename it)" if root and (Path(root) / module_name.partition(".")[0]).exists() else ""
+        beside = " (a folder or file beside the suite named like an installed package is not searched; " \
+                 "rename it)" if root and (Path(root) / module_name.partition(".")[0]).exists() else ""
         raise InputError(f"{where}: cannot import module {module_name!r} ({exc}); check the path "
                          f"and that the module is installed or in the suite's folder{beside}") from None
     except Exception as exc:  # noqa: BLE001 - the user's module failed while importing

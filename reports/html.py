@@ -20,8 +20,8 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from baselines.comparison import Comparison, Group
-from baselines.records import RunRecord, budget_key
+from baselines.comparison import Comparison, Group, runs_by_arm
+from baselines.records import RunRecord
 from baselines.units import unit_noun
 
 from .flags import comparison_headline, group_caption, unequal_sentence, unreported_lines, unverified_sentence
@@ -214,15 +214,6 @@ def _pairs_html(group: Group, rng) -> str:
                              "of equality.") + "</details>")
 
 
-def _group_runs(records: list[RunRecord], group: Group) -> dict[str, list[RunRecord]]:
-    key = budget_key(group.budget)
-    out: dict[str, list[RunRecord]] = {}
-    for r in records:
-        if r.workload == group.workload and budget_key(r.budget) == key:
-            out.setdefault(r.arm, []).append(r)
-    return out
-
-
 def _error_text(error) -> tuple[str, str]:
     """(one line, traceback or detail) of a record's error, whatever shape it has."""
     if isinstance(error, dict):
@@ -234,7 +225,7 @@ def _error_text(error) -> tuple[str, str]:
 
 
 def _runs_html(group: Group, records: list[RunRecord]) -> str:
-    by_arm = _group_runs(records, group)
+    by_arm = runs_by_arm(records, group)
     if not by_arm:
         return ""
     units = shown_units(group, drop_unreported=True)

@@ -31,9 +31,9 @@ from pathlib import Path
 import numpy as np
 
 from baselines import anytime
-from baselines.comparison import Comparison, Group
+from baselines.comparison import Comparison, Group, runs_by_arm
 from baselines.fileio import atomic_write_bytes, ensure_dir, slug
-from baselines.records import RunRecord, budget_key
+from baselines.records import RunRecord
 from baselines.units import unit_noun
 
 from .ranges import range_for
@@ -156,15 +156,6 @@ def close(plot: Plot) -> None:
         plot.fig = None
 
 
-def _group_records(records: list[RunRecord], group: Group) -> dict[str, list[RunRecord]]:
-    key = budget_key(group.budget)
-    out: dict[str, list[RunRecord]] = {}
-    for r in records:
-        if r.workload == group.workload and budget_key(r.budget) == key:
-            out.setdefault(r.arm, []).append(r)
-    return out
-
-
 def _finite(*values) -> bool:
     return all(v is not None and math.isfinite(v) and abs(v) < 1e300 for v in values)
 
@@ -199,7 +190,7 @@ def cost_reward_plot(group: Group, records: list[RunRecord], unit: str, style: S
     if unit in held:
         return Plot(name, title, reason=f"the x axis would be the fixed unit ({unit_noun(unit)}): every arm "
                                         "sits at the budget, so the plot shows nothing")
-    by_arm = _group_records(records, group)
+    by_arm = runs_by_arm(records, group)
     rng = range_for(ranges, group) if metric == "reward" else None
     points, ranges_x, left_off = {}, {}, []
     for a in group.arms:
@@ -293,7 +284,7 @@ def anytime_plot(group: Group, records: list[RunRecord], unit: str, style: Style
     title = f"{group.workload} at {budget_text(group.budget)}: anytime"
     name = name or f"anytime-{slug(group.workload)}-{budget_tag(group.budget)}"
     limit = group.budget.get(unit)
-    by_arm = _group_records(records, group)
+    by_arm = runs_by_arm(records, group)
     traced = [r for rs in by_arm.values() for r in rs if r.trace]
     if not limit:
         return Plot(name, title, reason=f"the budget does not name {unit_noun(unit)}, so there is no axis to 100%")
@@ -440,7 +431,7 @@ def ranking_across_units(group: Group, records: list[RunRecord]) -> dict[str, di
     across arms: every arm reached it in at least half its runs, so the
     comparison is at equal spend in that unit, read off the same runs.
     """
-    by_arm = _group_records(records, group)
+    by_arm = runs_by_arm(records, group)
     out: dict[str, dict[str, tuple[int, float, float]]] = {}
     for unit in RANK_UNITS:
         finals = {}

@@ -14,13 +14,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from baselines import compare
-from baselines.comparison import Comparison
+from baselines.comparison import Comparison, runs_by_arm
 from baselines.fileio import atomic_write_text, ensure_dir
 from baselines.records import RunRecord, budget_key
 
 from .markdown import comparison_markdown
 from .plots import (FORMATS, WIDTHS, close, comparison_plots, ranking_across_units, ranking_markdown, save,
-                    trace_score_kind, _group_records)
+                    trace_score_kind)
 from .ranges import ranges_for, reward_ranges
 from .text import md
 
@@ -80,7 +80,7 @@ def _ranking_sections(comparison: Comparison, records: list[RunRecord]) -> list[
     for group in comparison.groups:
         by_unit = ranking_across_units(group, records)
         if len(by_unit) > 1:
-            kind = trace_score_kind([r for rs in _group_records(records, group).values() for r in rs])
+            kind = trace_score_kind([r for rs in runs_by_arm(records, group).values() for r in rs])
             out += [f"#### {md(group.workload)}: ranking at equal spend in each unit, from the same runs", "",
                     ranking_markdown(by_unit, kind), ""]
     return out
