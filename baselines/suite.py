@@ -361,6 +361,24 @@ def load_suite(path: str | Path, check_imports: bool = True) -> Suite:
 def parse_suite(data: dict, source: str, check_imports: bool = True, root: str | None = None) -> Suite:
     """Check a parsed suite completely; InputError names the file, the key and the fix."""
     _unknown(data, _TOP_KEYS, source)
+    seeds, jobs, backend, timeout, tolerance, name, out = _suite_settings(data, source)
+    arms, instances = _parse_arms(data, source, check_imports, root)
+    workloads_list = _type(data.get("workloads", []), list, f"{source}: 'workloads'",
+                           "must be an array of tables [[workloads]]")
+    if not workloads_list:
+        raise InputError(f"{source}: no workloads; add a [[workloads]] table")
+    workloads, seen, cells = [], set(), 0
+    for i, spec in enumerate(workloads_list):
+        workload, cells = _parse_workload(spec, f"{source}: workloads[{i}]", arms, instances, seeds, tolerance,
+                                          seen, cells, check_imports, root)
+        workloads.append(workload)
+    return Suite(name, source, arms, workloads, jobs, backend,
+                 None if timeout is None else float(timeout), out,
+                 sorted({w.fixed for w in workloads}))
+
+
+def _suite_settings(data: dict, source: str):
+    """The suite's top-level scalars, checked in the order the file documents them (first error wins)."""
     seeds = _seeds(data.get("seeds", 5), source)
     jobs = _type(data.get("jobs", 1), int, f"{source}: 'jobs'", "must be a positive integer")
     if jobs < 1:
@@ -380,7 +398,11 @@ def parse_suite(data: dict, source: str, check_imports: bool = True, root: str |
     out = _type(data.get("out", "costmatch-out"), str, f"{source}: 'out'", "must be a directory path")
     if not out.strip() or "\x00" in out:
         raise InputError(f"{source}: 'out' must be a directory path, got {show(out)}")
+    return seeds, jobs, backend, timeout, tolerance, name, out
 
+
+def _parse_arms(data: dict, source: str, check_imports: bool, root: str | None):
+    """The [arms.*] tables as specs, plus constructed instances so workloads can check compatibility."""
     arms_table = _type(data.get("arms", {}), dict, f"{source}: 'arms'",
                        "must be tables like [arms.greedy] with a 'path'")
     if not arms_table:
@@ -402,73 +424,86 @@ def parse_suite(data: dict, source: str, check_imports: bool = True, root: str |
         else:
             resolve_syntax(spec["path"], f"{where}.path")
         arms[arm_name] = ArmSpec(arm_name, spec["path"], params, origin_root(spec["path"]) or root)
+    return arms, instances
 
-    workloads_list = _type(data.get("workloads", []), list, f"{source}: 'workloads'",
-                           "must be an array of tables [[workloads]]")
-    if not workloads_list:
-        raise InputError(f"{source}: no workloads; add a [[workloads]] table")
-    workloads, seen, cells = [], set(), 0
-    for i, spec in enumerate(workloads_list):
-        where = f"{source}: workloads[{i}]"
-        _type(spec, dict, where, "must be a table")
-        _unknown(spec, _WORKLOAD_KEYS, where)
-        for key in ("name", "path", "fixed", "arms"):
-            if key not in spec:
-                raise InputError(f"{where}: missing {key!r}")
-        w_name = _name(spec["name"], f"{where}.name", "a workload name")
-        params = _params(spec.get("params", {}), f"{where}.params")
-        if ("budget" in spec) == ("budgets" in spec):
-            raise InputError(f"{where}: give exactly one of 'budget' (a table) or 'budgets' (a list of tables)")
-        raw = [spec["budget"]] if "budget" in spec else spec["budgets"]
-        if not isinstance(raw, list) or not raw:
-            raise InputError(f"{where}.budgets: must be a non-empty list of tables like {{tokens = 200000}}")
-        budgets = [_budget(b, f"{where}.budget") for b in raw]
-        fixed = _type(spec["fixed"], str, f"{where}.fixed", "must be a unit name")
-        for b in budgets:
-            if fixed not in b:
-                raise InputError(f"{where}.fixed: {show(fixed)} is not a unit of the budget "
-                                 f"({', '.join(b.units)}); a fixed unit must have an allowance")
-        arm_names = _type(spec["arms"], list, f"{where}.arms", "must be a list of arm names")
-        if not arm_names:
-            raise InputError(f"{where}.arms: no arms; list at least one arm name")
-        for arm in arm_names:
-            if not isinstance(arm, str) or arm not in arms:
-                raise InputError(f"{where}.arms: unknown arm {show(arm)}; defined arms: "
-                                 f"{_listing(arms)}")
-        if len(set(arm_names)) != len(arm_names):
-            raise InputError(f"{where}.arms: an arm is listed twice")
-        for b in budgets:
-            if (w_name, b) in seen:
-                raise InputError(f"{where}: workload {w_name!r} at budget {b!r} appears twice; "
-                                 "give the second entry another name")
-            seen.add((w_name, b))
-        w_seeds = _seeds(spec["seeds"], where) if "seeds" in spec else seeds
-        w_tol = _tolerance(spec["tolerance"], where) if "tolerance" in spec else tolerance
-        cells += len(budgets) * len(w_seeds) * len(arm_names)
-        if cells > MAX_CELLS:
-            raise InputError(f"{where}: the suite has more than {MAX_CELLS:,} cells (budgets x seeds x arms); "
-                             "split it or use fewer seeds")
-        if check_imports:
-            workload = _construct(resolve(spec["path"], f"{where}.path", root), params, f"{where}.params")
-            check_workload(workload, f"{where}.path")
-            measures = set(workload.measures)
-            for b in budgets:
-                for unit in b.units:
-                    if unit not in measures and unit not in ("prompt_tokens", "completion_tokens", "tokens", "usd"):
-                        raise InputError(f"{where}.budget: unit {unit!r} is not measured by {spec['path']} "
-                                         f"(it measures {', '.join(sorted(measures))})")
-            for arm in arm_names:
-                why = _guarded(lambda: incompatibility(workload, instances[arm]), f"{where}.arms")
-                if why:
-                    raise InputError(f"{where}.arms: arm {arm!r} cannot run on workload {w_name!r}: {why}; "
-                                     "remove it from this workload's arms")
-        else:
-            resolve_syntax(spec["path"], f"{where}.path")
-        workloads.append(WorkloadSpec(w_name, spec["path"], params, fixed, tuple(budgets), tuple(arm_names),
-                                      w_seeds, w_tol, origin_root(spec["path"]) or root))
-    return Suite(name, source, arms, workloads, jobs, backend,
-                 None if timeout is None else float(timeout), out,
-                 sorted({w.fixed for w in workloads}))
+
+def _parse_workload(spec, where: str, arms: dict, instances: dict, seeds, tolerance: float, seen: set,
+                    cells: int, check_imports: bool, root: str | None) -> tuple[WorkloadSpec, int]:
+    """One [[workloads]] entry as a spec and the running cell count (`seen` catches duplicate budgets)."""
+    _type(spec, dict, where, "must be a table")
+    _unknown(spec, _WORKLOAD_KEYS, where)
+    for key in ("name", "path", "fixed", "arms"):
+        if key not in spec:
+            raise InputError(f"{where}: missing {key!r}")
+    w_name = _name(spec["name"], f"{where}.name", "a workload name")
+    params = _params(spec.get("params", {}), f"{where}.params")
+    budgets, fixed = _workload_budgets(spec, where)
+    arm_names = _workload_arms(spec, where, arms)
+    for b in budgets:
+        if (w_name, b) in seen:
+            raise InputError(f"{where}: workload {w_name!r} at budget {b!r} appears twice; "
+                             "give the second entry another name")
+        seen.add((w_name, b))
+    w_seeds = _seeds(spec["seeds"], where) if "seeds" in spec else seeds
+    w_tol = _tolerance(spec["tolerance"], where) if "tolerance" in spec else tolerance
+    cells += len(budgets) * len(w_seeds) * len(arm_names)
+    if cells > MAX_CELLS:
+        raise InputError(f"{where}: the suite has more than {MAX_CELLS:,} cells (budgets x seeds x arms); "
+                         "split it or use fewer seeds")
+    if check_imports:
+        _check_workload(spec, where, w_name, params, budgets, arm_names, instances, root)
+    else:
+        resolve_syntax(spec["path"], f"{where}.path")
+    return WorkloadSpec(w_name, spec["path"], params, fixed, tuple(budgets), tuple(arm_names),
+                        w_seeds, w_tol, origin_root(spec["path"]) or root), cells
+
+
+def _workload_budgets(spec: dict, where: str) -> tuple[list[Budget], str]:
+    """A workload's budget list and fixed unit; the fixed unit must have an allowance in every budget."""
+    if ("budget" in spec) == ("budgets" in spec):
+        raise InputError(f"{where}: give exactly one of 'budget' (a table) or 'budgets' (a list of tables)")
+    raw = [spec["budget"]] if "budget" in spec else spec["budgets"]
+    if not isinstance(raw, list) or not raw:
+        raise InputError(f"{where}.budgets: must be a non-empty list of tables like {{tokens = 200000}}")
+    budgets = [_budget(b, f"{where}.budget") for b in raw]
+    fixed = _type(spec["fixed"], str, f"{where}.fixed", "must be a unit name")
+    for b in budgets:
+        if fixed not in b:
+            raise InputError(f"{where}.fixed: {show(fixed)} is not a unit of the budget "
+                             f"({', '.join(b.units)}); a fixed unit must have an allowance")
+    return budgets, fixed
+
+
+def _workload_arms(spec: dict, where: str, arms: dict) -> list:
+    """A workload's arm list: defined arms only, each once, at least one."""
+    arm_names = _type(spec["arms"], list, f"{where}.arms", "must be a list of arm names")
+    if not arm_names:
+        raise InputError(f"{where}.arms: no arms; list at least one arm name")
+    for arm in arm_names:
+        if not isinstance(arm, str) or arm not in arms:
+            raise InputError(f"{where}.arms: unknown arm {show(arm)}; defined arms: "
+                             f"{_listing(arms)}")
+    if len(set(arm_names)) != len(arm_names):
+        raise InputError(f"{where}.arms: an arm is listed twice")
+    return arm_names
+
+
+def _check_workload(spec: dict, where: str, w_name: str, params: dict, budgets: list, arm_names: list,
+                    instances: dict, root: str | None) -> None:
+    """Construct the workload and check its units and arms now, so a bad suite fails before any cell runs."""
+    workload = _construct(resolve(spec["path"], f"{where}.path", root), params, f"{where}.params")
+    check_workload(workload, f"{where}.path")
+    measures = set(workload.measures)
+    for b in budgets:
+        for unit in b.units:
+            if unit not in measures and unit not in ("prompt_tokens", "completion_tokens", "tokens", "usd"):
+                raise InputError(f"{where}.budget: unit {unit!r} is not measured by {spec['path']} "
+                                 f"(it measures {', '.join(sorted(measures))})")
+    for arm in arm_names:
+        why = _guarded(lambda: incompatibility(workload, instances[arm]), f"{where}.arms")
+        if why:
+            raise InputError(f"{where}.arms: arm {arm!r} cannot run on workload {w_name!r}: {why}; "
+                             "remove it from this workload's arms")
 
 
 def resolve_syntax(path, where: str) -> None:
