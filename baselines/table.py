@@ -259,6 +259,37 @@ def _arrow_columns(data: bytes, ends: np.ndarray):
         import pyarrow.json as pj
     except ImportError:  # pragma: no cover - pyarrow is a declared dependency
         return None
+    read = _arrow_read(pa, pj, data, ends)
+    if read is None or not _arrow_types_ok(pa, read[0]):
+        return None
+    cols, n, numbers = read
+    measured = _arrow_measures(pa, data, cols, n)
+    if measured is None:
+        return None
+    reward, dev, spend = measured
+    frame = {"workload": cols["workload"].dictionary_encode().to_pandas(),
+             "arm": cols["arm"].dictionary_encode().to_pandas(),
+             "seed": cols["seed"].to_numpy().astype(np.int64), "reward": reward, "dev_reward": dev}
+    budgets, budget_keys = _budget_keys(cols.get("budget"), n)
+    if budgets is None:
+        return None
+    frame["budget"] = budget_keys
+    if not _arrow_labels(pa, cols, n, frame):
+        return None
+    partial = _arrow_partial(pa, cols, n)
+    if partial is None:
+        return None
+    traces = _arrow_traces(pa, cols, n)
+    if traces is False:
+        return None
+    for unit in set(spend) | set(partial):
+        frame[f"spend:{unit}"] = spend.get(unit, np.full(n, np.nan))
+        frame[f"partial:{unit}"] = partial.get(unit, np.zeros(n, dtype=bool))
+    return frame, budgets, traces, numbers
+
+
+def _arrow_read(pa, pj, data: bytes, ends: np.ndarray):
+    """(columns, rows, line numbers) parsed by Arrow, or None when the shape alone rules the bulk path out."""
     table = pj.read_json(pa.BufferReader(data), read_options=pj.ReadOptions(block_size=_ARROW_BLOCK))
     n = table.num_rows
     names = set(table.column_names)
@@ -273,22 +304,32 @@ def _arrow_columns(data: bytes, ends: np.ndarray):
     cols = {n: table.column(n).combine_chunks() for n in
             ("workload", "arm", "seed", "spend", "reward", "dev_reward", "budget", "schema",
              "stop_reason", "error", "partial", "trace", "params", "reward_range", "provenance") if n in names}
+    return cols, n, numbers
+
+
+def _arrow_types_ok(pa, cols: dict) -> bool:
+    """Whether the label columns have the types the line reader would accept (names non-empty, one schema)."""
     for name in ("workload", "arm"):
         c = cols[name]
         if not pa.types.is_string(c.type) or c.null_count or (c.is_valid().to_numpy(zero_copy_only=False).size and
                                                               (np.asarray(pa.compute.utf8_length(c)) == 0).any()):
-            return None
+            return False
     if cols["seed"].type != pa.int64() or cols["seed"].null_count:
-        return None
+        return False
     if "schema" in cols and (not pa.types.is_string(cols["schema"].type) or
                              set(cols["schema"].drop_null().unique().to_pylist()) - {SCHEMA}):
-        return None
+        return False
     if "stop_reason" in cols and not (pa.types.is_string(cols["stop_reason"].type) or
                                       pa.types.is_null(cols["stop_reason"].type)):
-        return None
+        return False
     for name in ("params", "budget"):
         if name in cols and not (pa.types.is_struct(cols[name].type) or pa.types.is_null(cols[name].type)):
-            return None
+            return False
+    return True
+
+
+def _arrow_measures(pa, data: bytes, cols: dict, n: int):
+    """(reward, dev_reward, spend by unit) as float arrays, tokens derived as the line reader does; None to fall back."""
     if cols["reward"].null_count and not _rewards_present(data, cols["reward"]):
         return None  # a null reward must be written out; a missing one is an error (line by line)
     reward = _numeric(cols["reward"])
@@ -298,9 +339,6 @@ def _arrow_columns(data: bytes, ends: np.ndarray):
         return None
     if any(not spend_col.type.field(i).name for i in range(spend_col.type.num_fields)):
         return None
-    frame = {"workload": cols["workload"].dictionary_encode().to_pandas(),
-             "arm": cols["arm"].dictionary_encode().to_pandas(),
-             "seed": cols["seed"].to_numpy().astype(np.int64), "reward": reward, "dev_reward": dev}
     spend = {}
     for i in range(spend_col.type.num_fields):
         unit = spend_col.type.field(i).name
@@ -314,10 +352,11 @@ def _arrow_columns(data: bytes, ends: np.ndarray):
             spend["tokens"] = np.where(np.isnan(spend["tokens"]), derived, spend["tokens"])
         elif not np.isnan(derived).all():  # the line reader adds tokens only where both parts are reported
             spend["tokens"] = derived
-    budgets, budget_keys = _budget_keys(cols.get("budget"), n)
-    if budgets is None:
-        return None
-    frame["budget"] = budget_keys
+    return reward, dev, spend
+
+
+def _arrow_labels(pa, cols: dict, n: int, frame: dict) -> bool:
+    """Add stop_reason, failed/error, code and reward range columns to `frame`; False to fall back."""
     frame["stop_reason"] = _object_column(cols["stop_reason"]) if "stop_reason" in cols \
         else np.full(n, None, dtype=object)
     frame["failed"] = np.asarray(cols["error"].is_valid().to_numpy(zero_copy_only=False), dtype=bool) \
@@ -328,10 +367,15 @@ def _arrow_columns(data: bytes, ends: np.ndarray):
         frame["error"][failed_rows] = [error_summary(e) for e in cols["error"].take(failed_rows).to_pylist()]
     if "provenance" in cols and cols["provenance"].null_count < n:
         if not pa.types.is_struct(cols["provenance"].type):
-            return None
+            return False
         frame["code"] = code_column(cols["provenance"].to_pylist())
     if "reward_range" in cols and cols["reward_range"].null_count < n:
         frame["reward_lo"], frame["reward_hi"] = reward_range_columns(cols["reward_range"].to_pylist())
+    return True
+
+
+def _arrow_partial(pa, cols: dict, n: int) -> dict[str, np.ndarray] | None:
+    """Per unit, which rows reported that unit's spend only in part; None to fall back."""
     partial: dict[str, np.ndarray] = {}
     if "partial" in cols and cols["partial"].null_count < n:
         if not (pa.types.is_list(cols["partial"].type) and pa.types.is_string(cols["partial"].type.value_type)):
@@ -341,20 +385,21 @@ def _arrow_columns(data: bytes, ends: np.ndarray):
                 if not unit:
                     return None
                 partial.setdefault(unit, np.zeros(n, dtype=bool))[i] = True
-    traces = None
-    if "trace" in cols and cols["trace"].null_count < n:
-        kind = cols["trace"].type
-        if not (pa.types.is_list(kind) and pa.types.is_struct(kind.value_type)) or \
-                {kind.value_type.field(i).name for i in range(kind.value_type.num_fields)} - {"spend", "best", "reward"}:
-            return None  # other keys in points: Arrow would add them as null to every point
-        try:  # the line reader's canonical points (Arrow fills absent fields with null; they are dropped)
-            traces = [None if t is None else _trace(t, "") for t in cols["trace"].to_pylist()]
-        except InputError:
-            return None
-    for unit in set(spend) | set(partial):
-        frame[f"spend:{unit}"] = spend.get(unit, np.full(n, np.nan))
-        frame[f"partial:{unit}"] = partial.get(unit, np.zeros(n, dtype=bool))
-    return frame, budgets, traces, numbers
+    return partial
+
+
+def _arrow_traces(pa, cols: dict, n: int):
+    """Each row's trace as the line reader builds it (None without traces); False to fall back."""
+    if "trace" not in cols or cols["trace"].null_count >= n:
+        return None
+    kind = cols["trace"].type
+    if not (pa.types.is_list(kind) and pa.types.is_struct(kind.value_type)) or \
+            {kind.value_type.field(i).name for i in range(kind.value_type.num_fields)} - {"spend", "best", "reward"}:
+        return False  # other keys in points: Arrow would add them as null to every point
+    try:  # the line reader's canonical points (Arrow fills absent fields with null; they are dropped)
+        return [None if t is None else _trace(t, "") for t in cols["trace"].to_pylist()]
+    except InputError:
+        return False
 
 
 def _object_column(col) -> np.ndarray:
