@@ -112,76 +112,110 @@ def execute_cell(cell: Cell) -> dict[str, Any]:
     return execute_record(cell).to_json()
 
 
+@dataclass
+class _CellRun:
+    """How far one cell got: a piece is None when the step that makes it failed or never ran."""
+    stop_reason: str = "done"
+    error: dict[str, Any] | None = None
+    output: Any = None
+    workload: Any = None
+    instance: Any = None
+    meter: Meter | None = None
+
+
 def execute_record(cell: Cell) -> RunRecord:
     """Run one cell and return its record (never raises for arm, workload or timeout errors)."""
-    spec_w, spec_a = cell.workload, cell.arm
     started = time.perf_counter()
-    stop_reason, error, output, reward, oracle = "done", None, None, None, None
-    workload = instance = meter = None
+    run = _CellRun()
+    _run_arm(cell, run)
+    if run.meter is not None:
+        run.meter.stop()
+        if run.stop_reason == "done" and run.meter.exhausted is not None:
+            run.stop_reason = f"budget:{run.meter.exhausted}"  # the arm caught the stop and returned
+    if cell.timeout is not None and run.error is None and time.perf_counter() - started > cell.timeout:
+        # the one rule every backend shares: an arm that ran past its limit is a timeout,
+        # even where nothing could interrupt it (a sleep in a thread)
+        run.stop_reason, run.error, run.output = "timeout", _timeout_error(cell.timeout), None
+    choice, alternatives = _choice(run)
+    reward = _score(run, choice)
+    oracle, notes = None, []
+    if run.error is None and alternatives:  # an unselected alternative's failed scoring is a note (contract 1)
+        oracle, notes = score_alternatives(run.workload.score, run.instance, alternatives)
+    return _cell_record(cell, run, reward, oracle, notes, started)
+
+
+def _run_arm(cell: Cell, run: _CellRun) -> None:
+    """Build the workload, instance, meter and arm and run the arm, turning every failure into `run` fields."""
+    spec_w, spec_a = cell.workload, cell.arm
     try:
         try:
             with _alarm(cell.timeout):
-                workload = resolve(spec_w.path, spec_w.name)(**spec_w.params)
-                instance = workload.instance(cell.seed)
-                measures = tuple(dict.fromkeys(("calls", "seconds") + tuple(workload.measures)))
-                meter = Meter(cell.budget, measures=measures,
-                              deadline=None if cell.timeout is None else time.perf_counter() + cell.timeout)
+                run.workload = resolve(spec_w.path, spec_w.name)(**spec_w.params)
+                run.instance = run.workload.instance(cell.seed)
+                measures = tuple(dict.fromkeys(("calls", "seconds") + tuple(run.workload.measures)))
+                run.meter = Meter(cell.budget, measures=measures,
+                                  deadline=None if cell.timeout is None else time.perf_counter() + cell.timeout)
                 arm = resolve(spec_a.path, spec_a.name)(**spec_a.params)
                 try:
-                    output = arm.run(instance, meter, arm_rng(cell.seed, spec_a.name))
+                    run.output = arm.run(run.instance, run.meter, arm_rng(cell.seed, spec_a.name))
                 except BudgetExhausted as exc:
-                    stop_reason = f"budget:{exc.unit}"
+                    run.stop_reason = f"budget:{exc.unit}"
         except CellTimeout:  # also one raised late, between the arm's return and the alarm's end
-            stop_reason, error = "timeout", _timeout_error(cell.timeout)
+            run.stop_reason, run.error = "timeout", _timeout_error(cell.timeout)
     except CellTimeout:
-        stop_reason, error = "timeout", _timeout_error(cell.timeout)
+        run.stop_reason, run.error = "timeout", _timeout_error(cell.timeout)
     except InputError as exc:
-        stop_reason, error = "error", {"type": "InputError", "message": str(exc), "where": "", "stage": "setup",
-                                       "traceback": ""}
+        run.stop_reason, run.error = "error", {"type": "InputError", "message": str(exc), "where": "",
+                                               "stage": "setup", "traceback": ""}
     except Exception as exc:  # an arm or workload bug: a record, not a crashed run
-        stop_reason, error = "error", _error(exc, "arm")
-    if meter is not None:
-        meter.stop()
-        if stop_reason == "done" and meter.exhausted is not None:
-            stop_reason = f"budget:{meter.exhausted}"  # the arm caught the stop and returned
-    if cell.timeout is not None and error is None and time.perf_counter() - started > cell.timeout:
-        # the one rule every backend shares: an arm that ran past its limit is a timeout,
-        # even where nothing could interrupt it (a sleep in a thread)
-        stop_reason, error, output = "timeout", _timeout_error(cell.timeout), None
+        run.stop_reason, run.error = "error", _error(exc, "arm")
+
+
+def _choice(run: _CellRun) -> tuple[Any, list]:
+    """The arm's choice (its return value, else the meter's last progress choice) and its alternatives."""
     alternatives: list = []
-    if isinstance(output, ArmOutput):
-        choice, alternatives = output.choice, output.alternatives
-    elif output is not None:
-        choice = output
+    if isinstance(run.output, ArmOutput):
+        choice, alternatives = run.output.choice, run.output.alternatives
+    elif run.output is not None:
+        choice = run.output
     else:
-        choice = meter.choice if meter is not None and meter.has_choice else None
-    if error is None:
+        choice = run.meter.choice if run.meter is not None and run.meter.has_choice else None
+    return choice, alternatives
+
+
+def _score(run: _CellRun, choice: Any) -> Any:
+    """The workload's score of `choice`, or None with `run.error` set (no choice, or scoring raised)."""
+    reward = None
+    if run.error is None:
         if choice is None:
-            error = {"type": "NoChoice", "message": "the arm stopped before reporting a choice through "
-                     "meter.progress(best, choice=...)", "where": "", "stage": "arm", "traceback": ""}
+            run.error = {"type": "NoChoice", "message": "the arm stopped before reporting a choice through "
+                         "meter.progress(best, choice=...)", "where": "", "stage": "arm", "traceback": ""}
         else:
             try:
-                reward = workload.score(instance, choice)
-                if getattr(workload, "score_trace", False):
-                    _score_trace(workload, instance, meter)
+                reward = run.workload.score(run.instance, choice)
+                if getattr(run.workload, "score_trace", False):
+                    _score_trace(run.workload, run.instance, run.meter)
             except Exception as exc:
-                error = _error(exc, "score")
+                run.error = _error(exc, "score")
                 reward = None
-    notes: list[str] = []
-    if error is None and alternatives:  # an unselected alternative's failed scoring is a note (contract 1)
-        oracle, notes = score_alternatives(workload.score, instance, alternatives)
+    return reward
+
+
+def _cell_record(cell: Cell, run: _CellRun, reward, oracle, notes: list[str], started: float) -> RunRecord:
+    """The record of a finished cell; without a meter its spend is only the seconds it took."""
+    spec_w, spec_a, meter = cell.workload, cell.arm, run.meter
     spend = meter.spend() if meter is not None else {"seconds": time.perf_counter() - started}
     extra: dict[str, Any] = {"workload_params": dict(spec_w.params)}
     if oracle is not None:
         extra["oracle_reward"] = oracle
     if notes:
         extra["notes"] = notes
-    extra.update(_workload_fields(workload, instance))
+    extra.update(_workload_fields(run.workload, run.instance))
     extra["provenance"] = provenance(spec_a.path, spec_w.path)
     return RunRecord(spec_w.name, spec_a.name, cell.seed, spend,
                      None if reward is None else float(reward), cell.budget.to_dict(),
                      dict(spec_a.params), meter.best if meter is not None else None,
-                     list(meter.trace) if meter is not None else None, stop_reason, error,
+                     list(meter.trace) if meter is not None else None, run.stop_reason, run.error,
                      tuple(meter.partial()) if meter is not None else (), extra)
 
 
@@ -473,31 +507,14 @@ def run_suite(suite: Suite, out_dir: Path, jobs: int | None = None, backend: str
     DASK_SCHEDULER_ADDRESS); ``worker_wait``: seconds to wait for a first
     worker; ``retries``: reruns of a cell alone after its worker died.
     """
-    from .execution import ClusterLost, ExecOptions, open_pool, run_cells
-
     explicit_jobs = jobs
     jobs = jobs or suite.jobs
     backend = backend or suite.backend
-    if worker_wait is None or not math.isfinite(worker_wait) or worker_wait <= 0:
-        raise InputError(f"--worker-wait must be a positive number of seconds, got {worker_wait!r}")
-    if retries is None or retries < 0:
-        raise InputError(f"--retries must be 0 or more, got {retries!r}")
-    if backend == "dask" and address is None:
-        address = os.environ.get("DASK_SCHEDULER_ADDRESS") or None
-    if address is not None and backend not in ("dask", "ray"):
-        raise InputError(f"--address {address}: only --backend dask or ray use a cluster address")
+    address = _cluster_address(backend, address, worker_wait, retries)
     out_dir.mkdir(parents=True, exist_ok=True)
     results = out_dir / "results.jsonl"
     with output_lock(out_dir):
-        if fresh and results.exists():
-            backup = results.with_name(f"results.{time.strftime('%Y%m%d-%H%M%S')}.jsonl")
-            results.rename(backup)
-            print(f"costmatch: --fresh: moved the old results to {backup}", file=sys.stderr)
-        existing = load_existing(results)
-        check_same_params(existing, suite, results)
-        if retry_errors and any(r.error is not None for r in existing):
-            existing = [r for r in existing if r.error is None]
-            write_records(results, existing)
+        existing = _kept_records(suite, results, fresh, retry_errors)
         done = {r.identity() for r in existing}
         cells = suite.cells()
         todo = [c for c in cells if c.identity() not in done]
@@ -508,45 +525,80 @@ def run_suite(suite: Suite, out_dir: Path, jobs: int | None = None, backend: str
         if address is not None and explicit_jobs is not None:
             print(f"costmatch: --jobs {explicit_jobs} is not used with the cluster at {address}: every worker "
                   "thread (Dask) or CPU (Ray) there runs cells", file=sys.stderr)
-        previous = signal.getsignal(signal.SIGTERM)
-
-        def on_term(signum, frame):
-            raise KeyboardInterrupt
-
-        signal.signal(signal.SIGTERM, on_term)
-        pool = sink = None
-        try:
-            if todo:  # the engine first: a bad address leaves the folder as it was
-                opts = ExecOptions(backend, max(1, min(jobs, len(todo))), address, worker_wait, retries)
-                pool = open_pool(opts)
-            with open(results, "ab") as handle:
-                if results.stat().st_size and not _ends_with_newline(results):
-                    handle.write(b"\n")  # a kept last line without its newline
-                if todo:
-                    sink = LineSink(handle, new_records)
-                    for _, item in run_cells(todo, pool, retries, opts.batch_seconds, failure_line):
-                        record = sink.take(item)
-                        outcome.ran += 1
-                        outcome.errors += record.error is not None
-                        if progress is not None:
-                            progress.update(record)
-                _sync(handle)
-        except KeyboardInterrupt:
-            outcome.interrupted = True
-        except ClusterLost as exc:
-            outcome.lost = str(exc)
-        finally:
-            if sink is not None:
-                sink.finish()
-            gc.unfreeze()
-            if pool is not None:
-                pool.close(cancel=outcome.interrupted or outcome.lost is not None)
-            signal.signal(signal.SIGTERM, previous)
-            if progress is not None:
-                progress.close()
+        _run_todo(todo, results, outcome, new_records, progress, backend, jobs, address, worker_wait, retries)
     wanted = {c.identity() for c in cells}
     outcome.records = [r for r in existing + new_records if r.identity() in wanted]
     return outcome
+
+
+def _cluster_address(backend: str, address: str | None, worker_wait: float, retries: int) -> str | None:
+    """Check the engine options before anything touches the output folder; Dask's address may come from the environment."""
+    if worker_wait is None or not math.isfinite(worker_wait) or worker_wait <= 0:
+        raise InputError(f"--worker-wait must be a positive number of seconds, got {worker_wait!r}")
+    if retries is None or retries < 0:
+        raise InputError(f"--retries must be 0 or more, got {retries!r}")
+    if backend == "dask" and address is None:
+        address = os.environ.get("DASK_SCHEDULER_ADDRESS") or None
+    if address is not None and backend not in ("dask", "ray"):
+        raise InputError(f"--address {address}: only --backend dask or ray use a cluster address")
+    return address
+
+
+def _kept_records(suite: Suite, results: Path, fresh: bool, retry_errors: bool) -> list[RunRecord]:
+    """The records a run resumes from: none after --fresh (old file moved aside), errors dropped with --retry-errors."""
+    if fresh and results.exists():
+        backup = results.with_name(f"results.{time.strftime('%Y%m%d-%H%M%S')}.jsonl")
+        results.rename(backup)
+        print(f"costmatch: --fresh: moved the old results to {backup}", file=sys.stderr)
+    existing = load_existing(results)
+    check_same_params(existing, suite, results)
+    if retry_errors and any(r.error is not None for r in existing):
+        existing = [r for r in existing if r.error is None]
+        write_records(results, existing)
+    return existing
+
+
+def _run_todo(todo: list, results: Path, outcome: RunOutcome, new_records: list[RunRecord], progress,
+              backend: str, jobs: int, address: str | None, worker_wait: float, retries: int) -> None:
+    """Run the missing cells, appending each line as it finishes; SIGTERM and a lost cluster end the run cleanly."""
+    from .execution import ClusterLost, ExecOptions, open_pool, run_cells
+
+    previous = signal.getsignal(signal.SIGTERM)
+
+    def on_term(signum, frame):
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, on_term)
+    pool = sink = None
+    try:
+        if todo:  # the engine first: a bad address leaves the folder as it was
+            opts = ExecOptions(backend, max(1, min(jobs, len(todo))), address, worker_wait, retries)
+            pool = open_pool(opts)
+        with open(results, "ab") as handle:
+            if results.stat().st_size and not _ends_with_newline(results):
+                handle.write(b"\n")  # a kept last line without its newline
+            if todo:
+                sink = LineSink(handle, new_records)
+                for _, item in run_cells(todo, pool, retries, opts.batch_seconds, failure_line):
+                    record = sink.take(item)
+                    outcome.ran += 1
+                    outcome.errors += record.error is not None
+                    if progress is not None:
+                        progress.update(record)
+            _sync(handle)
+    except KeyboardInterrupt:
+        outcome.interrupted = True
+    except ClusterLost as exc:
+        outcome.lost = str(exc)
+    finally:
+        if sink is not None:
+            sink.finish()
+        gc.unfreeze()
+        if pool is not None:
+            pool.close(cancel=outcome.interrupted or outcome.lost is not None)
+        signal.signal(signal.SIGTERM, previous)
+        if progress is not None:
+            progress.close()
 
 
 def _ends_with_newline(path: Path) -> bool:
