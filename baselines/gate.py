@@ -225,6 +225,35 @@ def gate_group(group: Group, baseline: str, candidate: str, margin_text, alpha: 
     at once, so bounded groups use `alpha_total` (no spending needed).
     """
     result = GateResult(INCONCLUSIVE, "", group.workload, group.budget, alpha=alpha)
+    broken = _unfair(result, group, baseline, candidate)
+    if broken is not None:
+        return broken
+    base, cand = rewards.get(baseline, {}), rewards.get(candidate, {})
+    if not base or not cand:
+        missing = baseline if not base else candidate
+        return _broken(result, f"arm {missing!r} has no scored runs in this group")
+    shared = sorted(set(base) & set(cand))
+    sign = -1.0 if lower_is_better else 1.0
+    margin = relative_margin(margin_text, float(np.mean(list(base.values()))))
+    result.margin = margin
+    bounded = _gate_range(group, base, cand, reward_range, bounds)
+    result.reward_range = bounded
+    if len(shared) >= 2:
+        verdict, mean, lower, upper, needed = _paired_verdict(result, shared, base, cand, sign, margin, alpha,
+                                                              alpha_total, bounded, planned_n)
+    else:  # no shared seeds (e.g. a stored baseline from other seeds): Welch, labelled unpaired
+        result.paired = False
+        verdict, mean, lower, upper, needed = _unpaired(sign, list(base.values()), list(cand.values()),
+                                                        margin, alpha, bounded)
+        result.method = "betting, unpaired" if bounded else "Welch t, unpaired"
+        result.n = min(len(base), len(cand))
+    result.verdict, result.diff, result.lower, result.upper, result.seeds_needed = verdict, mean, lower, upper, needed
+    result.reason = _gate_reason(result, lower_is_better)
+    return result
+
+
+def _unfair(result: GateResult, group: Group, baseline: str, candidate: str) -> GateResult | None:
+    """A broken result when either arm's fixed unit is unverified or unequal; records the confounds otherwise."""
     for u in group.unverified:
         if u.arm in (baseline, candidate):
             return _broken(result, f"{u.arm} did not report the fixed unit {u.unit} in full ({u.reason})")
@@ -234,14 +263,11 @@ def gate_group(group: Group, baseline: str, candidate: str, margin_text, alpha: 
                                    f"{f.reference:,.6g} (seed {f.seed}): not a like-for-like comparison")
     result.confounds = [f"{f.arm}: {f.unit} {f.spend:,.6g} vs {f.reference:,.6g}"
                         for f in group.confounded if f.arm in (baseline, candidate)]
-    base, cand = rewards.get(baseline, {}), rewards.get(candidate, {})
-    if not base or not cand:
-        missing = baseline if not base else candidate
-        return _broken(result, f"arm {missing!r} has no scored runs in this group")
-    shared = sorted(set(base) & set(cand))
-    sign = -1.0 if lower_is_better else 1.0
-    margin = relative_margin(margin_text, float(np.mean(list(base.values()))))
-    result.margin = margin
+    return None
+
+
+def _gate_range(group: Group, base: dict, cand: dict, reward_range, bounds: str):
+    """The reward range that makes betting bounds valid, or None for t bounds (`--bounds` can force either)."""
     if reward_range is None:   # the range every run of the group declares (workload reward_range)
         reward_range = usable_range(list(base.values()) + list(cand.values()), getattr(group, "reward_range", None))
     bounded = detect_range(list(base.values()), list(cand.values()), reward_range)
@@ -249,41 +275,43 @@ def gate_group(group: Group, baseline: str, candidate: str, margin_text, alpha: 
         bounded = None
     elif bounds == "betting" and bounded is None:
         raise ValueError("--bounds betting needs a reward range: declare reward_range = [lo, hi]")
-    result.reward_range = bounded
-    if len(shared) >= 2:
-        diffs = [sign * (cand[s] - base[s]) for s in shared]
-        look_alpha = alpha_total if (bounded is not None and alpha_total is not None) else alpha
-        g = gate_decision(diffs, margin, look_alpha, bounded, planned_n)
-        if g.verdict == INCONCLUSIVE and bounded is not None:
-            g.seeds_needed = _betting_seeds(np.asarray(diffs, dtype=float), margin, look_alpha, bounded)
-        if look_alpha != alpha:
-            g.method += ", valid at every look (no alpha spending)"
-            result.alpha = look_alpha
-        verdict, mean, lower, upper, needed = g.verdict, g.mean, g.lower, g.upper, g.seeds_needed
-        result.method, result.notes = g.method, list(g.notes)
-        result.n = len(shared)
-    else:  # no shared seeds (e.g. a stored baseline from other seeds): Welch, labelled unpaired
-        result.paired = False
-        verdict, mean, lower, upper, needed = _unpaired(sign, list(base.values()), list(cand.values()),
-                                                        margin, alpha, bounded)
-        result.method = "betting, unpaired" if bounded else "Welch t, unpaired"
-        result.n = min(len(base), len(cand))
-    result.verdict, result.diff, result.lower, result.upper, result.seeds_needed = verdict, mean, lower, upper, needed
+    return bounded
+
+
+def _paired_verdict(result: GateResult, shared: list, base: dict, cand: dict, sign: float, margin: float,
+                    alpha: float, alpha_total: float | None, bounded, planned_n: int | None):
+    """(verdict, mean, lower, upper, seeds needed) on the shared seeds; bounded groups use the whole alpha."""
+    diffs = [sign * (cand[s] - base[s]) for s in shared]
+    look_alpha = alpha_total if (bounded is not None and alpha_total is not None) else alpha
+    g = gate_decision(diffs, margin, look_alpha, bounded, planned_n)
+    if g.verdict == INCONCLUSIVE and bounded is not None:
+        g.seeds_needed = _betting_seeds(np.asarray(diffs, dtype=float), margin, look_alpha, bounded)
+    if look_alpha != alpha:
+        g.method += ", valid at every look (no alpha spending)"
+        result.alpha = look_alpha
+    result.method, result.notes = g.method, list(g.notes)
+    result.n = len(shared)
+    return g.verdict, g.mean, g.lower, g.upper, g.seeds_needed
+
+
+def _gate_reason(result: GateResult, lower_is_better: bool) -> str:
+    """The one-line reason a gate prints: the verdict, the bounds it rests on, notes and the unpaired label."""
+    verdict, mean, lower, upper, needed = result.verdict, result.diff, result.lower, result.upper, result.seeds_needed
     direction = "candidate - baseline" if not lower_is_better else "baseline - candidate (lower is better)"
     bound_text = (f"{direction} = {mean:+.4g}, one-sided {format_level(1 - result.alpha)} bounds "
-                  f"[{lower:+.4g}, {upper:+.4g}] ({result.method}), margin {margin:.4g}")
+                  f"[{lower:+.4g}, {upper:+.4g}] ({result.method}), margin {result.margin:.4g}")
     if verdict == PASS:
-        result.reason = f"no regression beyond the margin: {bound_text}"
+        reason = f"no regression beyond the margin: {bound_text}"
     elif verdict == FAIL:
-        result.reason = f"regression beyond the margin: {bound_text}"
+        reason = f"regression beyond the margin: {bound_text}"
     else:
         need = f"; about {needed} paired seeds would likely decide" if needed else ""
-        result.reason = f"too few seeds to decide either way ({result.n}): {bound_text}{need}"
+        reason = f"too few seeds to decide either way ({result.n}): {bound_text}{need}"
     if result.notes:
-        result.reason += "; " + "; ".join(result.notes)
+        reason += "; " + "; ".join(result.notes)
     if not result.paired:
-        result.reason += " [unpaired: the arms share no seeds]"
-    return result
+        reason += " [unpaired: the arms share no seeds]"
+    return reason
 
 
 def _unpaired(sign, base, cand, margin, alpha, reward_range=None):
