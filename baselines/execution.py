@@ -502,59 +502,79 @@ def run_cells(cells: list, pool: _Pool, retries: int, batch_seconds: float = 0.0
     limits = [getattr(c, "timeout", None) for c in cells]
     limit = None if not cells or any(t is None for t in limits) else max(limits)
     while queue or suspects or inflight:
-        if suspects:
-            if not inflight:  # a suspect runs alone, so a death is its own
-                i = suspects.popleft()
-                inflight[pool.submit([cells[i]])] = ([i], True, time.monotonic())
-        else:
-            slots = pool.slots()
-            while queue and len(inflight) < 2 * slots:
-                k = min(batcher.size(len(queue), slots), len(queue))
-                idx = [queue.popleft() for _ in range(k)]
-                inflight[pool.submit([cells[i] for i in idx])] = (idx, False, time.monotonic())
-        for handle in pool.wait(list(inflight), 0.5):
-            if handle not in inflight:
-                continue
-            idx, alone, _ = inflight.pop(handle)
-            try:
-                lines, seconds = pool.result(handle)
-            except WorkerDied as exc:
-                if alone:
-                    i = idx[0]
-                    deaths[i] += 1
-                    if exc.final or deaths[i] > retries:
-                        # the same text on every engine: records must not depend on the backend
-                        error = {"type": "WorkerDied", "stage": "worker", "where": "", "traceback": "",
-                                 "message": "the process running this cell died each time it ran alone "
-                                            "(the arm or workload may exit the process, crash or run out of memory)"}
-                        yield i, on_failure(cells[i], WORKER_DIED, error)
-                    else:
-                        suspects.appendleft(i)
-                else:
-                    suspects.extend(idx)
-                if pool.breaks_all:
-                    for other, _, _ in inflight.values():
-                        suspects.extend(other)
-                    inflight.clear()
-                    pool.recover()
-                break  # handles from a broken pool are stale: wait again
-            batcher.observe(len(idx), seconds)
-            for i, line in zip(idx, lines):
-                yield i, line
+        _submit(cells, pool, queue, suspects, inflight, batcher)
+        yield from _collect(cells, pool, inflight, suspects, deaths, batcher, retries, on_failure)
         if limit is not None:
-            now = time.monotonic()
-            for handle, (idx, alone, started) in list(inflight.items()):
-                expected = len(idx) * min(batcher.per_cell or limit, limit)
-                if now - started <= 2 * expected + 2 * limit + grace or handle not in inflight:
-                    continue
-                if not pool.abandon(handle):
-                    continue
-                inflight.pop(handle, None)
-                if alone:
-                    yield idx[0], on_failure(cells[idx[0]], "timeout", None)
+            yield from _abandon_overdue(cells, pool, inflight, suspects, batcher, limit, grace, on_failure)
+
+
+def _submit(cells: list, pool: _Pool, queue: deque, suspects: deque, inflight: dict, batcher: _Batcher) -> None:
+    """Send work: one suspect alone once nothing else runs (a death is then its own), else batches up to 2 x slots."""
+    if suspects:
+        if not inflight:  # a suspect runs alone, so a death is its own
+            i = suspects.popleft()
+            inflight[pool.submit([cells[i]])] = ([i], True, time.monotonic())
+    else:
+        slots = pool.slots()
+        while queue and len(inflight) < 2 * slots:
+            k = min(batcher.size(len(queue), slots), len(queue))
+            idx = [queue.popleft() for _ in range(k)]
+            inflight[pool.submit([cells[i] for i in idx])] = (idx, False, time.monotonic())
+
+
+def _collect(cells: list, pool: _Pool, inflight: dict, suspects: deque, deaths: Counter, batcher: _Batcher,
+             retries: int, on_failure) -> Iterator[tuple[int, Any]]:
+    """Yield the lines of tasks that finished within half a second; a died task's cells become suspects."""
+    for handle in pool.wait(list(inflight), 0.5):
+        if handle not in inflight:
+            continue
+        idx, alone, _ = inflight.pop(handle)
+        try:
+            lines, seconds = pool.result(handle)
+        except WorkerDied as exc:
+            if alone:
+                i = idx[0]
+                deaths[i] += 1
+                if exc.final or deaths[i] > retries:
+                    # the same text on every engine: records must not depend on the backend
+                    error = {"type": "WorkerDied", "stage": "worker", "where": "", "traceback": "",
+                             "message": "the process running this cell died each time it ran alone "
+                                        "(the arm or workload may exit the process, crash or run out of memory)"}
+                    yield i, on_failure(cells[i], WORKER_DIED, error)
                 else:
-                    suspects.extend(idx)
-                if pool.breaks_all:
-                    for other, _, _ in inflight.values():
-                        suspects.extend(other)
-                    inflight.clear()
+                    suspects.appendleft(i)
+            else:
+                suspects.extend(idx)
+            if pool.breaks_all:
+                _requeue_inflight(inflight, suspects)
+                pool.recover()
+            break  # handles from a broken pool are stale: wait again
+        batcher.observe(len(idx), seconds)
+        for i, line in zip(idx, lines):
+            yield i, line
+
+
+def _abandon_overdue(cells: list, pool: _Pool, inflight: dict, suspects: deque, batcher: _Batcher, limit: float,
+                     grace: float, on_failure) -> Iterator[tuple[int, Any]]:
+    """Give up tasks far past their time (stuck in C); a cell stuck alone yields its timeout line."""
+    now = time.monotonic()
+    for handle, (idx, alone, started) in list(inflight.items()):
+        expected = len(idx) * min(batcher.per_cell or limit, limit)
+        if now - started <= 2 * expected + 2 * limit + grace or handle not in inflight:
+            continue
+        if not pool.abandon(handle):
+            continue
+        inflight.pop(handle, None)
+        if alone:
+            yield idx[0], on_failure(cells[idx[0]], "timeout", None)
+        else:
+            suspects.extend(idx)
+        if pool.breaks_all:
+            _requeue_inflight(inflight, suspects)
+
+
+def _requeue_inflight(inflight: dict, suspects: deque) -> None:
+    """After a pool broke, every task still in flight is lost: its cells become suspects."""
+    for other, _, _ in inflight.values():
+        suspects.extend(other)
+    inflight.clear()
