@@ -225,23 +225,44 @@ def sign_flip_rows(d: np.ndarray, seed: int = 0, x: np.ndarray | None = None,
     rest = np.nonzero(~binary)[0]
     if rest.size == 0:
         return p, methods
-    heavy = _heavy_tailed(d[rest]) if n > MONTE_CARLO_MAX_N else np.zeros(rest.size, bool)
     if n > MONTE_CARLO_MAX_N:
-        normal = rest[~heavy]
-        scale = np.sqrt(np.sum(d[normal] ** 2, axis=1))
-        with np.errstate(divide="ignore", invalid="ignore"):
-            p[normal] = np.where(scale > 0, 2 * _special.ndtr(-observed[normal] / scale), 1.0)
-        for r in normal:
-            methods[r] = "normal-limit"
-        rest = rest[heavy]
+        rest = _normal_limit_rows(d, rest, observed, p, methods)
         if rest.size == 0:
             return p, methods
+    signs, label, draws = _sign_patterns(n, seed)
+    _flip_p(d, rest, observed, tol, signs, draws, p, x, first, second)
+    for r in rest:
+        methods[r] = label
+    return p, methods
+
+
+def _normal_limit_rows(d: np.ndarray, rest: np.ndarray, observed: np.ndarray, p: np.ndarray,
+                       methods: list[str]) -> np.ndarray:
+    """Fill p for long rows that are not heavy-tailed by the normal limit; return the rows still to flip."""
+    heavy = _heavy_tailed(d[rest])
+    normal = rest[~heavy]
+    scale = np.sqrt(np.sum(d[normal] ** 2, axis=1))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p[normal] = np.where(scale > 0, 2 * _special.ndtr(-observed[normal] / scale), 1.0)
+    for r in normal:
+        methods[r] = "normal-limit"
+    return rest[heavy]
+
+
+def _sign_patterns(n: int, seed: int) -> tuple[np.ndarray, str, int | None]:
+    """(signs, label, draws): every pattern up to EXACT_MAX_N, else seeded draws sized to a bounded amount of work."""
     if n <= EXACT_MAX_N:
-        signs, label, draws = _all_signs(n), "exact", None
-    else:
-        draws = MONTE_CARLO_DRAWS if n <= MONTE_CARLO_MAX_N else int(max(2000, min(MONTE_CARLO_DRAWS,
-                                                                                 MONTE_CARLO_WORK // n)))
-        signs, label = _random_signs(n, seed, draws), "monte-carlo"
+        return _all_signs(n), "exact", None
+    draws = MONTE_CARLO_DRAWS if n <= MONTE_CARLO_MAX_N else int(max(2000, min(MONTE_CARLO_DRAWS,
+                                                                             MONTE_CARLO_WORK // n)))
+    return _random_signs(n, seed, draws), "monte-carlo", draws
+
+
+def _flip_p(d: np.ndarray, rest: np.ndarray, observed: np.ndarray, tol: np.ndarray, signs: np.ndarray,
+            draws: int | None, p: np.ndarray, x: np.ndarray | None, first: np.ndarray | None,
+            second: np.ndarray | None) -> None:
+    """Fill p for `rest` by counting sign patterns at least as extreme, in blocks (per arm when `x` is given)."""
+    n = d.shape[1]
     per_arm = None
     if x is not None and rest.size > x.shape[0]:
         centred = x - x.mean(axis=0)                                 # per-seed centring: less cancellation
@@ -260,9 +281,6 @@ def sign_flip_rows(d: np.ndarray, seed: int = 0, x: np.ndarray | None = None,
             np.abs(sums, out=sums)
         hits = np.count_nonzero(sums >= (observed[block] - tol[block])[:, None], axis=1)
         p[block] = hits / signs.shape[0] if draws is None else (hits + 1) / (draws + 1)
-    for r in rest:
-        methods[r] = label
-    return p, methods
 
 
 def holm(pvalues) -> np.ndarray:
