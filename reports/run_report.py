@@ -86,6 +86,31 @@ def _ranking_sections(comparison: Comparison, records: list[RunRecord]) -> list[
     return out
 
 
+def oracle_lines(comparison: Comparison, records: list[RunRecord] | None) -> list[str]:
+    """Arms that scored their unselected alternatives (forks): the selected reward beside the best alternative's.
+
+    Kept apart from the table on purpose: the oracle picks with the held-out
+    score, which no arm can do, so it shows the room a better selector has,
+    never a result.
+    """
+    out = []
+    for group in comparison.groups:
+        lines = []
+        for arm, runs in sorted(runs_by_arm(records or [], group).items()):
+            both = [(r.reward, r.extra.get("oracle_reward")) for r in runs
+                    if r.reward is not None and isinstance(r.extra.get("oracle_reward"), (int, float))]
+            if both:
+                selected = sum(s for s, _ in both) / len(both)
+                oracle = sum(o for _, o in both) / len(both)
+                lines.append(f"- {md(arm)}: selected {selected:.3f}, best alternative {oracle:.3f} over "
+                             f"{len(both)} seed(s)")
+        if lines:
+            out += [f"#### {md(group.workload)}: the selected choice against the best alternative (oracle)", "",
+                    "The oracle picks with the held-out score, which no arm can: it shows the room a better "
+                    "selector has, not a result.", ""] + lines + [""]
+    return out
+
+
 def _files_markdown(files: list[Path], skipped: list[tuple[str, str]], root: Path) -> list[str]:
     out = []
     pngs = [p for p in files if p.suffix == ".png"]
@@ -118,6 +143,7 @@ def write_run_report(suite, records: list[RunRecord], out_dir: Path, plots: bool
         sections += [f"## At equal {md(unit)}", "",
                      comparison_markdown(comparison, paper=True, ranges=ranges, compact_confounds=True)]
         sections += _ranking_sections(comparison, records)
+        sections += oracle_lines(comparison, records)
         target = out_dir / f"comparison-{unit}.json"
         atomic_write_text(target, json.dumps(comparison.to_json(), ensure_ascii=False, allow_nan=False,
                                              indent=1) + "\n", what="comparison JSON")
@@ -170,6 +196,9 @@ def render_report(comparison: Comparison, records: list[RunRecord] | None, fmt: 
     if fmt == "md":
         text = comparison_markdown(comparison, baseline=baseline, paper=True, ranges=ranges,
                                    confound_units=confound_units, compact_confounds=True)
+        oracle = oracle_lines(comparison, records)
+        if oracle:
+            text = text.rstrip() + "\n\n" + "\n".join(oracle).rstrip() + "\n"
     elif fmt == "latex":
         units = sorted({u for g in comparison.groups for u in g.units})
         text = comparison_latex(comparison, baseline=baseline, columns=parse_columns(columns, units), ranges=ranges)

@@ -503,3 +503,18 @@ def test_a_lower_bound_is_rounded_down_never_up():
     assert quantity(4253.5, lower_bound=True) == "\u22654,253"
     assert quantity(0.12399, lower_bound=True) == "\u22650.123"
     assert quantity(4253.5) == "4,254"
+
+
+def test_the_fork_oracle_is_shown_apart_from_the_table(tmp_path, capsys):
+    """agentdescent's fork oracle reaches the report, labelled as no result (issue: kept but never shown)."""
+    from baselines.cli import main
+    from tests.builders import AGENTDESCENT
+
+    out = tmp_path / "sel.jsonl"
+    assert main(["import", "agentdescent", str(AGENTDESCENT / "selection-hotpotqa-3seed.json"), "-o", str(out)]) == 0
+    capsys.readouterr()
+    assert main(["report", str(out)]) == 0
+    text = capsys.readouterr().out
+    oracle = text[text.index("best alternative (oracle)"):]
+    assert "fork-of-3: selected 0.733, best alternative 0.783 over 3 seed(s)" in oracle
+    assert "merge-of-3" not in oracle
