@@ -112,3 +112,15 @@ def test_an_arm_worker_loads_neither_pandas_scipy_nor_matplotlib():
             "print(sorted(m for m in ('pandas', 'scipy', 'matplotlib') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_no_function_in_the_core_is_longer_than_60_lines():
+    """Long functions hid four jobs each (parse, check, build, report); keep each one readable."""
+    long = []
+    for path in sorted((ROOT / "baselines").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                length = node.end_lineno - node.lineno + 1
+                if length > 60:
+                    long.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name} ({length} lines)")
+    assert long == []
