@@ -20,6 +20,7 @@ arms x seeds matrix.
 """
 from __future__ import annotations
 
+import json
 import math
 import statistics
 from dataclasses import replace
@@ -207,6 +208,7 @@ def _group(workload: str, budget: dict, cols: _GroupColumns, summaries: list[Arm
     group = Group(workload, dict(budget), summaries, units, fixed=fixed, rows=cols.rows)
     group.seeds, group.scores = _score_matrix(cols)
     group.reward_range = _declared_range(cols("reward_lo"), cols("reward_hi"))
+    group.unit_nouns = _declared_nouns(cols("nouns"))
     rewards, failed = cols.per_arm("reward"), cols.per_arm("failed")
     # Only scored runs enter the reward column, so only they must be matched in the
     # fixed unit; a run that failed is counted in `errors`, not judged on its spend.
@@ -229,6 +231,12 @@ def _group(workload: str, budget: dict, cols: _GroupColumns, summaries: list[Arm
             _check_confound(group, cols.arms, unit, options.tolerance)
     pair_group(group, options)
     return group
+
+
+def _declared_nouns(nouns: np.ndarray) -> dict[str, str]:
+    """The unit words the group's runs declare (the first declaration; a workload declares one set)."""
+    first = next((text for text in nouns if isinstance(text, str)), None)
+    return json.loads(first) if first else {}
 
 
 def _declared_range(lo: np.ndarray, hi: np.ndarray) -> tuple[float, float] | None:

@@ -138,6 +138,7 @@ class Group:
     fixed: str = ""
     not_a_comparison: str | None = None   # why this group cannot answer "A vs B at equal budget"
     reward_range: tuple[float, float] | None = None  # declared by every run of the group, else None
+    unit_nouns: dict[str, str] = field(default_factory=dict)  # the workload's own words for its units
     scores: np.ndarray = field(default_factory=lambda: np.empty((0, 0)))
     seeds: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
     rows: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
@@ -172,6 +173,7 @@ class Group:
         return {"workload": self.workload, "budget": self.budget, "fixed": self.fixed, "valid": self.valid,
                 "complete": self.complete, "not_a_comparison": self.not_a_comparison,
                 "reward_range": list(self.reward_range) if self.reward_range else None,
+                "unit_nouns": dict(self.unit_nouns),
                 "reference": {"value": json_num(self.reference), "source": self.reference_source},
                 "arms": [a.to_json() for a in self.arms],
                 "unequal": [f.to_json() for f in self.unequal],

@@ -303,7 +303,8 @@ def _arrow_read(pa, pj, data: bytes, ends: np.ndarray):
         return None
     cols = {n: table.column(n).combine_chunks() for n in
             ("workload", "arm", "seed", "spend", "reward", "dev_reward", "budget", "schema",
-             "stop_reason", "error", "partial", "trace", "params", "reward_range", "provenance") if n in names}
+             "stop_reason", "error", "partial", "trace", "params", "reward_range", "provenance", "unit_nouns")
+            if n in names}
     return cols, n, numbers
 
 
@@ -371,6 +372,8 @@ def _arrow_labels(pa, cols: dict, n: int, frame: dict) -> bool:
         frame["code"] = code_column(cols["provenance"].to_pylist())
     if "reward_range" in cols and cols["reward_range"].null_count < n:
         frame["reward_lo"], frame["reward_hi"] = reward_range_columns(cols["reward_range"].to_pylist())
+    if "unit_nouns" in cols and cols["unit_nouns"].null_count < n:
+        frame["nouns"] = nouns_column(cols["unit_nouns"].to_pylist())
     return True
 
 
@@ -466,7 +469,22 @@ def _budget_keys(col, n: int):
 
 
 _FIXED_COLUMNS = ("workload", "budget", "arm", "seed", "reward", "dev_reward", "stop_reason", "failed", "error",
-                  "reward_lo", "reward_hi", "code")
+                  "reward_lo", "reward_hi", "code", "nouns")
+
+
+def nouns_column(values: list) -> np.ndarray:
+    """A workload's own words for its units (`unit_nouns`), per run as canonical JSON text (None: none declared).
+
+    Kept so a comparison read in bulk can say "function evaluations" for
+    bbob's calls instead of "model calls".
+    """
+    out = np.full(len(values), None, dtype=object)
+    for i, nouns in enumerate(values):
+        if isinstance(nouns, dict):
+            clean = {str(k): v for k, v in nouns.items() if isinstance(v, str) and v}
+            if clean:
+                out[i] = json.dumps(clean, sort_keys=True)
+    return out
 
 
 def code_column(values: list) -> np.ndarray:
@@ -573,6 +591,8 @@ class _Builder:
             "failed": np.array([r.error is not None for r in recs], dtype=bool),
             "error": np.array([error_summary(r.error) for r in recs], dtype=object),
         }
+        if any(r.extra and "unit_nouns" in r.extra for r in recs):
+            frame["nouns"] = nouns_column([r.extra.get("unit_nouns") if r.extra else None for r in recs])
         if any(r.extra and "provenance" in r.extra for r in recs):
             frame["code"] = code_column([r.extra.get("provenance") if r.extra else None for r in recs])
         if any(r.extra and "reward_range" in r.extra for r in recs):
@@ -615,7 +635,8 @@ class _Builder:
                                   "reward": np.zeros(0), "dev_reward": np.zeros(0),
                                   "stop_reason": np.zeros(0, dtype=object), "failed": np.zeros(0, dtype=bool),
                                   "error": np.zeros(0, dtype=object), "reward_lo": np.zeros(0),
-                                  "reward_hi": np.zeros(0), "code": np.zeros(0, dtype=object)})
+                                  "reward_hi": np.zeros(0), "code": np.zeros(0, dtype=object),
+                                  "nouns": np.zeros(0, dtype=object)})
             return RunTable(empty, {}, [], None)
         units = ordered_units({c.split(":", 1)[1] for f in self.frames for c in f if c.startswith("spend:")})
         any_trace = any(t is not None for t in self.traces)

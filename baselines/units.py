@@ -14,6 +14,10 @@ the inspect and agentdescent importers) maps its source onto
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
+from typing import Iterator
+
 STANDARD_UNITS: tuple[str, ...] = (
     "rollouts", "calls", "prompt_tokens", "completion_tokens", "tokens", "usd", "seconds",
 )
@@ -55,16 +59,37 @@ UNIT_NOUNS: dict[str, str] = {
 }
 
 
+#: The workload nouns in force while one group is written out (see `nouns_of`).
+_SCOPED_NOUNS: contextvars.ContextVar[dict[str, str] | None] = contextvars.ContextVar("unit_nouns", default=None)
+
+
 def unit_noun(unit: str, nouns: dict[str, str] | None = None) -> str:
     """The words for a unit in prose (custom units are named as they are).
 
     `nouns` are a workload's own words for its units (records carry them as
     the top-level field `unit_nouns`): for bbob a call is a "function
-    evaluation", not a "model call".
+    evaluation", not a "model call". Without `nouns`, the words of the group
+    being written out (`nouns_of`) apply.
     """
+    nouns = nouns if nouns is not None else _SCOPED_NOUNS.get()
     if nouns and isinstance(nouns.get(unit), str) and nouns[unit]:
         return nouns[unit]
     return UNIT_NOUNS.get(unit, f"'{unit}' units")
+
+
+@contextlib.contextmanager
+def nouns_of(nouns: dict[str, str] | None) -> Iterator[None]:
+    """Speak of units in a workload's own words inside the block (one group's table, flags, figures).
+
+    Why a scope: every sentence, header and axis label of a group names units
+    through `unit_noun`; passing the workload's words through each of them
+    would thread one argument through thirty call sites.
+    """
+    token = _SCOPED_NOUNS.set(nouns or None)
+    try:
+        yield
+    finally:
+        _SCOPED_NOUNS.reset(token)
 
 
 def unit_definition(unit: str) -> str:

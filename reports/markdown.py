@@ -6,7 +6,7 @@ import dataclasses
 from tabulate import tabulate
 
 from baselines.comparison import Comparison, Group
-from baselines.units import unit_noun
+from baselines.units import nouns_of, unit_noun
 
 from .flags import (comparison_headline, skipped_lines, confound_sentence, group_caption, unequal_sentence,
                     unreported_lines, unverified_sentence)
@@ -81,25 +81,28 @@ def comparison_markdown(comparison: Comparison, baseline: str | None = None, pap
     if ranges is None:  # without records: [0, 1] wherever every score is 0 or 1 (read off the score matrices)
         from .ranges import binary_ranges
         ranges = binary_ranges(comparison)
-    parts = [f"**{md(comparison_headline(comparison))}**", ""]
+    shared = [g.unit_nouns for g in comparison.groups]
+    with nouns_of(shared[0] if shared and all(n == shared[0] for n in shared) else None):
+        parts = [f"**{md(comparison_headline(comparison))}**", ""]
     if comparison.metric_note:
         parts += [md(comparison.metric_note), ""]
     for group in comparison.groups:
-        rng = range_for(ranges, group) if comparison.metric == "reward" else None
-        parts += [f"### {md(group.workload)} at {md(budget_text(group.budget))}", "",
-                  md(group_caption(group, comparison.fixed, comparison.tolerance, comparison.metric)), "",
-                  group_markdown(group, comparison.metric, baseline, drop_unreported=paper, rng=rng), ""]
-        if rng is not None:
-            parts += [md(rng.note()), ""]
-        bullets = flag_bullets(group, comparison.tolerance, compact=compact_confounds)
-        if bullets:
-            parts += bullets + [""]
-        if compact_confounds:
-            table = confound_markdown(group, comparison.tolerance, confound_units)
-            if table:
-                parts += [table, ""]
-        if group.pairs:
-            parts += [pairs_table(group, rng), ""]
+        with nouns_of(group.unit_nouns):
+            rng = range_for(ranges, group) if comparison.metric == "reward" else None
+            parts += [f"### {md(group.workload)} at {md(budget_text(group.budget))}", "",
+                      md(group_caption(group, comparison.fixed, comparison.tolerance, comparison.metric)), "",
+                      group_markdown(group, comparison.metric, baseline, drop_unreported=paper, rng=rng), ""]
+            if rng is not None:
+                parts += [md(rng.note()), ""]
+            bullets = flag_bullets(group, comparison.tolerance, compact=compact_confounds)
+            if bullets:
+                parts += bullets + [""]
+            if compact_confounds:
+                table = confound_markdown(group, comparison.tolerance, confound_units)
+                if table:
+                    parts += [table, ""]
+            if group.pairs:
+                parts += [pairs_table(group, rng), ""]
     if any(g.pairs for g in comparison.groups):
         parts += [PAIRS_FOOTNOTE, ""]
     skipped = skipped_lines(comparison)

@@ -34,7 +34,7 @@ from baselines import anytime
 from baselines.comparison import Comparison, Group, runs_by_arm
 from baselines.fileio import atomic_write_bytes, ensure_dir, slug
 from baselines.records import RunRecord
-from baselines.units import unit_noun
+from baselines.units import nouns_of, unit_noun
 
 from .ranges import range_for
 from .text import budget_tag, budget_text, quantity
@@ -558,6 +558,26 @@ def cost_units(group: Group, fixed: str, x_unit: str | None = None) -> list[str]
     return []
 
 
+def _group_plots(g: Group, comparison: Comparison, records, st, x_unit, width, ranges):
+    """One group's cost-reward, anytime and ranking figures (drawn inside its unit-noun scope)."""
+    tag = f"{slug(g.workload)}-{budget_tag(g.budget)}"
+    fixed = _fixed_of(g, comparison)
+    units = cost_units(g, fixed, x_unit)
+    if not units:
+        yield Plot(f"cost-reward-{tag}", f"{g.workload} at {budget_text(g.budget)}",
+                   reason="no unit other than the one the budget holds fixed is reported by every arm "
+                          "(wall time is drawn only on request: --x-unit seconds)")
+    for unit in units:
+        yield cost_reward_plot(g, records, unit, st, fixed, comparison.metric, width, ranges,
+                               name=f"cost-reward-{tag}-{slug(unit)}")
+    if fixed:
+        yield anytime_plot(g, records, fixed, st, width, ranges, name=f"anytime-{tag}")
+    rank = ranking_plot(ranking_across_units(g, records), st, f"ranking-{tag}",
+                        f"{g.workload} at {budget_text(g.budget)}: rank by unit", width)
+    if rank is not None:
+        yield rank
+
+
 def comparison_plots(comparison: Comparison, records: list[RunRecord], x_unit: str | None = None,
                      width: str = "single", ranges: dict | None = None, style: Style | None = None):
     """Yield every figure the data allow, and a not-drawn Plot (with its reason) for each that they do not.
@@ -569,23 +589,9 @@ def comparison_plots(comparison: Comparison, records: list[RunRecord], x_unit: s
     styles = {w: style or Style(r.arm for r in records if r.workload == w)
               for w in {g.workload for g in comparison.groups}}
     for g in comparison.groups:
-        st = styles[g.workload]
-        tag = f"{slug(g.workload)}-{budget_tag(g.budget)}"
-        fixed = _fixed_of(g, comparison)
-        units = cost_units(g, fixed, x_unit)
-        if not units:
-            yield Plot(f"cost-reward-{tag}", f"{g.workload} at {budget_text(g.budget)}",
-                       reason="no unit other than the one the budget holds fixed is reported by every arm "
-                              "(wall time is drawn only on request: --x-unit seconds)")
-        for unit in units:
-            yield cost_reward_plot(g, records, unit, st, fixed, comparison.metric, width, ranges,
-                                   name=f"cost-reward-{tag}-{slug(unit)}")
-        if fixed:
-            yield anytime_plot(g, records, fixed, st, width, ranges, name=f"anytime-{tag}")
-        rank = ranking_plot(ranking_across_units(g, records), st, f"ranking-{tag}",
-                            f"{g.workload} at {budget_text(g.budget)}: rank by unit", width)
-        if rank is not None:
-            yield rank
+        with nouns_of(g.unit_nouns):  # the group's own words for its units in every title and axis
+            plots = list(_group_plots(g, comparison, records, styles[g.workload], x_unit, width, ranges))
+        yield from plots
     for workload in sorted(styles):
         for fixed in sorted({_fixed_of(g, comparison) or "" for g in comparison.groups} - {""}):
             sweep = budget_sweep_plot(comparison, workload, styles[workload], width, ranges, fixed)

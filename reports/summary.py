@@ -10,6 +10,7 @@ import math
 from pathlib import Path
 
 from baselines.comparison import Comparison, Group
+from baselines.units import nouns_of
 
 
 def group_state(group: Group) -> str:
@@ -45,8 +46,13 @@ def group_line(group: Group) -> str:
     return "; ".join(parts)
 
 
+def _in_own_words(group: Group) -> str:
+    with nouns_of(group.unit_nouns):
+        return group_line(group)
+
+
 def run_summary(comparisons: list[Comparison], report: Path) -> str:
-    lines = [group_line(g) for c in comparisons for g in c.groups]
+    lines = [_in_own_words(g) for c in comparisons for g in c.groups]
     lines += [f"skipped {s.workload}: {s.reason}" for c in comparisons for s in c.skipped]
     page = Path(report).with_name("report.html")
     lines.append(f"full report: {report}" + (f" and {page}" if page.is_file() else ""))

@@ -240,3 +240,17 @@ def test_compare_warns_when_an_arm_ran_from_different_code(tmp_path, capsys):
     assert len(warnings) == 1 and "'a'" in warnings[0] and "3 run(s)" in warnings[0] and "def" in warnings[0]
     assert main(["compare", str(path), "--no-pairs"]) == 0
     assert "ran from different code" in capsys.readouterr().err
+
+
+def test_a_workload_speaks_of_its_units_in_its_own_words(tmp_path, capsys):
+    records = _runs("bbob", {"calls": 500}, ["cma-es", "random"], spend={"calls": 500})
+    for r in records:
+        r.extra["unit_nouns"] = {"calls": "function evaluations"}
+        r.extra["instance"] = f"f{r.seed}-i1"
+    path = tmp_path / "r.jsonl"
+    write_records(path, records)
+    assert main(["compare", str(path), "--no-pairs"]) == 0
+    out = capsys.readouterr().out
+    assert "function evaluations" in out and "model calls" not in out
+    assert main(["compare", str(path), "--json", "--no-pairs"]) == 0
+    assert json.loads(capsys.readouterr().out)["groups"][0]["unit_nouns"] == {"calls": "function evaluations"}
