@@ -34,6 +34,7 @@ class CompareOptions:
     workloads: tuple[str, ...] = ()      # only these workloads (empty: all)
     budgets: tuple[tuple[str, float], ...] = ()   # only groups whose budget gives unit == value
     confound_units: tuple[str, ...] | None = None  # units checked for confounds (None: all but seconds)
+    reward_range: tuple[float, float] | None = None  # every reward lies in [lo, hi] (for groups that declare none)
 
     def __post_init__(self) -> None:
         if isinstance(self.tolerance, bool) or not isinstance(self.tolerance, (int, float)) \
@@ -46,6 +47,10 @@ class CompareOptions:
         if self.equivalence_margin is not None and not (math.isfinite(self.equivalence_margin)
                                                         and self.equivalence_margin > 0):
             raise ValueError(f"equivalence margin must be a positive finite number, got {self.equivalence_margin!r}")
+        if self.reward_range is not None:
+            lo, hi = self.reward_range
+            if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
+                raise ValueError(f"reward range must be finite LO < HI, got {self.reward_range!r}")
         if not math.isfinite(self.start):
             raise ValueError(f"start must be finite, got {self.start!r}")
 

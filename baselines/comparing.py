@@ -207,7 +207,7 @@ def _group(workload: str, budget: dict, cols: _GroupColumns, summaries: list[Arm
     # workload does not report appears as unreported, never as absent or 0.
     group = Group(workload, dict(budget), summaries, units, fixed=fixed, rows=cols.rows)
     group.seeds, group.scores = _score_matrix(cols)
-    group.reward_range = _declared_range(cols("reward_lo"), cols("reward_hi"))
+    group.reward_range = _declared_range(cols("reward_lo"), cols("reward_hi")) or options.reward_range
     group.unit_nouns = _declared_nouns(cols("nouns"))
     rewards, failed = cols.per_arm("reward"), cols.per_arm("failed")
     # Only scored runs enter the reward column, so only they must be matched in the

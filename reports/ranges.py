@@ -26,7 +26,7 @@ class RewardRange:
         return min(self.hi, max(self.lo, value))
 
     def note(self) -> str:
-        why = ("the records declare reward_range" if self.source == "declared"
+        why = ("a reward_range is declared (by the records or --reward-range)" if self.source == "declared"
                else "every reward is 0 or 1")
         return (f"Rewards lie in [{self.lo:g}, {self.hi:g}] ({why}); means and interval ends outside it "
                 "are shown clipped to it.")

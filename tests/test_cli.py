@@ -254,3 +254,15 @@ def test_a_workload_speaks_of_its_units_in_its_own_words(tmp_path, capsys):
     assert "function evaluations" in out and "model calls" not in out
     assert main(["compare", str(path), "--json", "--no-pairs"]) == 0
     assert json.loads(capsys.readouterr().out)["groups"][0]["unit_nouns"] == {"calls": "function evaluations"}
+
+
+def test_reward_range_option_bounds_groups_that_declare_none(tmp_path, capsys):
+    path = tmp_path / "r.jsonl"
+    write_records(path, _runs("w", {"calls": 10}, ["a", "b"], seeds=3, reward=lambda arm, s: [0.99, 0.5, 0.99][s]))
+    assert main(["compare", str(path), "--no-pairs"]) == 0
+    assert "0.83 [0.12, 1.53]" in capsys.readouterr().out
+    assert main(["compare", str(path), "--reward-range", "0,1", "--json"]) == 0
+    group = json.loads(capsys.readouterr().out)["groups"][0]
+    assert group["reward_range"] == [0, 1] and group["pairs"][0]["reward_range"] == [0, 1]
+    assert main(["compare", str(path), "--reward-range", "1,0"]) == 2
+    assert "--reward-range" in _one_line_error(capsys)

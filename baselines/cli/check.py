@@ -4,22 +4,12 @@ from __future__ import annotations
 import argparse
 
 from ..errors import InputError
-from .options import add_results_args, margin
-
-
-def reward_range(text: str) -> tuple[float, float]:
-    """`--reward-range 0,1`: two finite numbers LO < HI."""
-    from ..stats import parse_reward_range
-    try:
-        parts = [float(x) for x in text.split(",")]
-        return parse_reward_range(parts, "--reward-range")
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"--reward-range must be LO,HI with finite LO < HI, got {text!r}") from None
+from .options import add_results_args, margin, reward_range
 
 HELP = "the CI gate: PASS (0), FAIL (1) or INCONCLUSIVE (3)"
 
 
-def add_gate_arguments(p: argparse.ArgumentParser) -> None:
+def add_gate_arguments(p: argparse.ArgumentParser, with_range: bool = True) -> None:
     """Options the one-shot gate and the sequential gate of `run` share."""
     p.add_argument("--margin", type=margin, metavar="M",
                    help="largest tolerated loss, in reward units (0.02) or relative to the baseline's mean (2%%)")
@@ -31,15 +21,16 @@ def add_gate_arguments(p: argparse.ArgumentParser) -> None:
                    help="auto (default): distribution-free betting bounds when rewards are bounded (0/1, or "
                         "--reward-range), Student t otherwise; t: t bounds even on bounded rewards (more power, "
                         "no guarantee against a rare loss); betting: require a reward range")
-    p.add_argument("--reward-range", type=reward_range, metavar="LO,HI",
-                   help="every reward lies in [LO, HI] (e.g. 0,1 for accuracy): enables distribution-free bounds")
+    if with_range:  # verbs that read results files have it among their shared options already
+        p.add_argument("--reward-range", type=reward_range, metavar="LO,HI",
+                       help="every reward lies in [LO, HI] (e.g. 0,1 for accuracy): enables distribution-free bounds")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_results_args(p)
     p.add_argument("--baseline", required=True, metavar="ARM", help="the arm the candidate must not fall behind")
     p.add_argument("--candidate", required=True, metavar="ARM", help="the arm under test (e.g. the pull request's)")
-    add_gate_arguments(p)
+    add_gate_arguments(p, with_range=False)
     p.add_argument("--against", metavar="FILE", help="take the baseline arm's runs from this stored results file")
     p.add_argument("--json", action="store_true", dest="as_json",
                    help="print the verdict and each group's interval as JSON")

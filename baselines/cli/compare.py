@@ -31,7 +31,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_early_stop, alpha, metric, start,
-        confounds,
+        confounds, reward_range=None,
         as_json, baseline, pairs, target, bootstrap, equivalence_margin) -> int:
     from .results import load_comparison
 
@@ -49,7 +49,7 @@ def run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_early
                                  allow_early_stop=allow_early_stop, alpha=alpha, metric=metric, start=start,
                                  workloads=workloads, budgets=budgets, baseline=baseline,
                                  equivalence_margin=equivalence_margin, pairs=pairs, bootstrap=bootstrap,
-                                 confounds=confounds, table=table, records=records)
+                                 confounds=confounds, table=table, reward_range=reward_range, records=records)
     costs = None
     if table is not None:
         costs = cost_tables(comparison, table, target, baseline)

@@ -142,9 +142,24 @@ def add_results_args(p: argparse.ArgumentParser, fixed_required: bool = False) -
                    help="what to compare: reward (default), dev_reward, auc, reward@25%%, reward@50%%, reward@100%%")
     p.add_argument("--start", type=finite("--start"), default=0.0,
                    help="anytime metrics: the score before a run's first trace point (default 0)")
+    p.add_argument("--reward-range", type=reward_range, metavar="LO,HI",
+                   help="every reward lies in [LO, HI] (e.g. 0,1 for accuracy): printed means and intervals stay "
+                        "inside it and bounded-reward statistics apply (a range the records declare wins)")
     p.add_argument("--confounds", type=unit_list, metavar="UNIT,...",
                    help="units checked for confounds (default: every reported unit except seconds, whose "
                         "differences on simulators measure the machine); 'none' for no confound checks")
+
+
+def reward_range(text: str) -> tuple[float, float]:
+    """`--reward-range 0,1`: two finite numbers LO < HI."""
+    parts = text.split(",")
+    try:
+        lo, hi = (float(x) for x in parts)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--reward-range must be LO,HI with finite LO < HI, got {text!r}") from None
+    if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
+        raise argparse.ArgumentTypeError(f"--reward-range must be LO,HI with finite LO < HI, got {text!r}")
+    return lo, hi
 
 
 def unit_list(text: str) -> list[str]:

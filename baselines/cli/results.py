@@ -28,6 +28,7 @@ def load_comparison(verb: str, results: list[str], fixed: str | None, *, toleran
                     workloads: list[str] | None = None, budgets: list[tuple[str, float]] | None = None,
                     baseline: str | None = None, equivalence_margin: float | None = None,
                     pairs: str = "auto", bootstrap: bool = False, confounds: list[str] | None = None,
+                    reward_range: tuple[float, float] | None = None,
                     records: list[RunRecord] | None = None, table: RunTable | None = None) -> Comparison:
     """Compare the results files (or `records` already read from them).
 
@@ -48,7 +49,8 @@ def load_comparison(verb: str, results: list[str], fixed: str | None, *, toleran
                                  baseline=baseline, equivalence_margin=equivalence_margin, metric=metric,
                                  start=start, pairs=pairs, bootstrap=bootstrap, workloads=tuple(workloads or ()),
                                  budgets=tuple(budgets or ()),
-                                 confound_units=tuple(confounds) if confounds is not None else None)
+                                 confound_units=tuple(confounds) if confounds is not None else None,
+                                 reward_range=reward_range)
         comparison = compare(table, fixed, options=options)
     except ValueError as exc:
         raise InputError(f"{verb}: {exc}") from None
