@@ -92,6 +92,17 @@ def test_dask_cluster_losing_a_worker_mid_run_gives_the_jobs_1_records(tmp_path)
     assert comparable(records) == reference(tmp_path, suite)
 
 
+def assert_deaths_and_timeouts_like_loky(results, suite, tmp_path) -> None:
+    """The killer cell is `worker-died`, the sleeper `timeout`, and every record equals a loky run's."""
+    records = read_records(results)
+    assert {r.stop_reason for r in records if r.arm == "killer"} == {"worker-died"}
+    assert {r.stop_reason for r in records if r.arm == "sleeper"} == {"timeout"}
+    loky = tmp_path / "loky"
+    assert costmatch("run", suite, "--out", loky, "--quiet", "--no-plots", "--jobs", "2",
+                     timeout=600).returncode == 1
+    assert comparable(records) == comparable(read_records(loky / "results.jsonl"))
+
+
 def test_dask_cluster_worker_deaths_and_timeouts_are_records_like_loky(tmp_path):
     suite = write_suite(tmp_path, seeds=2, timeout=1, extra_arms=KILLER + SLEEPER,
                         arms='"guess", "once", "killer", "sleeper"')
@@ -99,13 +110,7 @@ def test_dask_cluster_worker_deaths_and_timeouts_are_records_like_loky(tmp_path)
         res = costmatch("run", suite, "--out", tmp_path / "dask", "--quiet", "--no-plots", "--backend", "dask",
                         "--address", address, env=ENV, timeout=600)
     assert res.returncode == 1, res.stderr[-2000:]
-    records = read_records(tmp_path / "dask" / "results.jsonl")
-    assert {r.stop_reason for r in records if r.arm == "killer"} == {"worker-died"}
-    assert {r.stop_reason for r in records if r.arm == "sleeper"} == {"timeout"}
-    loky = tmp_path / "loky"
-    assert costmatch("run", suite, "--out", loky, "--quiet", "--no-plots", "--jobs", "2",
-                     timeout=600).returncode == 1
-    assert comparable(records) == comparable(read_records(loky / "results.jsonl"))
+    assert_deaths_and_timeouts_like_loky(tmp_path / "dask" / "results.jsonl", suite, tmp_path)
 
 
 def test_dask_local_cluster_gives_worker_died_records(tmp_path):
@@ -154,13 +159,7 @@ def test_ray_local_gives_the_same_records_as_loky_including_deaths_and_timeouts(
     res = costmatch("run", suite, "--out", tmp_path / "ray", "--quiet", "--no-plots", "--backend", "ray",
                     "--jobs", "2", env=ENV, timeout=600)
     assert res.returncode == 1, res.stderr[-2000:]
-    records = read_records(tmp_path / "ray" / "results.jsonl")
-    assert {r.stop_reason for r in records if r.arm == "killer"} == {"worker-died"}
-    assert {r.stop_reason for r in records if r.arm == "sleeper"} == {"timeout"}
-    loky = tmp_path / "loky"
-    assert costmatch("run", suite, "--out", loky, "--quiet", "--no-plots", "--jobs", "2",
-                     timeout=600).returncode == 1
-    assert comparable(records) == comparable(read_records(loky / "results.jsonl"))
+    assert_deaths_and_timeouts_like_loky(tmp_path / "ray" / "results.jsonl", suite, tmp_path)
 
 
 def test_ray_cluster_by_address_gives_the_jobs_1_records(tmp_path):
