@@ -238,3 +238,21 @@ def test_sigterm_stops_scheduling_and_keeps_finished_cells(tmp_path):
     assert 4 <= len(kept) < 90
     assert costmatch("run", suite, "--out", out, "--quiet", "--no-plots").returncode == 0
     assert len(read_records(results)) == 90
+
+
+def test_progress_lines_show_the_cells_own_spend_apart_from_the_suite_total():
+    """A cell's reward sits beside its own spend; the running total is labelled as the suite's."""
+    import io
+
+    from baselines.progress import Progress
+    from baselines.records import RunRecord
+
+    stream = io.StringIO()
+    progress = Progress(["tokens"], stream=stream)
+    progress.start(2, 0)
+    for seed, tokens in ((0, 1200.0), (1, 800.0)):
+        progress.update(RunRecord(workload="w", arm="a", seed=seed, spend={"tokens": tokens}, reward=0.5,
+                                  budget={"tokens": 1000}, stop_reason="done"))
+    lines = [l for l in stream.getvalue().splitlines() if l.startswith("[")]
+    assert "reward=0.5, tokens=1,200 | suite total: errors=0 tokens=1,200" in lines[0]
+    assert "reward=0.5, tokens=800 | suite total: errors=0 tokens=2,000" in lines[1]
