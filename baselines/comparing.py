@@ -34,7 +34,7 @@ from .columns import arm_sums, medians_of, relative, run_bounds, sorted_codes
 from .compare_options import CompareOptions
 from .comparison import MEASURED, PARTIAL, UNREPORTED, ArmSummary, Comparison, Flag, Group, UnitSpend, Unverified
 from .metrics import metric_frame
-from .pairing import pair_group
+from .pairing import pair_groups
 from .records import RunRecord
 from .selection import select_groups
 from .table import RunTable
@@ -80,6 +80,7 @@ def compare(records: Iterable[RunRecord] | RunTable, fixed: str | None = None, t
         cols = split.columns(workload, bkey)
         groups.append(_group(workload, table.budgets[bkey], cols, split.summaries_between(cols.a, cols.z, summaries),
                              units, unit, options))
+    pair_groups(groups, options)
     _mark_not_comparisons(groups)
     fixed_units = {g.fixed for g in groups}
     shown_fixed = fixed if fixed is not None else (fixed_units.pop() if len(fixed_units) == 1 else None)
@@ -229,7 +230,6 @@ def _group(workload: str, budget: dict, cols: _GroupColumns, summaries: list[Arm
     for unit in units:
         if options.checks_confounds_in(unit, fixed):
             _check_confound(group, cols.arms, unit, options.tolerance)
-    pair_group(group, options)
     return group
 
 

@@ -260,3 +260,37 @@ def test_large_group_summaries_match_plain_numpy():
         assert summary.spend["tokens"].median == pytest.approx(np.nanmedian(tokens[block]))
         assert summary.spend["tokens"].status == "partial"
         assert summary.median == pytest.approx(np.median(frame["reward"].to_numpy()[block]))
+
+
+def test_groups_paired_in_one_batch_give_what_each_group_gives_alone():
+    """Many small groups share one vectorised pass; verdicts and p-values are those of group-by-group pairing."""
+    import math
+    import random
+
+    from baselines.compare_options import CompareOptions
+    from baselines.pairing import pair_group
+    from tests.builders import rec
+
+    rnd = random.Random(7)
+    records = []
+    for w in range(40):
+        skew = w % 3 == 0
+        for arm in ("a", "b", "c"):
+            for s in range(6):
+                value = rnd.expovariate(1.0) if skew else rnd.gauss(0.5 + 0.1 * (arm == "a"), 0.1)
+                records.append(rec(arm, s, value, f"w{w:02d}", tokens=1000))
+    batched = compare(records, "tokens")
+    for group in batched.groups:
+        alone = compare([r for r in records if r.workload == group.workload], "tokens").groups[0]
+        assert len(alone.pairs) == len(group.pairs) == 3
+        for p, q in zip(group.pairs, alone.pairs):
+            assert (p.a, p.b, p.verdict, p.p, p.p_t, p.method, p.interval_method) == \
+                (q.a, q.b, q.verdict, q.p, q.p_t, q.method, q.interval_method)
+            assert math.isclose(p.ci[0], q.ci[0], rel_tol=1e-9, abs_tol=1e-9)
+            assert math.isclose(p.ci[1], q.ci[1], rel_tol=1e-9, abs_tol=1e-9)
+    # and the batched path equals pair_group run on each group
+    for group in batched.groups:
+        before = [(p.a, p.b, p.verdict, p.p) for p in group.pairs]
+        group.pairs = []
+        pair_group(group, CompareOptions())
+        assert [(p.a, p.b, p.verdict, p.p) for p in group.pairs] == before
