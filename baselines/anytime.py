@@ -296,7 +296,6 @@ def cost_rows(cells: dict, seed: int = 0, baseline: str | None = None) -> list[d
     """The rows of `cost_table` from per (arm, instance) cells (`run_costs` or `table_costs`)."""
     if any(inst is not None for _, inst in cells):
         return _instance_table(cells)
-    ert = lambda c, h: expected_running_time(c, h)  # noqa: E731
     by_arm = {arm: cell for (arm, _), cell in cells.items()}
     rows = []
     for k, arm in enumerate(sorted(by_arm)):
@@ -306,9 +305,9 @@ def cost_rows(cells: dict, seed: int = 0, baseline: str | None = None) -> list[d
         spent = cell["spent"]
         passed = cell["passed"].astype(float)
         large = cost.size > BOOTSTRAP_MAX_RUNS
-        row = {"arm": arm, "runs": int(cost.size), "reached": int(hit.sum()), "ert": ert(cost, hit),
+        row = {"arm": arm, "runs": int(cost.size), "reached": int(hit.sum()), "ert": expected_running_time(cost, hit),
                "ert_ci": _ratio_interval(cost, hit) if large else
-               seeded_bootstrap(lambda c, h: ert(c, h), [cost, hit], seed=seed * 7919 + k),
+               seeded_bootstrap(expected_running_time, [cost, hit], seed=seed * 7919 + k),
                "cost_of_pass": cost_of_pass(spent, passed, threshold=0.5),
                "cost_of_pass_ci": _ratio_interval(spent, passed) if large else
                seeded_bootstrap(lambda s, p: cost_of_pass(s, p, threshold=0.5), [spent, passed],

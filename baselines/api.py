@@ -100,6 +100,9 @@ def run(workload: Spec, arms: Mapping[str, Spec], budget: Budget | Mapping[str, 
 def _finish(outcome) -> list[RunRecord]:
     if outcome.interrupted:
         raise KeyboardInterrupt(f"interrupted; finished cells are kept in {outcome.results}")
+    if getattr(outcome, "lost", None):
+        raise RuntimeError(f"the cluster was lost ({outcome.lost}); finished cells are kept in "
+                           f"{outcome.results}: call run() again with the same out= to resume")
     return list(outcome.records)
 
 

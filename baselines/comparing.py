@@ -35,7 +35,8 @@ from .compare_options import CompareOptions
 from .comparison import MEASURED, PARTIAL, UNREPORTED, ArmSummary, Comparison, Flag, Group, UnitSpend, Unverified
 from .metrics import metric_frame
 from .pairing import pair_groups
-from .records import RunRecord
+from .provenance import different_code_lines
+from .records import RunRecord, budget_label
 from .selection import select_groups
 from .table import RunTable
 from .units import STANDARD_UNITS, ordered_units
@@ -97,17 +98,11 @@ def code_warnings(frame: pd.DataFrame) -> list[str]:
     """One line per (workload, arm) whose runs came from more than one version of the code (`provenance`)."""
     if "code" not in frame.columns or frame["code"].isna().all():
         return []
-    counts = frame.loc[frame["code"].notna(), ["workload", "arm", "code"]].astype(str).value_counts()
-    out = []
-    for (workload, arm), versions in counts.groupby(level=[0, 1], sort=True):
-        if len(versions) < 2:
-            continue
-        parts = "; ".join(f"{n} run(s) with costmatch {v}, arm module {a}, workload module {w}"
-                          for (_, _, code), n in versions.sort_values(ascending=False).items()
-                          for v, a, w in [code.split("|")])
-        out.append(f"arm {arm!r} on workload {workload!r} ran from different code: {parts}; rerun the odd runs "
-                   "(restart the workers after editing code) before trusting this comparison")
-    return out
+    counts: dict[tuple[str, str], dict[str, int]] = {}
+    rows = frame.loc[frame["code"].notna(), ["workload", "arm", "code"]].astype(str).value_counts()
+    for (workload, arm, code), n in rows.items():
+        counts.setdefault((workload, arm), {})[code] = int(n)
+    return different_code_lines(counts)
 
 
 def _check_names(table: RunTable, fixed: str | None, options: CompareOptions) -> None:
@@ -434,13 +429,10 @@ def _mark_not_comparisons(groups: list[Group]) -> None:
             continue
         siblings = [s for s in by_workload[g.workload] if s is not g]
         if siblings:
-            budgets = "; ".join(_budget_text(s.budget) + f" ({', '.join(s.arm_names)})" for s in siblings)
+            budgets = "; ".join(budget_label(s.budget) + f" ({', '.join(s.arm_names)})" for s in siblings)
             g.not_a_comparison = (f"not an equal-budget comparison: only {', '.join(g.arm_names)} ran at "
-                                  f"{_budget_text(g.budget)}; other arms of {g.workload} ran at {budgets}")
+                                  f"{budget_label(g.budget)}; other arms of {g.workload} ran at {budgets}")
         else:
             g.not_a_comparison = (f"not a comparison: only one arm ({', '.join(g.arm_names)}) ran on "
-                                  f"{g.workload} at {_budget_text(g.budget)}")
+                                  f"{g.workload} at {budget_label(g.budget)}")
 
-
-def _budget_text(budget: dict) -> str:
-    return ", ".join(f"{v:,.10g} {u}" for u, v in budget.items()) or "no budget"

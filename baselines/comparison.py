@@ -162,10 +162,6 @@ class Group:
                 return summary
         raise KeyError(name)
 
-    def scores_of(self, name: str) -> np.ndarray:
-        """One arm's row of the score matrix (NaN = missing or unscored seed)."""
-        return self.scores[self.arm_names.index(name)]
-
     def incomplete_arms(self) -> list[ArmSummary]:
         return [a for a in self.arms if a.scored < len(self.seeds)]
 

@@ -32,7 +32,7 @@ import numpy as np
 from scipy import special
 
 from .comparison import Comparison, Group
-from .stats import (SKEW_MAX_N, SKEW_MIN_N, SKEW_THRESHOLD, bootstrap_t_interval, detect_range,
+from .stats import (SKEW_MAX_N, SKEW_MIN_N, SKEW_THRESHOLD, bootstrap_t_interval, degenerate, detect_range,
                     format_level, sample_skewness, t_interval, t_quantile, unpaired_test, usable_range)
 
 PASS, FAIL, INCONCLUSIVE = "PASS", "FAIL", "INCONCLUSIVE"
@@ -130,7 +130,7 @@ def gate_decision(diffs, margin: float, alpha: float = 0.05, reward_range: tuple
     _, lower, upper = t_interval(d, 1 - 2 * alpha)  # one-sided alpha on each side
     sd = float(d.std(ddof=1))
     method, notes = "t", []
-    if float(np.ptp(d)) <= 1e-12 * max(1.0, float(np.abs(d).max())):
+    if degenerate(d):
         notes.append(f"all {n} differences are equal: a zero-width interval is not evidence; "
                      "declare the reward range for distribution-free bounds, or add seeds")
         return GateDecision(INCONCLUSIVE, mean, lower, upper, None, "t (degenerate)", notes)

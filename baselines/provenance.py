@@ -45,37 +45,44 @@ def _static() -> dict[str, Any]:
     return _STATIC
 
 
-def provenance(arm_path: str, workload_path: str, worker: str | None = None) -> dict[str, Any]:
+def provenance(arm_path: str, workload_path: str) -> dict[str, Any]:
     """The ``provenance`` field of one record (called where the cell ran, after its imports)."""
     static = _static()
     return {"costmatch": static["costmatch"], "arm_module": module_hash(arm_path),
             "workload_module": module_hash(workload_path), "host": static["host"],
-            "worker": worker if worker is not None else f"pid-{os.getpid()}"}
+            "worker": f"pid-{os.getpid()}"}
+
+
+def code_key(prov: Any) -> str | None:
+    """One run's code version as text (costmatch version, arm and workload module hashes); None without provenance."""
+    if not isinstance(prov, dict):
+        return None
+    return f"{prov.get('costmatch')}|{prov.get('arm_module')}|{prov.get('workload_module')}"
+
+
+def different_code_lines(counts: dict[tuple[str, str], dict[str, int]]) -> list[str]:
+    """One line per (workload, arm) whose runs came from more than one code version, from counts per `code_key`."""
+    out = []
+    for (workload, arm), versions in sorted(counts.items()):
+        if len(versions) < 2:
+            continue
+        parts = "; ".join(f"{n} run(s) with costmatch {v}, arm module {a}, workload module {w}"
+                          for code, n in sorted(versions.items(), key=lambda kv: -kv[1])
+                          for v, a, w in [code.split("|")])
+        out.append(f"arm {arm!r} on workload {workload!r} ran from different code: {parts}; rerun the odd runs "
+                   "(restart the workers after editing code) before trusting this comparison")
+    return out
 
 
 def provenance_warnings(records: Iterable[Any]) -> list[str]:
-    """One line per arm whose runs come from more than one code version (pure; compare prints them).
-
-    An arm is keyed by (workload, arm); records without provenance (imported
-    or older files) are ignored. The line names the distinct hashes and how
-    many runs each produced, so the user can find the stale worker.
-    """
-    seen: dict[tuple[str, str], dict[tuple, int]] = {}
+    """`different_code_lines` for records (RunRecord or dicts); `compare` gets the same from the table's columns."""
+    counts: dict[tuple[str, str], dict[str, int]] = {}
     for r in records:
         extra = r.extra if hasattr(r, "extra") else r
-        prov = extra.get("provenance") if isinstance(extra, dict) else None
-        if not isinstance(prov, dict):
+        code = code_key(extra.get("provenance") if isinstance(extra, dict) else None)
+        if code is None:
             continue
         key = (r.workload, r.arm) if hasattr(r, "workload") else (r.get("workload"), r.get("arm"))
-        code = (prov.get("costmatch"), prov.get("arm_module"), prov.get("workload_module"))
-        counts = seen.setdefault(key, {})
-        counts[code] = counts.get(code, 0) + 1
-    out = []
-    for (workload, arm), counts in sorted(seen.items(), key=lambda kv: (str(kv[0][0]), str(kv[0][1]))):
-        if len(counts) < 2:
-            continue
-        parts = "; ".join(f"{n} run(s) with costmatch {v}, arm module {a}, workload module {w}"
-                          for (v, a, w), n in sorted(counts.items(), key=lambda kv: -kv[1]))
-        out.append(f"warning: arm {arm!r} on workload {workload!r} ran from different code: {parts}; "
-                   "rerun the odd runs (restart the workers after editing code) before trusting this comparison")
-    return out
+        versions = counts.setdefault((str(key[0]), str(key[1])), {})
+        versions[code] = versions.get(code, 0) + 1
+    return different_code_lines(counts)

@@ -101,7 +101,8 @@ def budget_key(budget: dict[str, float]) -> str:
 
 
 #: budget items -> key. A suite has a handful of budgets and a run asks for a record's key
-#: about ten times (identity, resume, grouping): 10,000 cells spent 0.6 s here without it.
+#: about ten times (identity, resume, grouping): a 10,000-cell run with nothing left to do
+#: took 1.23 s without this cache and 0.99 s with it.
 _BUDGET_KEYS: dict[tuple, str] = {}
 
 

@@ -32,10 +32,11 @@ import orjson
 
 from .alternatives import score_alternatives
 from .errors import InputError
+from .fileio import ensure_dir
 from .protocols import ArmOutput
 from .meter import BudgetExhausted, CellTimeout, Meter
 from .provenance import provenance
-from .records import _KNOWN, RunRecord, _loads, record_from_json, write_records
+from .records import _KNOWN, RunRecord, parse_line, record_from_json, write_records
 from .suite import Cell, Suite, resolve
 
 
@@ -292,7 +293,7 @@ def failure_line(cell: Cell, stop_reason: str, error: dict[str, Any] | None) -> 
     record = RunRecord(spec_w.name, spec_a.name, cell.seed, {u: None for u in dict.fromkeys(units)}, None,
                        cell.budget.to_dict(), dict(spec_a.params), None, None, stop_reason, error, (),
                        {"workload_params": dict(spec_w.params),
-                        "provenance": provenance(spec_a.path, spec_w.path, worker=None) | {"worker": None}})
+                        "provenance": provenance(spec_a.path, spec_w.path) | {"worker": None}})
     return dump_line(record.to_json())
 
 
@@ -345,11 +346,11 @@ def load_existing(path: Path) -> list[RunRecord]:
     records = []
     for number, line in enumerate(body.split(b"\n")[:-1], 1):
         if line.strip():
-            records.append(_parse_line(line, f"{path}:{number}"))
+            records.append(parse_line(line, f"{path}:{number}"))
     if tail.strip():
         where = f"{path}:{body.count(NEWLINE) + 1}"
         try:
-            records.append(_parse_line(tail, where))
+            records.append(parse_line(tail, where))
         except InputError:
             side = path.with_name(f"{path.stem}.torn-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.jsonl")
             from .fileio import atomic_write_text
@@ -359,14 +360,6 @@ def load_existing(path: Path) -> list[RunRecord]:
             print(f"costmatch: {where}: an incomplete last line (the previous run was killed mid-write) "
                   f"was moved to {side}; its cell runs again", file=sys.stderr)
     return records
-
-
-def _parse_line(line: bytes, where: str) -> RunRecord:
-    try:
-        text = line.decode("utf-8")
-    except UnicodeDecodeError:
-        raise InputError(f"{where}: not UTF-8 text; results files are UTF-8 JSON Lines") from None
-    return record_from_json(_loads(text, where), where)
 
 
 def _canonical(value: Any) -> str:
@@ -511,7 +504,7 @@ def run_suite(suite: Suite, out_dir: Path, jobs: int | None = None, backend: str
     jobs = jobs or suite.jobs
     backend = backend or suite.backend
     address = _cluster_address(backend, address, worker_wait, retries)
-    out_dir.mkdir(parents=True, exist_ok=True)
+    out_dir = ensure_dir(out_dir, "output folder")
     results = out_dir / "results.jsonl"
     with output_lock(out_dir):
         existing = _kept_records(suite, results, fresh, retry_errors)

@@ -13,10 +13,6 @@ from .records import budget_label
 from .units import ordered_units
 
 
-def fixed_units_of(budget: dict[str, float]) -> list[str]:
-    return ordered_units(budget)
-
-
 def select_groups(groups: list[tuple[str, str]], budgets: dict[str, dict[str, float]], fixed: str | None,
                   workloads: tuple[str, ...] = (), budget_filters: tuple[tuple[str, float], ...] = ()
                   ) -> tuple[list[tuple[str, str, str]], list[Skipped], int, list[str]]:
@@ -33,7 +29,7 @@ def select_groups(groups: list[tuple[str, str]], budgets: dict[str, dict[str, fl
                 any(budget.get(unit) != value for unit, value in budget_filters):
             filtered += 1
             continue
-        named = fixed_units_of(budget)
+        named = ordered_units(budget)
         if fixed is not None:
             if not named or fixed in named:
                 chosen.append((workload, bkey, fixed))
@@ -58,7 +54,7 @@ def select_groups(groups: list[tuple[str, str]], budgets: dict[str, dict[str, fl
         notes.append(f"no group's budget names {fixed}; every selected group is checked for equal spend in {fixed} "
                      "as asked, against the median of its arms")
     if not chosen:
-        what = [f"{w} at {budget_label(budgets[bk]) or 'no budget'}" for w, bk in groups[:10]]
+        what = [f"{w} at {budget_label(budgets[bk])}" for w, bk in groups[:10]]
         more = f" and {len(groups) - 10} more" if len(groups) > 10 else ""
         raise ValueError(f"no group matches the --workload/--budget filters; groups: {'; '.join(what)}{more}")
     return chosen, skipped, filtered, notes

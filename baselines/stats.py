@@ -185,17 +185,18 @@ def _all_signs(n: int) -> np.ndarray:
     return (1 - 2 * bits).astype(float)
 
 
+def _draw_signs(n: int, seed: int, draws: int) -> np.ndarray:
+    """`draws` seeded rows of n random signs (+1/-1)."""
+    rng = np.random.default_rng(seed)
+    return (rng.integers(0, 2, size=(draws, n), dtype=np.int8) * 2 - 1).astype(float)
+
+
+_cached_signs = lru_cache(maxsize=16)(_draw_signs)
+
+
 def _random_signs(n: int, seed: int, draws: int) -> np.ndarray:
-    if n * draws <= 4_000_000:
-        return _cached_random_signs(n, seed, draws)
-    rng = np.random.default_rng(seed)
-    return (rng.integers(0, 2, size=(draws, n), dtype=np.int8) * 2 - 1).astype(float)
-
-
-@lru_cache(maxsize=16)
-def _cached_random_signs(n: int, seed: int, draws: int) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    return (rng.integers(0, 2, size=(draws, n), dtype=np.int8) * 2 - 1).astype(float)
+    """Seeded sign draws, cached when small enough to keep (the same n recurs across a group's pairs)."""
+    return _cached_signs(n, seed, draws) if n * draws <= 4_000_000 else _draw_signs(n, seed, draws)
 
 
 def sign_flip_rows(d: np.ndarray, seed: int = 0, x: np.ndarray | None = None,
@@ -513,7 +514,7 @@ def _resample_counts(n: int, seed: int, draws: int) -> np.ndarray:
     return np.bincount(flat, minlength=draws * n).reshape(draws, n).astype(float)
 
 
-def _degenerate(d: np.ndarray) -> bool:
+def degenerate(d: np.ndarray) -> bool:
     """All differences equal (to a relative 1e-12): there is no spread to build a t interval from."""
     return d.size >= 2 and float(np.ptp(d)) <= 1e-12 * max(1.0, float(np.abs(d).max()))
 

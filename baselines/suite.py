@@ -159,8 +159,7 @@ def resolve(path: str, where: str, root: str | None = None) -> Any:
     `root` is the suite's folder: searched after installed packages, for this
     path's top-level module only.
     """
-    if not isinstance(path, str) or path.count(":") != 1 or not all(path.partition(":")[::2]):
-        raise InputError(f"{where}: path {show(path)} must look like 'package.module:ClassName'")
+    resolve_syntax(path, where)
     module_name, _, attr = path.partition(":")
     register_root(path, root)
     try:

@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import InputError
+from .provenance import code_key
 from .records import (MAX_AMOUNT, MAX_DEPTH, MAX_REWARD, SCHEMA, RunRecord, _trace, budget_key,
                       canonical_budget, duplicate_error, json_depth, parse_line)
 from .units import ordered_units
@@ -231,13 +232,12 @@ def _type_depth(t) -> int:
     return 0
 
 
-def _arrow_chunk(data: bytes, ends: np.ndarray | None = None):
+def _arrow_chunk(data: bytes, ends: np.ndarray):
     """(frame, budgets, traces, line numbers) for a block checked in bulk, or None to fall back.
 
     Any surprise inside pyarrow (it has raised IndexError on odd input) is a
     fall back too: the line reader is total and decides.
     """
-    ends = _line_ends(data) if ends is None else ends
     if not _safe_for_arrow(data, ends):
         return None
     try:
@@ -488,16 +488,12 @@ def nouns_column(values: list) -> np.ndarray:
 
 
 def code_column(values: list) -> np.ndarray:
-    """Each run's code version (`provenance`: costmatch version, arm and workload module hashes) as one string.
+    """Each run's code version (`provenance.code_key`) as one string, None without provenance.
 
     Kept so that `compare` can warn when one arm's runs came from different
     code (a worker with a stale module) without keeping per-run records.
     """
-    out = np.full(len(values), None, dtype=object)
-    for i, prov in enumerate(values):
-        if isinstance(prov, dict):
-            out[i] = f"{prov.get('costmatch')}|{prov.get('arm_module')}|{prov.get('workload_module')}"
-    return out
+    return np.array([code_key(prov) for prov in values], dtype=object)
 
 
 def reward_range_columns(values: list) -> tuple[np.ndarray, np.ndarray]:
@@ -643,9 +639,6 @@ class _Builder:
         traces = [t for n, ts in zip(self.lengths, self.traces) for t in (ts or [None] * n)] if any_trace else None
         frame = _concat(self.frames, self.lengths, units)
         self.frames = []
-        for name in ("workload", "budget", "arm"):
-            if not isinstance(frame[name].dtype, pd.CategoricalDtype):
-                frame[name] = frame[name].astype("category")
         drop = _duplicates(frame, keep_last)
         if drop is not None and not keep_last:
             row = int(drop.min())

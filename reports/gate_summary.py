@@ -9,7 +9,7 @@ import math
 
 from baselines.gate import FAIL, INCONCLUSIVE, PASS, GateResult, overall
 
-from .text import md, quantity
+from .text import budget_text, md
 
 
 def gate_markdown(results: list[GateResult], baseline: str, candidate: str, fixed: str) -> str:
@@ -20,7 +20,7 @@ def gate_markdown(results: list[GateResult], baseline: str, candidate: str, fixe
              "| workload | budget | verdict | n | diff | bounds | margin | reason |",
              "|---|---|---|---|---|---|---|---|"]
     for r in results:
-        budget = ", ".join(f"{quantity(v)} {u}" for u, v in r.budget.items())
+        budget = budget_text(r.budget)
         bounds = f"[{r.lower:+.3g}, {r.upper:+.3g}]" if math.isfinite(r.lower) and math.isfinite(r.upper) else "n/a"
         diff = f"{r.diff:+.3g}" if math.isfinite(r.diff) else "n/a"
         margin = f"{r.margin:.3g}" if math.isfinite(r.margin) else "n/a"

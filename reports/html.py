@@ -306,17 +306,3 @@ def report_html(sections: list[tuple[str, Comparison]], records: list[RunRecord]
         f"<script>{SCRIPT}</script>", "</body></html>"]) + "\n"
 
 
-def figures_from_plots(plots) -> list[Figure]:
-    """Render Plot objects (reports.plots) as inline SVG figures, closing each after use."""
-    from .plots import close, render
-
-    out = []
-    for plot in plots:
-        if plot.drawn:
-            try:
-                out.append(Figure(plot.title, render(plot, "svg").decode("utf-8"), notes=list(plot.notes)))
-            finally:
-                close(plot)
-        else:
-            out.append(Figure(plot.title, reason=plot.reason, notes=list(plot.notes)))
-    return out

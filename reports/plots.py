@@ -337,14 +337,6 @@ def anytime_plot(group: Group, records: list[RunRecord], unit: str, style: Style
     return Plot(name, title, fig, notes=notes)
 
 
-def anytime_curves(group: Group, records: list[RunRecord], unit: str, style: Style, path: Path,
-                   formats=("png", "svg")) -> list[Path]:
-    plot = anytime_plot(group, records, unit, style, name=Path(path).name)
-    files = save(plot, Path(path).parent, formats) if plot.drawn else []
-    close(plot)
-    return files
-
-
 # -- budget sweeps -------------------------------------------------------------------------
 def sweep_crossings(series: dict[str, list[tuple[float, float]]]) -> list[tuple[float, float, str, str]]:
     """Budgets between which the best arm changes: (budget_before, budget_after, best_before, best_after)."""
@@ -531,15 +523,6 @@ def ranking_plot(ranking, style: Style, name: str, title: str, width: str = "sin
     ax.set_title(title)
     _legend(ax, handles, labels)
     return Plot(name, title, fig, notes=["Bold lines: arms whose order flips between units."] if flipped else [])
-
-
-def ranking_figure(ranking, style: Style, path: Path, title: str, formats=("png", "svg")) -> list[Path]:
-    plot = ranking_plot(ranking, style, Path(path).name, title)
-    if plot is None:
-        return []
-    files = save(plot, Path(path).parent, formats)
-    close(plot)
-    return files
 
 
 # -- everything for one comparison --------------------------------------------------------

@@ -130,15 +130,19 @@ def _rel(path: Path, root: Path) -> str:
 
 
 def write_run_report(suite, records: list[RunRecord], out_dir: Path, plots: bool = True,
-                     formats=("png", "svg"), html: bool = True) -> str:
-    """report.md, report.html, comparison-UNIT.json and plots/ under `out_dir`; returns the markdown."""
+                     formats=("png", "svg"), html: bool = True) -> list[Comparison]:
+    """report.md, report.html, comparison-UNIT.json and plots/ under `out_dir`; returns the comparisons made.
+
+    Returned so the caller's printed summary reuses them instead of comparing the records again.
+    """
     out_dir = ensure_dir(out_dir)
     declared = reward_ranges(records)
     sections = [f"# costmatch report: {md(suite.name)}", ""]
     html_sections, inline, written = [], [], []
     taken: set[str] = set()
     ranges: dict = {}
-    for unit, comparison in comparisons_by_fixed_unit(suite, records):
+    comparisons = comparisons_by_fixed_unit(suite, records)
+    for unit, comparison in comparisons:
         ranges.update(ranges_for(comparison) | declared)
         sections += [f"## At equal {md(unit)}", "",
                      comparison_markdown(comparison, paper=True, ranges=ranges, compact_confounds=True)]
@@ -165,7 +169,7 @@ def write_run_report(suite, records: list[RunRecord], out_dir: Path, plots: bool
                           report_html(html_sections, records, f"costmatch report: {suite.name}", ranges=ranges,
                                       figures=inline, extra_html=listing), what="HTML report")
     atomic_write_text(out_dir / "report.md", text, what="report")
-    return text
+    return [c for _, c in comparisons]
 
 
 def render_report(comparison: Comparison, records: list[RunRecord] | None, fmt: str = "md",

@@ -12,6 +12,8 @@ from pathlib import Path
 from baselines.comparison import Comparison, Group
 from baselines.units import nouns_of
 
+from .text import budget_text
+
 
 def group_state(group: Group) -> str:
     if group.not_a_comparison:
@@ -21,19 +23,13 @@ def group_state(group: Group) -> str:
     return "valid" if group.valid else "NOT VALID"
 
 
-def _budget(group: Group) -> str:
-    from .text import budget_text
-    return budget_text(group.budget)
-
-
 def group_line(group: Group) -> str:
     state = group_state(group)
     scored = [a for a in group.arms if a.scored and not math.isnan(a.mean)]
-    parts = [f"{group.workload} at {_budget(group)} (fixed {group.fixed}): {state}"]
+    parts = [f"{group.workload} at {budget_text(group.budget)} (fixed {group.fixed}): {state}"]
     if state == "INCOMPLETE":
-        broken = [a for a in group.incomplete_arms()]
         parts.append("; ".join(f"{a.arm} scored {a.scored} of {len(group.seeds)} seeds"
-                               + (f" ({a.first_error})" if a.first_error else "") for a in broken[:3]))
+                               + (f" ({a.first_error})" if a.first_error else "") for a in group.incomplete_arms()[:3]))
     if scored:
         best = max(scored, key=lambda a: a.mean)
         parts.append(f"leader {best.arm} {best.mean:.3g}")

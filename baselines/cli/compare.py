@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 
 from ..errors import InputError
@@ -75,15 +74,6 @@ def _dumps(payload) -> str:
     return json.dumps(payload, ensure_ascii=False, allow_nan=False, default=refuse)
 
 
-def json_number(x: float):
-    """JSON has no infinity: an unbounded cost is the string "inf" (or "-inf"); NaN is null."""
-    if math.isnan(x):
-        return None
-    if math.isinf(x):
-        return "inf" if x > 0 else "-inf"
-    return x
-
-
 def _mentions_instances(paths) -> bool:
     """Whether any results file has an `instance` key (a byte scan: the columnar reader does not keep it)."""
     for path in paths:
@@ -97,14 +87,13 @@ def _mentions_instances(paths) -> bool:
 def record_cost_tables(comparison, records, target: float, baseline: str | None) -> list[dict]:
     """ERT and cost-of-pass per compared group from per-run records (used when records carry instances)."""
     from ..anytime import cost_table, json_ready
-    from ..records import budget_key
+    from ..comparison import runs_by_arm
 
     out = []
     for g in comparison.groups:
-        key = budget_key(g.budget)
         unit = g.fixed or comparison.fixed
         try:
-            rows = cost_table([r for r in records if r.workload == g.workload and budget_key(r.budget) == key],
+            rows = cost_table([r for runs in runs_by_arm(records, g).values() for r in runs],
                               unit, target, baseline=baseline)
         except ValueError as exc:
             raise InputError(f"compare: {exc}") from None

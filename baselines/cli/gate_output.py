@@ -9,7 +9,7 @@ from .options import EXIT_INCONCLUSIVE, EXIT_NEGATIVE, EXIT_OK
 
 def print_gate(results, verdict: str, *, baseline: str, candidate: str, fixed: str | None, as_json: bool,
                seeds_used: int | None = None, skipped=()) -> None:
-    from reports.text import quantity
+    from reports.text import budget_text
 
     from reports.gate_summary import gate_markdown
 
@@ -24,12 +24,12 @@ def print_gate(results, verdict: str, *, baseline: str, candidate: str, fixed: s
         worst = f", the worst of {len(results)} groups" if len(results) > 1 else ""
         print(f"costmatch check: {verdict} ({candidate} vs {baseline}{worst})")
         for r in results:
-            budget = ", ".join(f"{quantity(v)} {u}" for u, v in r.budget.items())
+            budget = budget_text(r.budget)
             print(f"  {r.workload} at {budget}: {r.verdict}: {r.reason}")
             for c in r.confounds:
                 print(f"    confound: {c}")
         for s in skipped:
-            budget = ", ".join(f"{quantity(v)} {u}" for u, v in s.budget.items())
+            budget = budget_text(s.budget)
             print(f"  {s.workload} at {budget}: skipped: {s.reason}")
     summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if summary:

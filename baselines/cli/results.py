@@ -35,13 +35,12 @@ def load_comparison(verb: str, results: list[str], fixed: str | None, *, toleran
     Without `records` the files go through the fast columnar reader, which
     keeps no per-run objects; callers that need those read them once and pass them.
     """
-    if table is not None:
-        pass  # read by the caller, which needs the columns too (compare --target)
-    elif records is None:
+    if table is None and records is None:
         check_results_files(results)
         table = RunTable.read(results, keep_last=keep_last)
-    else:
+    elif table is None:
         table = RunTable.from_records(records)
+    # (a table given by the caller was read for its columns too: compare --target)
     if len(table) == 0:
         raise InputError(f"{', '.join(results)}: no runs in the results; nothing to compare")
     try:

@@ -80,12 +80,10 @@ def run(*, suite, out, jobs, backend, fresh, retry_errors, quiet, no_plots, look
         return EXIT_INTERRUPTED
     from reports.run_report import write_run_report
 
-    write_run_report(loaded, outcome.records, out_dir, plots=not no_plots)
+    comparisons = write_run_report(loaded, outcome.records, out_dir, plots=not no_plots)
     if not quiet:
-        from reports.run_report import comparisons_by_fixed_unit
         from reports.summary import run_summary
 
-        comparisons = [c for _, c in comparisons_by_fixed_unit(loaded, outcome.records)]
         sys.stdout.write(run_summary(comparisons, out_dir / "report.md"))
     failed = sum(r.error is not None for r in outcome.records)
     if failed:

@@ -91,8 +91,8 @@ def _from_arms(path: Path, data: dict, suffix: str | None) -> list[RunRecord]:
     if not isinstance(arms, list):
         raise InputError(f"{path}: field 'arms' must be a list of per-(arm, seed) results")
     workload = data.get("dataset") if isinstance(data.get("dataset"), str) and data.get("dataset") else path.stem
-    budget = {u: source_number(source_object(data, "budget", str(path)), u, f"{path}: budget")
-              for u in source_object(data, "budget", str(path))}
+    declared = source_object(data, "budget", str(path))
+    budget = {u: source_number(declared, u, f"{path}: budget") for u in declared}
     budget = {u: v for u, v in budget.items() if v is not None}
     params_common = {k: data[k] for k in ("model", "provider") if isinstance(data.get(k), str)}
     items = []
