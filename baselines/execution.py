@@ -206,8 +206,24 @@ class ThreadPool(_FuturesPool):
         self.executor.shutdown(wait=not cancel, cancel_futures=True)
 
 
+def loky_executor_class():
+    """loky's ProcessPoolExecutor: the standalone `loky` package, else the copy inside joblib.
+
+    Why the standalone one: a worker started by joblib's copy runs
+    ``python -m joblib.externals.loky...``, which imports all of joblib
+    (numpy, its memory and pickling modules) in every worker and in loky's
+    resource tracker before the first cell; on 2 cores that start-up was
+    longer than 10,000 trivial cells. Same code, same semantics.
+    """
+    try:
+        from loky.process_executor import ProcessPoolExecutor
+    except ImportError:  # an install without the loky wheel: joblib's bundled copy works the same, slower to start
+        from joblib.externals.loky.process_executor import ProcessPoolExecutor
+    return ProcessPoolExecutor
+
+
 class LokyPool(_FuturesPool):
-    """Worker processes through joblib's loky executor; a dead worker breaks the pool, which is rebuilt."""
+    """Worker processes through loky's executor; a dead worker breaks the pool, which is rebuilt."""
 
     breaks_all = True
 
@@ -216,8 +232,7 @@ class LokyPool(_FuturesPool):
         self.executor = self._new()
 
     def _new(self):
-        from joblib.externals.loky.process_executor import ProcessPoolExecutor
-        return ProcessPoolExecutor(max_workers=self.jobs, initializer=watch_parent, initargs=(os.getpid(),))
+        return loky_executor_class()(max_workers=self.jobs, initializer=watch_parent, initargs=(os.getpid(),))
 
     def slots(self):
         return self.jobs
@@ -484,7 +499,7 @@ class _Batcher:
 
 def run_cells(cells: list, pool: _Pool, retries: int, batch_seconds: float = 0.05,
               on_failure: Callable[[Any, str, dict | None], Any] | None = None,
-              grace: float = 10.0) -> Iterator[tuple[int, Any]]:
+              grace: float = 10.0, meanwhile: Callable[[], None] | None = None) -> Iterator[tuple[int, Any]]:
     """Yield (cell index, finished line) in completion order.
 
     A cell that keeps killing its worker yields ``on_failure(cell,
@@ -493,6 +508,9 @@ def run_cells(cells: list, pool: _Pool, retries: int, batch_seconds: float = 0.0
     a C call that neither SIGALRM nor the thread watchdog can stop) is
     abandoned, its worker killed where the engine allows, its cells rerun
     alone, and a cell stuck alone yields ``on_failure(cell, "timeout", None)``.
+    ``meanwhile`` runs once, right after the first cells are sent: worker
+    processes take a few tenths of a second to start, and the caller's own
+    set-up (the report's imports) fits there instead of after the last cell.
     """
     queue = deque(range(len(cells)))
     suspects: deque[int] = deque()
@@ -503,6 +521,9 @@ def run_cells(cells: list, pool: _Pool, retries: int, batch_seconds: float = 0.0
     limit = None if not cells or any(t is None for t in limits) else max(limits)
     while queue or suspects or inflight:
         _submit(cells, pool, queue, suspects, inflight, batcher)
+        if meanwhile is not None:
+            meanwhile, call = None, meanwhile
+            call()
         yield from _collect(cells, pool, inflight, suspects, deaths, batcher, retries, on_failure)
         if limit is not None:
             yield from _abandon_overdue(cells, pool, inflight, suspects, batcher, limit, grace, on_failure)

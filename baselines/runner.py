@@ -25,7 +25,7 @@ import traceback
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 import orjson
@@ -493,12 +493,15 @@ def _sync(handle) -> None:
 
 def run_suite(suite: Suite, out_dir: Path, jobs: int | None = None, backend: str | None = None,
               fresh: bool = False, retry_errors: bool = False, progress=None, *, address: str | None = None,
-              worker_wait: float = 60.0, retries: int = 2) -> RunOutcome:
+              worker_wait: float = 60.0, retries: int = 2, meanwhile: Callable[[], None] | None = None
+              ) -> RunOutcome:
     """Run every cell not yet in ``out_dir/results.jsonl``; return what happened.
 
     ``address``: a Dask scheduler or Ray cluster to use (Dask also reads
     DASK_SCHEDULER_ADDRESS); ``worker_wait``: seconds to wait for a first
-    worker; ``retries``: reruns of a cell alone after its worker died.
+    worker; ``retries``: reruns of a cell alone after its worker died;
+    ``meanwhile``: the caller's set-up, run once while the workers start
+    (see :func:`baselines.execution.run_cells`); never when nothing runs.
     """
     explicit_jobs = jobs
     jobs = jobs or suite.jobs
@@ -510,7 +513,8 @@ def run_suite(suite: Suite, out_dir: Path, jobs: int | None = None, backend: str
         existing = _kept_records(suite, results, fresh, retry_errors)
         done = {r.identity() for r in existing}
         cells = suite.cells()
-        todo = [c for c in cells if c.identity() not in done]
+        identities = [c.identity() for c in cells]
+        todo = [c for c, ident in zip(cells, identities) if ident not in done]
         outcome = RunOutcome(results, skipped=len(cells) - len(todo))
         new_records: list[RunRecord] = []
         if progress is not None:
@@ -518,9 +522,11 @@ def run_suite(suite: Suite, out_dir: Path, jobs: int | None = None, backend: str
         if address is not None and explicit_jobs is not None:
             print(f"costmatch: --jobs {explicit_jobs} is not used with the cluster at {address}: every worker "
                   "thread (Dask) or CPU (Ray) there runs cells", file=sys.stderr)
-        _run_todo(todo, results, outcome, new_records, progress, backend, jobs, address, worker_wait, retries)
-    wanted = {c.identity() for c in cells}
-    outcome.records = [r for r in existing + new_records if r.identity() in wanted]
+        _run_todo(todo, results, outcome, new_records, progress, backend, jobs, address, worker_wait, retries,
+                  meanwhile)
+    # kept records of cells the suite no longer has are left out; new records all come from its cells
+    wanted = set(identities)
+    outcome.records = [r for r in existing if r.identity() in wanted] + new_records
     return outcome
 
 
@@ -552,7 +558,8 @@ def _kept_records(suite: Suite, results: Path, fresh: bool, retry_errors: bool) 
 
 
 def _run_todo(todo: list, results: Path, outcome: RunOutcome, new_records: list[RunRecord], progress,
-              backend: str, jobs: int, address: str | None, worker_wait: float, retries: int) -> None:
+              backend: str, jobs: int, address: str | None, worker_wait: float, retries: int,
+              meanwhile: Callable[[], None] | None = None) -> None:
     """Run the missing cells, appending each line as it finishes; SIGTERM and a lost cluster end the run cleanly."""
     from .execution import ClusterLost, ExecOptions, open_pool, run_cells
 
@@ -572,7 +579,8 @@ def _run_todo(todo: list, results: Path, outcome: RunOutcome, new_records: list[
                 handle.write(b"\n")  # a kept last line without its newline
             if todo:
                 sink = LineSink(handle, new_records)
-                for _, item in run_cells(todo, pool, retries, opts.batch_seconds, failure_line):
+                for _, item in run_cells(todo, pool, retries, opts.batch_seconds, failure_line,
+                                         meanwhile=meanwhile):
                     record = sink.take(item)
                     outcome.ran += 1
                     outcome.errors += record.error is not None

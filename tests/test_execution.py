@@ -121,6 +121,41 @@ def test_no_time_limit_means_nothing_is_abandoned():
     assert dict(run_cells(cells, pool, retries=0, on_failure=None)) == {k: f"ok {k}".encode() for k in range(3)}
 
 
+def test_meanwhile_runs_once_after_the_first_cells_are_sent_and_before_any_result():
+    pool = FakePool(bad=set())
+    events = []
+    pool.submit = lambda batch, _submit=pool.submit: events.append(("submit", list(batch))) or _submit(batch)
+    out = {}
+    for i, line in run_cells(list(range(6)), pool, retries=0, meanwhile=lambda: events.append(("meanwhile",))):
+        events.append(("result", i))
+        out[i] = line
+    assert out == {i: f"ok {i}".encode() for i in range(6)}
+    kinds = [e[0] for e in events]
+    assert kinds.count("meanwhile") == 1
+    first = kinds.index("meanwhile")
+    assert kinds[:first] == ["submit"] * first and first >= 1  # the workers already have cells
+    assert "result" not in kinds[:first]
+
+
+def test_meanwhile_is_not_called_without_cells():
+    called = []
+    assert list(run_cells([], FakePool(bad=set()), retries=0, meanwhile=lambda: called.append(1))) == []
+    assert called == []
+
+
+def test_loky_workers_come_from_the_standalone_package_when_installed():
+    """joblib's bundled copy starts each worker through `import joblib` (numpy and all); the standalone
+    package starts them without it, and raises the same BrokenProcessPool family on a death."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    from baselines.execution import loky_executor_class
+
+    loky = pytest.importorskip("loky")
+    cls = loky_executor_class()
+    assert cls.__module__.startswith("loky.")
+    assert issubclass(loky.process_executor.TerminatedWorkerError, BrokenProcessPool)
+
+
 # -- real engines ----------------------------------------------------------------------
 def test_worker_death_under_loky_is_a_record_and_the_run_finishes(tmp_path):
     suite = write_suite(tmp_path, seeds=2, jobs=2, extra_arms=KILLER, arms='"guess", "killer"')

@@ -256,3 +256,38 @@ def test_progress_lines_show_the_cells_own_spend_apart_from_the_suite_total():
     lines = [l for l in stream.getvalue().splitlines() if l.startswith("[")]
     assert "reward=0.5, tokens=1,200 | suite total: errors=0 tokens=1,200" in lines[0]
     assert "reward=0.5, tokens=800 | suite total: errors=0 tokens=2,000" in lines[1]
+
+
+def test_outcome_holds_the_suites_runs_only_and_meanwhile_runs_only_when_cells_run(tmp_path):
+    """Resumed records of cells the suite no longer has stay in the file but not in the outcome (the report
+    reads the outcome); the caller's `meanwhile` set-up runs once while cells run, never on a no-op run."""
+    from baselines.runner import run_suite
+
+    out = tmp_path / "out"
+    calls = []
+    first = run_suite(load_suite(write_suite(tmp_path, seeds=3, arms='"guess"')), out, backend="sequential",
+                      meanwhile=lambda: calls.append("first"))
+    assert calls == ["first"] and first.ran == 3
+    assert [r.seed for r in first.records] == [0, 1, 2]
+    moved = (tmp_path / "moved.toml")
+    moved.write_text(write_suite(tmp_path, seeds=3, arms='"guess"').read_text()
+                     .replace("seeds = 3", "seeds = [1, 2, 3]"))
+    second = run_suite(load_suite(moved), out, backend="sequential", meanwhile=lambda: calls.append("second"))
+    assert calls == ["first", "second"] and (second.ran, second.skipped) == (1, 2)
+    assert [r.seed for r in second.records] == [1, 2, 3]  # seed 0 is in the file, not in this suite
+    assert [r.seed for r in read_records(out / "results.jsonl")] == [0, 1, 2, 3]
+    again = run_suite(load_suite(moved), out, backend="sequential", meanwhile=lambda: calls.append("again"))
+    assert calls == ["first", "second"] and (again.ran, again.skipped) == (0, 3)
+    assert [r.seed for r in again.records] == [1, 2, 3]
+
+
+def test_the_report_import_while_workers_start_never_fails_the_run(monkeypatch):
+    """`run` imports the report's modules while the workers start; a failure there is left for the report
+    itself to raise after the records are on disk, never one that stops the cells."""
+    from baselines.cli import run as run_verb
+
+    monkeypatch.setitem(sys.modules, "reports.run_report", None)  # makes `import reports.run_report` fail
+    run_verb._import_report()  # no exception
+    monkeypatch.undo()
+    run_verb._import_report()
+    assert "reports.run_report" in sys.modules and "reports.summary" in sys.modules

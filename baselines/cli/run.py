@@ -69,7 +69,7 @@ def run(*, suite, out, jobs, backend, fresh, retry_errors, quiet, no_plots, look
     progress = Progress(loaded.fixed_units, quiet=quiet)
     with isolated_workers():
         outcome = run_suite(loaded, out_dir, jobs, backend, fresh, retry_errors, progress, address=address,
-                            worker_wait=worker_wait, retries=retries)
+                            worker_wait=worker_wait, retries=retries, meanwhile=_import_report)
     if outcome.lost is not None:
         print(f"costmatch: {outcome.lost}; {len(outcome.records)} finished cell(s) are kept in {outcome.results}; "
               "restart the cluster (or drop --address) and run the same command to resume", file=sys.stderr)
@@ -91,6 +91,20 @@ def run(*, suite, out, jobs, backend, fresh, retry_errors, quiet, no_plots, look
               "(rerun with --retry-errors to try them again)", file=sys.stderr)
         return EXIT_NEGATIVE
     return EXIT_OK
+
+
+def _import_report() -> None:
+    """Import what the run report needs (pandas, scipy: about 0.4 s) while the workers start.
+
+    The parent would otherwise wait idle for the workers and then for these
+    imports after the last cell. A failure here is left for the report
+    itself to raise, where the run's records are already safe on disk.
+    """
+    try:
+        import reports.run_report  # noqa: F401
+        import reports.summary  # noqa: F401
+    except Exception:  # noqa: BLE001 - raised again, with its message, when the report is written
+        pass
 
 
 def _run_sequential(suite, out_dir: Path, *, looks, gate, margin, alpha, lower_is_better, inconclusive, as_json,
