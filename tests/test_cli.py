@@ -266,3 +266,24 @@ def test_reward_range_option_bounds_groups_that_declare_none(tmp_path, capsys):
     assert group["reward_range"] == [0, 1] and group["pairs"][0]["reward_range"] == [0, 1]
     assert main(["compare", str(path), "--reward-range", "1,0"]) == 2
     assert "--reward-range" in _one_line_error(capsys)
+
+
+def test_the_console_entry_keeps_the_exit_code_output_and_atexit_handlers(tmp_path):
+    """`entry()` freezes the heap before the interpreter exits (its last collections then skip the objects
+    pandas and the records made): the exit code, the printed output and atexit handlers are unchanged."""
+    import subprocess
+    import sys
+
+    records = tmp_path / "r.jsonl"
+    write_records(records, [RunRecord("w", arm, seed, {"calls": 10}, 0.5 + 0.1 * (arm == "b"), {"calls": 10})
+                            for arm in ("a", "b") for seed in range(3)])
+    script = ("import atexit, sys; atexit.register(lambda: print('atexit ran', file=sys.stderr)); "
+              "from baselines.cli import entry; sys.argv = ['costmatch'] + sys.argv[1:]; entry()")
+    root = str(Path(__file__).resolve().parents[1])
+    ok = subprocess.run([sys.executable, "-c", script, "compare", str(records)], capture_output=True, text=True,
+                        cwd=root)
+    assert ok.returncode == 0, ok.stderr
+    assert "atexit ran" in ok.stderr and "calls" in ok.stdout
+    bad = subprocess.run([sys.executable, "-c", script, "compare", str(tmp_path / "missing.jsonl")],
+                         capture_output=True, text=True, cwd=root)
+    assert bad.returncode == 2 and bad.stderr.startswith("costmatch: ") and "atexit ran" in bad.stderr

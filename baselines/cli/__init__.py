@@ -9,6 +9,7 @@ with exit code 2; a full disk is one line with exit code 1.
 """
 from __future__ import annotations
 
+import gc
 import importlib
 import os
 import sys
@@ -80,4 +81,9 @@ def _one_line(exc: Exception) -> str:
 
 
 def entry() -> None:
-    sys.exit(main())
+    code = main()
+    # The process ends here: the interpreter's last garbage collections would walk every object
+    # pandas, scipy and the run's records made (0.07-0.13 s of exit after a report, 0.02 s
+    # frozen). Frozen objects are still freed by the OS; atexit handlers still run.
+    gc.freeze()
+    sys.exit(code)
