@@ -129,6 +129,7 @@ class _Pool:
     """What the scheduling loop needs from an engine."""
 
     breaks_all = False  # a worker death fails every task in flight (loky)
+    cells_elsewhere = False  # cells run in other processes, and this process only waits and writes (loky)
 
     def slots(self) -> int:
         raise NotImplementedError
@@ -226,6 +227,7 @@ class LokyPool(_FuturesPool):
     """Worker processes through loky's executor; a dead worker breaks the pool, which is rebuilt."""
 
     breaks_all = True
+    cells_elsewhere = True
 
     def __init__(self, jobs: int):
         self.jobs = jobs
@@ -510,9 +512,11 @@ def run_cells(cells: list, pool: _Pool, retries: int, batch_seconds: float = 0.0
     a C call that neither SIGALRM nor the thread watchdog can stop) is
     abandoned, its worker killed where the engine allows, its cells rerun
     alone, and a cell stuck alone yields ``on_failure(cell, "timeout", None)``.
-    ``meanwhile`` runs once, right after the first cells are sent: worker
-    processes take a few tenths of a second to start, and the caller's own
-    set-up (the report's imports) fits there instead of after the last cell.
+    ``meanwhile`` (which must not raise) runs once, right after the first
+    cells are sent, so the caller's own set-up (the report's imports) is
+    done while workers start and run cells instead of after the last cell:
+    on a thread of its own when the cells run in other processes, else
+    before the first result. It has finished when this generator ends.
     """
     queue = deque(range(len(cells)))
     suspects: deque[int] = deque()
@@ -521,14 +525,34 @@ def run_cells(cells: list, pool: _Pool, retries: int, batch_seconds: float = 0.0
     batcher = _Batcher(batch_seconds)
     limits = [getattr(c, "timeout", None) for c in cells]
     limit = None if not cells or any(t is None for t in limits) else max(limits)
-    while queue or suspects or inflight:
-        _submit(cells, pool, queue, suspects, inflight, batcher)
-        if meanwhile is not None:
-            meanwhile, call = None, meanwhile
-            call()
-        yield from _collect(cells, pool, inflight, suspects, deaths, batcher, retries, on_failure)
-        if limit is not None:
-            yield from _abandon_overdue(cells, pool, inflight, suspects, batcher, limit, grace, on_failure)
+    helper = None
+    try:
+        while queue or suspects or inflight:
+            _submit(cells, pool, queue, suspects, inflight, batcher)
+            if meanwhile is not None:
+                meanwhile, call = None, meanwhile
+                helper = _start(call, getattr(pool, "cells_elsewhere", False))
+            yield from _collect(cells, pool, inflight, suspects, deaths, batcher, retries, on_failure)
+            if limit is not None:
+                yield from _abandon_overdue(cells, pool, inflight, suspects, batcher, limit, grace, on_failure)
+    finally:
+        if helper is not None:
+            helper.join()
+
+
+def _start(call: Callable[[], None], thread: bool) -> threading.Thread | None:
+    """Run `call` now, or on a thread of its own (returned, to be joined).
+
+    A thread only when no cell runs in this process: an import on a second
+    thread while an arm imports the same module here could hand one of them
+    a half-initialised module.
+    """
+    if not thread:
+        call()
+        return None
+    helper = threading.Thread(target=call, name="costmatch-meanwhile")
+    helper.start()
+    return helper
 
 
 def _submit(cells: list, pool: _Pool, queue: deque, suspects: deque, inflight: dict, batcher: _Batcher) -> None:

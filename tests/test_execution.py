@@ -137,6 +137,27 @@ def test_meanwhile_runs_once_after_the_first_cells_are_sent_and_before_any_resul
     assert "result" not in kinds[:first]
 
 
+def test_meanwhile_runs_on_a_thread_when_cells_run_elsewhere_and_has_finished_when_the_run_ends():
+    import threading
+
+    pool = FakePool(bad=set())
+    pool.cells_elsewhere = True
+    started, release, seen = threading.Event(), threading.Event(), []
+
+    def slow_setup():
+        seen.append(threading.current_thread().name)
+        started.set()
+        release.wait(10)
+        seen.append("done")
+
+    results = run_cells(list(range(4)), pool, retries=0, meanwhile=slow_setup)
+    first = next(results)  # results flow while the set-up is still running
+    assert started.wait(10) and seen == ["costmatch-meanwhile"] and first[1] == f"ok {first[0]}".encode()
+    release.set()
+    assert len(list(results)) == 3
+    assert seen == ["costmatch-meanwhile", "done"]  # joined before the generator ended
+
+
 def test_meanwhile_is_not_called_without_cells():
     called = []
     assert list(run_cells([], FakePool(bad=set()), retries=0, meanwhile=lambda: called.append(1))) == []
