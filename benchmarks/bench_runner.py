@@ -7,7 +7,10 @@
    `python` process that runs the same cell function through a bare
    `joblib.Parallel(n_jobs=2)`. The two are run alternately (A B A B ...) so a
    noisy neighbour hits both; the script prints the median, min and max wall
-   time of each side and the ratio of the medians (target: within 2x).
+   time of each side, the median CPU time (the process and the workers it
+   waited for) and the ratio of the wall medians (target: within 2x), with
+   the load average, since a busy 2-core machine stretches the side with
+   more processes more.
 2. The parent's work per finished record with a 10 KB trace, in process: during
    the run (write and flush the line, parse the trace-free head the worker
    sent, keep the record; target under 100 µs) and after it (attach the
@@ -18,6 +21,8 @@ The machine is shared: quote the spread with the medians.
 from __future__ import annotations
 
 import argparse
+import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -54,12 +59,22 @@ assert n == {cells}
 """
 
 
-def timed(cmd: list[str]) -> float:
+CPU: dict[int, list[float]] = {}  # id(wall list) -> CPU seconds of the same runs
+
+
+def timed(cmd: list[str], into: list[float] | None = None) -> float:
+    """Wall seconds of one whole process; with `into`, also its CPU seconds (user + system, the
+    process and the workers it waited for), kept beside the wall times for `spread`."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
     wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode != 0:
         raise SystemExit(f"{' '.join(cmd[:4])}...: exit {proc.returncode}\n{proc.stderr[-3000:]}")
+    if into is not None:
+        into.append(wall)
+        CPU.setdefault(id(into), []).append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
     return wall
 
 
@@ -69,7 +84,9 @@ def run_cli(suite: Path, out: Path, jobs: int, *extra: str, fresh: bool = True) 
 
 
 def spread(values: list[float]) -> str:
-    return f"median {statistics.median(values):.2f} s (min {min(values):.2f}, max {max(values):.2f}, n={len(values)})"
+    text = f"median {statistics.median(values):.2f} s (min {min(values):.2f}, max {max(values):.2f}, n={len(values)})"
+    cpu = CPU.get(id(values))
+    return text + (f", CPU median {statistics.median(cpu):.2f} s" if cpu else "")
 
 
 def parent_per_record(points: int = 150, passes: int = 5, records: int = 5000) -> tuple[float, float, int]:
@@ -118,17 +135,21 @@ def main() -> None:
     suite.write_text(SUITE.format(seeds=a.cells, spin=0))
     bare_cmd = [sys.executable, "-c", BARE.format(root=str(ROOT), jobs=2, cells=a.cells)]
     ours, bare = [], []
+    load = os.getloadavg()[0]
     for i in range(a.repeats):  # interleaved: A B A B ...
-        ours.append(timed(run_cli(suite, work / "out-trivial", 2)))
-        bare.append(timed(bare_cmd))
-    done = []  # the same command again: every cell is done: start-up, suite check, reading the file, report
+        timed(run_cli(suite, work / "out-trivial", 2), ours)
+        timed(bare_cmd, bare)
+    done: list[float] = []  # the same command again: every cell is done: start-up, suite check, reading the file, report
     for _ in range(a.repeats):
-        done.append(timed(run_cli(suite, work / "out-trivial", 2, fresh=False)))
+        timed(run_cli(suite, work / "out-trivial", 2, fresh=False), done)
     ratio = statistics.median(ours) / statistics.median(bare)
+    print(f"load average (1 min) before and after part 1: {load:.2f}, {os.getloadavg()[0]:.2f} on "
+          f"{os.cpu_count()} CPUs (above ~0.5 the machine was not idle: compare CPU medians too)")
     print(f"1. {a.cells:,} trivial cells, whole processes, interleaved:\n"
           f"   costmatch run --jobs 2: {spread(ours)} ({a.cells / statistics.median(ours):,.0f} cells/s)\n"
           f"   bare joblib.Parallel(n_jobs=2): {spread(bare)} ({a.cells / statistics.median(bare):,.0f} cells/s)\n"
-          f"   ratio of medians {ratio:.2f}x (target: within 2x)\n"
+          f"   ratio of medians {ratio:.2f}x (target: within 2x); of CPU medians "
+          f"{statistics.median(CPU[id(ours)]) / statistics.median(CPU[id(bare)]):.2f}x\n"
           f"   for scale, the same command with every cell already done (start-up, suite check, reading "
           f"and checking the {a.cells:,} records, the report; no cell runs): {spread(done)}")
 
