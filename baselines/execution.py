@@ -512,11 +512,14 @@ def run_cells(cells: list, pool: _Pool, retries: int, batch_seconds: float = 0.0
     a C call that neither SIGALRM nor the thread watchdog can stop) is
     abandoned, its worker killed where the engine allows, its cells rerun
     alone, and a cell stuck alone yields ``on_failure(cell, "timeout", None)``.
-    ``meanwhile`` (which must not raise) runs once, right after the first
-    cells are sent, so the caller's own set-up (the report's imports) is
-    done while workers start and run cells instead of after the last cell:
-    on a thread of its own when the cells run in other processes, else
-    before the first result. It has finished when this generator ends.
+    ``meanwhile`` (which must not raise) is the caller's own set-up (the
+    report's imports), run once when there are cells: when they run in
+    other processes, on a thread of its own right after the first cells are
+    sent, so it is done while the workers start and run cells instead of
+    after the last cell; otherwise before any cell starts, since an import on
+    one thread while an arm imports the same module on another could hand
+    one of them a half-initialised module. It has finished when this
+    generator ends.
     """
     queue = deque(range(len(cells)))
     suspects: deque[int] = deque()
@@ -526,33 +529,22 @@ def run_cells(cells: list, pool: _Pool, retries: int, batch_seconds: float = 0.0
     limits = [getattr(c, "timeout", None) for c in cells]
     limit = None if not cells or any(t is None for t in limits) else max(limits)
     helper = None
+    if meanwhile is not None and cells and not getattr(pool, "cells_elsewhere", False):
+        meanwhile, call = None, meanwhile
+        call()
     try:
         while queue or suspects or inflight:
             _submit(cells, pool, queue, suspects, inflight, batcher)
             if meanwhile is not None:
-                meanwhile, call = None, meanwhile
-                helper = _start(call, getattr(pool, "cells_elsewhere", False))
+                helper = threading.Thread(target=meanwhile, name="costmatch-meanwhile")
+                helper.start()
+                meanwhile = None
             yield from _collect(cells, pool, inflight, suspects, deaths, batcher, retries, on_failure)
             if limit is not None:
                 yield from _abandon_overdue(cells, pool, inflight, suspects, batcher, limit, grace, on_failure)
     finally:
         if helper is not None:
             helper.join()
-
-
-def _start(call: Callable[[], None], thread: bool) -> threading.Thread | None:
-    """Run `call` now, or on a thread of its own (returned, to be joined).
-
-    A thread only when no cell runs in this process: an import on a second
-    thread while an arm imports the same module here could hand one of them
-    a half-initialised module.
-    """
-    if not thread:
-        call()
-        return None
-    helper = threading.Thread(target=call, name="costmatch-meanwhile")
-    helper.start()
-    return helper
 
 
 def _submit(cells: list, pool: _Pool, queue: deque, suspects: deque, inflight: dict, batcher: _Batcher) -> None:
