@@ -78,6 +78,8 @@ def draw_figures(comparison: Comparison, records: list[RunRecord], out_dir: Path
 def _ranking_sections(comparison: Comparison, records: list[RunRecord]) -> list[str]:
     out = []
     for group in comparison.groups:
+        if len(group.arms) < 2:  # one arm has no ranking (and each look is a pass over every record)
+            continue
         by_unit = ranking_across_units(group, records)
         if len(by_unit) > 1:
             kind = trace_score_kind([r for rs in runs_by_arm(records, group).values() for r in rs])
@@ -94,9 +96,11 @@ def oracle_lines(comparison: Comparison, records: list[RunRecord] | None) -> lis
     never a result.
     """
     out = []
-    for group in comparison.groups:
+    # only runs that scored their alternatives can make a line: one pass here, not one per group
+    forked = [r for r in records or () if r.extra and "oracle_reward" in r.extra]
+    for group in comparison.groups if forked else ():
         lines = []
-        for arm, runs in sorted(runs_by_arm(records or [], group).items()):
+        for arm, runs in sorted(runs_by_arm(forked, group).items()):
             both = [(r.reward, r.extra.get("oracle_reward")) for r in runs
                     if r.reward is not None and isinstance(r.extra.get("oracle_reward"), (int, float))]
             if both:
