@@ -291,3 +291,21 @@ def test_the_report_import_while_workers_start_never_fails_the_run(monkeypatch):
     monkeypatch.undo()
     run_verb._import_report()
     assert "reports.run_report" in sys.modules and "reports.summary" in sys.modules
+
+
+def test_a_one_cell_task_does_not_carry_the_suites_seed_list(tmp_path):
+    """Each task sent to a worker pickles its cells' specs; with 10,000 seeds the list alone made a
+    one-cell task 30 KB. The cell still runs to the same record after the trip."""
+    import pickle
+
+    from baselines.runner import cell_line
+
+    suite = load_suite(write_suite(tmp_path, seeds=10_000, arms='"once"'))
+    cells = suite.cells()
+    assert len(cells) == 10_000 and suite.workloads[0].seeds == tuple(range(10_000))
+    data = pickle.dumps([cells[7]])
+    assert len(data) < 2_000
+    (cell,) = pickle.loads(data)
+    assert cell.identity() == cells[7].identity()
+    line = json.loads(cell_line(cell))
+    assert (line["workload"], line["arm"], line["seed"], line["error"]) == ("toy", "once", 7, None)
