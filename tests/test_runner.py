@@ -309,3 +309,37 @@ def test_a_one_cell_task_does_not_carry_the_suites_seed_list(tmp_path):
     assert cell.identity() == cells[7].identity()
     line = json.loads(cell_line(cell))
     assert (line["workload"], line["arm"], line["seed"], line["error"]) == ("toy", "once", 7, None)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 41, 2**31, 2**32 - 1, 2**32, 2**63 - 1])
+@pytest.mark.parametrize("arm", ["once", "guess-b", "ü"])
+def test_an_arms_stream_is_numpys_stream_of_seed_and_arm_name(seed, arm):
+    """arm_rng hands numpy the seed material as uint32 words (faster to set up); the stream, its state and
+    its spawned children must be those of `default_rng([seed, crc32(arm)])`, which older records came from."""
+    import zlib
+
+    import numpy as np
+
+    from baselines.runner import arm_rng
+
+    ours, reference = arm_rng(seed, arm), np.random.default_rng([seed, zlib.crc32(arm.encode("utf-8"))])
+    assert isinstance(ours, np.random.Generator)
+    assert ours.bit_generator.state == reference.bit_generator.state
+    assert ours.integers(0, 2**62, 16).tolist() == reference.integers(0, 2**62, 16).tolist()
+    assert [c.random(4).tolist() for c in ours.spawn(2)] == [c.random(4).tolist() for c in reference.spawn(2)]
+
+
+def test_a_cells_classes_come_from_the_module_as_it_is_now(monkeypatch):
+    """The sys.modules shortcut of the cell path: an attribute replaced since, a module not imported yet and
+    a missing name behave as `resolve` does."""
+    import tests.helpers as helpers
+    from baselines.errors import InputError
+    from baselines.runner import _loaded
+
+    assert _loaded("tests.helpers:Guess", "guess") is helpers.Guess
+    monkeypatch.setattr(helpers, "Guess", helpers.Once)
+    assert _loaded("tests.helpers:Guess", "guess") is helpers.Once
+    monkeypatch.delitem(sys.modules, "tests.runner_arms", raising=False)
+    assert _loaded("tests.runner_arms:KillWorker", "killer").__name__ == "KillWorker"
+    with pytest.raises(InputError, match="has no 'Nope'"):
+        _loaded("tests.helpers:Nope", "nope")
