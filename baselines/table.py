@@ -15,6 +15,7 @@ strict for.
 from __future__ import annotations
 
 import gc
+from contextlib import contextmanager
 import json
 import math
 import os
@@ -29,6 +30,7 @@ from .errors import InputError
 from .provenance import code_key
 from .records import (MAX_AMOUNT, MAX_DEPTH, MAX_REWARD, SCHEMA, RunRecord, _trace, budget_key,
                       canonical_budget, duplicate_error, json_depth, parse_line)
+from .table_store import ColumnStore
 from .units import ordered_units
 
 
@@ -88,19 +90,28 @@ class RunTable:
         millions of short-lived dicts without cycles, and collector passes
         over them more than doubled the read time of a million-line file.
         """
-        builder = _Builder()
+        paths = [Path(p) for p in paths]
+        builder = _Builder(expected_bytes=sum(_size(p) for p in paths))
         was_enabled = gc.isenabled()
         gc.disable()
         try:
-            for path in paths:
-                _read_file(Path(path), builder)
+            with _returning_arrow_pool():
+                for path in paths:
+                    _read_file(path, builder)
             return builder.build(keep_last)
         finally:
             if was_enabled:
                 gc.enable()
 
 
-BLOCK_BYTES = 16 << 20     # the bulk reader parses a file this many bytes at a time
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0  # the read itself reports it
+
+
+BLOCK_BYTES = 4 << 20      # the bulk reader parses a file this many bytes at a time
 _ARROW_BLOCK = 8 << 20     # pyarrow's own parallel block; a longer line is read line by line
 _SAFE_OPENS = 1000         # pyarrow's parser recurses: a line it gets never opens more brackets than this
 
@@ -142,19 +153,42 @@ def _line_ends(block: bytes) -> np.ndarray:
 
 def _read_file(path: Path, builder: "_Builder") -> None:
     first = 1
+    schema = _SchemaMemo()
     for block in _blocks(path):
         ends = _line_ends(block)
         if block and not block.isspace():
-            chunk = _arrow_chunk(block, ends)
+            chunk = _arrow_chunk(block, ends, schema)
             if chunk is not None:
                 frame, budgets, traces, numbers = chunk
-                builder.add_frame(frame, budgets, traces, where=(path, first, numbers))
+                builder.add_frame(frame, budgets, traces, where=(path, first, numbers), nbytes=len(block))
             else:
                 # read again line by line: the exact error, or what the bulk checks were too strict for
                 lines, numbers = _nonblank_lines(block)
                 builder.add_records(_slow_chunk(path, lines, [n + first - 1 for n in numbers]))
         first += len(ends)
         _release_arrow_memory()
+
+
+@contextmanager
+def _returning_arrow_pool():
+    """pyarrow allocates from the system allocator while a file is read.
+
+    Why: its default pool (mimalloc) keeps the pages of each block's parse
+    cached, so a million-line read peaked about 30 MB higher than with malloc,
+    which hands them back; the CPU cost measured the same. The previous pool
+    is restored afterwards.
+    """
+    try:
+        import pyarrow as pa
+    except ImportError:  # pragma: no cover - pyarrow is a declared dependency
+        yield
+        return
+    previous = pa.default_memory_pool()
+    pa.set_memory_pool(pa.system_memory_pool())
+    try:
+        yield
+    finally:
+        pa.set_memory_pool(previous)
 
 
 def _release_arrow_memory() -> None:
@@ -204,14 +238,14 @@ def _safe_for_arrow(block: bytes, ends: np.ndarray) -> bool:
     rule. Only lines longer than _SAFE_OPENS bytes can open that many
     brackets, so only those are counted.
     """
-    if not block.isascii():
+    if not block.isascii():  # only then can it hold a byte order mark
         try:
             block.decode("utf-8")
         except UnicodeDecodeError:
             return False
+        if b"\xef\xbb\xbf" in block:
+            return False
     if b"\r" in block and b"\r" in block.replace(b"\r\n", b""):
-        return False
-    if b"\xef\xbb\xbf" in block:
         return False
     stops = np.append(ends, len(block)) if not block.endswith(b"\n") else ends
     starts = np.concatenate(([0], stops[:-1] + 1))
@@ -232,7 +266,42 @@ def _type_depth(t) -> int:
     return 0
 
 
-def _arrow_chunk(data: bytes, ends: np.ndarray):
+class _SchemaMemo:
+    """The Arrow schema of a file's last bulk-read block, to parse the next block with.
+
+    Why: inferring types line by line was most of pyarrow's parse time (an
+    explicit schema halved the CPU of a million-line read). A block that does
+    not fit the schema (a new field, an int column that turns float) is
+    parsed again with inference, so the schema only ever saves work.
+    """
+
+    PREFIX_BYTES = 1 << 20  # the first block's schema is inferred from about this much of it
+
+    def __init__(self):
+        self.schema = None
+
+    def parse(self, pa, pj, data: bytes, ends: np.ndarray):
+        if self.schema is None and len(data) > 2 * self.PREFIX_BYTES:
+            cut = int(ends[min(np.searchsorted(ends, self.PREFIX_BYTES), len(ends) - 1)]) + 1
+            self.schema = _parse_json(pa, pj, data[:cut], None).schema
+        if self.schema is not None:
+            try:
+                return _parse_json(pa, pj, data, self.schema)
+            except pa.ArrowInvalid:
+                pass  # a new field or a wider type: infer this block's own schema
+        table = _parse_json(pa, pj, data, None)
+        self.schema = table.schema
+        return table
+
+
+def _parse_json(pa, pj, data: bytes, schema):
+    parse = pj.ParseOptions() if schema is None else \
+        pj.ParseOptions(explicit_schema=schema, unexpected_field_behavior="error")
+    return pj.read_json(pa.BufferReader(data), read_options=pj.ReadOptions(block_size=_ARROW_BLOCK),
+                        parse_options=parse)
+
+
+def _arrow_chunk(data: bytes, ends: np.ndarray, schema: _SchemaMemo | None = None):
     """(frame, budgets, traces, line numbers) for a block checked in bulk, or None to fall back.
 
     Any surprise inside pyarrow (it has raised IndexError on odd input) is a
@@ -241,12 +310,12 @@ def _arrow_chunk(data: bytes, ends: np.ndarray):
     if not _safe_for_arrow(data, ends):
         return None
     try:
-        return _arrow_columns(data, ends)
+        return _arrow_columns(data, ends, schema or _SchemaMemo())
     except Exception:  # noqa: BLE001
         return None
 
 
-def _arrow_columns(data: bytes, ends: np.ndarray):
+def _arrow_columns(data: bytes, ends: np.ndarray, schema: _SchemaMemo):
     """The bulk checks of `_arrow_chunk`.
 
     pyarrow parses JSON Lines into typed columns in C++; the checks below are
@@ -259,7 +328,7 @@ def _arrow_columns(data: bytes, ends: np.ndarray):
         import pyarrow.json as pj
     except ImportError:  # pragma: no cover - pyarrow is a declared dependency
         return None
-    read = _arrow_read(pa, pj, data, ends)
+    read = _arrow_read(pa, data, ends, schema.parse(pa, pj, data, ends))
     if read is None or not _arrow_types_ok(pa, read[0]):
         return None
     cols, n, numbers = read
@@ -288,9 +357,8 @@ def _arrow_columns(data: bytes, ends: np.ndarray):
     return frame, budgets, traces, numbers
 
 
-def _arrow_read(pa, pj, data: bytes, ends: np.ndarray):
-    """(columns, rows, line numbers) parsed by Arrow, or None when the shape alone rules the bulk path out."""
-    table = pj.read_json(pa.BufferReader(data), read_options=pj.ReadOptions(block_size=_ARROW_BLOCK))
+def _arrow_read(pa, data: bytes, ends: np.ndarray, table):
+    """(columns, rows, line numbers) of Arrow's parse, or None when the shape alone rules the bulk path out."""
     n = table.num_rows
     names = set(table.column_names)
     if not {"workload", "arm", "seed", "spend", "reward"} <= names:
@@ -468,10 +536,6 @@ def _budget_keys(col, n: int):
     return budgets, pd.Categorical.from_codes(inverse, keys)
 
 
-_FIXED_COLUMNS = ("workload", "budget", "arm", "seed", "reward", "dev_reward", "stop_reason", "failed", "error",
-                  "reward_lo", "reward_hi", "code", "nouns")
-
-
 def nouns_column(values: list) -> np.ndarray:
     """A workload's own words for its units (`unit_nouns`), per run as canonical JSON text (None: none declared).
 
@@ -511,32 +575,6 @@ def reward_range_columns(values: list) -> tuple[np.ndarray, np.ndarray]:
     return lo, hi
 
 
-def _concat(pieces: list[dict], lengths: list[int], units: list[str]) -> pd.DataFrame:
-    """One frame from the blocks' columns, column by column.
-
-    Each column's pieces are dropped as soon as it is joined, so the peak is
-    the finished columns plus one column, not twice the table (pd.concat of
-    per-block frames held both).
-    """
-    names = list(_FIXED_COLUMNS) + [f"{kind}:{u}" for u in units for kind in ("spend", "partial")]
-    out: dict[str, object] = {}
-    for name in names:
-        parts = []
-        for piece, n in zip(pieces, lengths):
-            col = piece.pop(name, None)
-            if col is None:
-                col = np.full(n, np.nan) if name.startswith("spend:") or name in ("reward_lo", "reward_hi") else np.zeros(n, dtype=bool) \
-                    if name.startswith("partial:") or name == "failed" else np.full(n, None, dtype=object)
-            parts.append(col)
-        if name in ("workload", "budget", "arm"):
-            cats = [p.array if isinstance(p, pd.Series) else pd.Categorical(p) for p in parts]
-            out[name] = cats[0] if len(cats) == 1 else pd.api.types.union_categoricals(cats)
-        else:
-            out[name] = np.asarray(parts[0]) if len(parts) == 1 else np.concatenate([np.asarray(p) for p in parts])
-        del parts
-    return pd.DataFrame(out, copy=False)
-
-
 def _duplicates(frame: pd.DataFrame, keep_last: bool) -> np.ndarray | None:
     """Rows that repeat an earlier (keep first) or a later (keep last) run identity, or None.
 
@@ -557,19 +595,27 @@ def _duplicates(frame: pd.DataFrame, keep_last: bool) -> np.ndarray | None:
 class _Builder:
     """Collects per-file frames (bulk path) or record lists (line path), then one table."""
 
-    def __init__(self):
-        self.frames: list[pd.DataFrame] = []
+    def __init__(self, expected_bytes: int = 0):
+        self.store = ColumnStore()
+        self.units: set[str] = set()
         self.traces: list[list | None] = []
-        self.where: list = []  # per frame: (path, line numbers) or a list of labels
+        self.where: list = []  # per block: (path, line numbers) or a list of labels
         self.budgets: dict[str, dict[str, float]] = {}
         self.lengths: list[int] = []
+        self.expected_bytes = expected_bytes
+        self.bytes_read = 0
 
-    def add_frame(self, frame: dict, budgets: dict, traces: list | None, where) -> None:
-        """One block's columns (a dict of arrays: no DataFrame per block, see `build`)."""
+    def add_frame(self, frame: dict, budgets: dict, traces: list | None, where, nbytes: int = 0) -> None:
+        """One block's columns, copied into the table's own (see `table_store`)."""
         for key, budget in budgets.items():
             self.budgets.setdefault(key, budget)
-        self.frames.append(frame)
-        self.lengths.append(len(frame["seed"]))
+        n = len(frame["seed"])
+        self.bytes_read += nbytes
+        if nbytes and self.expected_bytes > self.bytes_read:  # rows per byte so far, times all the bytes
+            self.store.reserve(int((self.store.rows + n) * self.expected_bytes / self.bytes_read * 1.02) + 16)
+        self.store.append(frame, n)
+        self.units.update(c.split(":", 1)[1] for c in frame if c.startswith("spend:"))
+        self.lengths.append(n)
         self.traces.append(traces)
         self.where.append(where)
 
@@ -625,7 +671,7 @@ class _Builder:
         return f"record {row}"
 
     def build(self, keep_last: bool) -> RunTable:
-        if not self.frames:
+        if not self.lengths:
             empty = pd.DataFrame({"workload": pd.Categorical([]), "budget": pd.Categorical([]),
                                   "arm": pd.Categorical([]), "seed": np.zeros(0, dtype=np.int64),
                                   "reward": np.zeros(0), "dev_reward": np.zeros(0),
@@ -634,11 +680,10 @@ class _Builder:
                                   "reward_hi": np.zeros(0), "code": np.zeros(0, dtype=object),
                                   "nouns": np.zeros(0, dtype=object)})
             return RunTable(empty, {}, [], None)
-        units = ordered_units({c.split(":", 1)[1] for f in self.frames for c in f if c.startswith("spend:")})
+        units = ordered_units(self.units)
         any_trace = any(t is not None for t in self.traces)
         traces = [t for n, ts in zip(self.lengths, self.traces) for t in (ts or [None] * n)] if any_trace else None
-        frame = _concat(self.frames, self.lengths, units)
-        self.frames = []
+        frame = self.store.frame(units)
         drop = _duplicates(frame, keep_last)
         if drop is not None and not keep_last:
             row = int(drop.min())
