@@ -400,3 +400,28 @@ def test_long_trace_lines_read_alike_and_deep_lines_never_reach_pyarrow(tmp_path
     with pytest.raises(InputError, match="nested 20000 levels"):
         RunTable.read([deep])
     assert seen == []  # the block was refused before pyarrow saw it
+
+
+def test_column_store_grows_past_a_short_prediction_and_fills_absent_columns_with_defaults():
+    """A first block that predicts too few rows costs a copy, never a wrong row; a column that
+    only some blocks have holds NaN / False / None elsewhere, and one no block has is all default."""
+    import numpy as np
+    import pandas as pd
+
+    from baselines.table_store import ColumnStore
+
+    store = ColumnStore()
+    store.reserve(3)
+    store.append({"workload": pd.Categorical(["w"] * 2), "arm": pd.Categorical(["a", "b"]),
+                  "budget": pd.Categorical(["{}"] * 2), "seed": np.array([0, 1]), "reward": np.array([0.1, 0.2]),
+                  "spend:tokens": np.array([5.0, 6.0])}, 2)
+    store.append({"workload": pd.Categorical(["v"] * 3), "arm": pd.Categorical(["a", "c", "c"]),
+                  "budget": pd.Categorical(["{}"] * 3), "seed": np.array([2, 3, 4]), "reward": np.array([0.3, 0.4, 0.5]),
+                  "failed": np.array([False, True, False]), "partial:tokens": np.array([True, False, False])}, 3)
+    frame = store.frame(["tokens"])
+    assert list(frame["workload"]) == ["w", "w", "v", "v", "v"] and list(frame["arm"]) == ["a", "b", "a", "c", "c"]
+    assert list(frame["seed"]) == [0, 1, 2, 3, 4] and list(frame["reward"]) == [0.1, 0.2, 0.3, 0.4, 0.5]
+    assert list(frame["spend:tokens"])[:2] == [5.0, 6.0] and np.isnan(frame["spend:tokens"].to_numpy()[2:]).all()
+    assert list(frame["failed"]) == [False, False, False, True, False]
+    assert list(frame["partial:tokens"]) == [False, False, True, False, False]
+    assert np.isnan(frame["reward_lo"].to_numpy()).all() and frame["code"].isna().all() and len(frame) == 5
