@@ -345,7 +345,8 @@ def _arrow_read(pa, data: bytes, ends: np.ndarray, table):
         return None
     cols = {n: table.column(n).combine_chunks() for n in
             ("workload", "arm", "seed", "spend", "reward", "dev_reward", "budget", "schema",
-             "stop_reason", "error", "partial", "trace", "params", "reward_range", "provenance", "unit_nouns")
+             "stop_reason", "error", "partial", "trace", "params", "reward_range", "provenance", "unit_nouns",
+             "instance")
             if n in names}
     return cols, n, numbers
 
@@ -416,6 +417,11 @@ def _arrow_labels(pa, cols: dict, n: int, frame: dict) -> bool:
         frame["reward_lo"], frame["reward_hi"] = reward_range_columns(cols["reward_range"].to_pylist())
     if "unit_nouns" in cols and cols["unit_nouns"].null_count < n:
         frame["nouns"] = nouns_column(cols["unit_nouns"].to_pylist())
+    if "instance" in cols and cols["instance"].null_count < n:
+        kind = cols["instance"].type
+        if not (pa.types.is_string(kind) or pa.types.is_integer(kind)):
+            return False  # a float or object instance: the line reader words it exactly
+        frame["instance"] = _object_column(cols["instance"].cast(pa.string()))
     return True
 
 
@@ -525,6 +531,15 @@ def nouns_column(values: list) -> np.ndarray:
     return out
 
 
+def instance_column(values: list) -> np.ndarray:
+    """Each run's problem instance (bbob's "f21-i1") as text, None without one.
+
+    Kept so that `compare --target` computes ERT per instance from the
+    columns, never pooling instances, without re-reading the records.
+    """
+    return np.array([None if v is None else str(v) for v in values], dtype=object)
+
+
 def code_column(values: list) -> np.ndarray:
     """Each run's code version (`provenance.code_key`) as one string, None without provenance.
 
@@ -611,6 +626,8 @@ class _Builder:
             frame["nouns"] = nouns_column([r.extra.get("unit_nouns") if r.extra else None for r in recs])
         if any(r.extra and "provenance" in r.extra for r in recs):
             frame["code"] = code_column([r.extra.get("provenance") if r.extra else None for r in recs])
+        if any(r.extra and r.extra.get("instance") is not None for r in recs):
+            frame["instance"] = instance_column([r.extra.get("instance") if r.extra else None for r in recs])
         if any(r.extra and "reward_range" in r.extra for r in recs):
             frame["reward_lo"], frame["reward_hi"] = reward_range_columns(
                 [r.extra.get("reward_range") if r.extra else None for r in recs])

@@ -81,6 +81,7 @@ class ColumnStore:
     def frame(self, units: list[str]) -> pd.DataFrame:
         """The finished table (the store is emptied: its arrays now belong to the frame)."""
         names = list(FIXED_COLUMNS) + [f"{kind}:{u}" for u in units for kind in ("spend", "partial")]
+        names += sorted(set(self.arrays) - set(names))  # columns only some files have (`instance`)
         out: dict[str, object] = {}
         for name in names:
             if name in CATEGORICAL:
