@@ -308,8 +308,7 @@ def _arrow_columns(data: bytes, ends: np.ndarray):
     if measured is None:
         return None
     reward, dev, spend = measured
-    frame = {"workload": cols["workload"].dictionary_encode().to_pandas(),
-             "arm": cols["arm"].dictionary_encode().to_pandas(),
+    frame = {"workload": _labels(cols["workload"]), "arm": _labels(cols["arm"]),
              "seed": cols["seed"].to_numpy().astype(np.int64), "reward": reward}
     if "dev_reward" in cols:  # absent: the table's NaN stands
         frame["dev_reward"] = dev
@@ -412,17 +411,76 @@ def _arrow_labels(pa, cols: dict, n: int, frame: dict) -> bool:
     if "provenance" in cols and cols["provenance"].null_count < n:
         if not pa.types.is_struct(cols["provenance"].type):
             return False
-        frame["code"] = code_column(cols["provenance"].to_pylist())
+        frame["code"] = _per_distinct(cols["provenance"], code_column)
     if "reward_range" in cols and cols["reward_range"].null_count < n:
-        frame["reward_lo"], frame["reward_hi"] = reward_range_columns(cols["reward_range"].to_pylist())
+        frame["reward_lo"], frame["reward_hi"] = _arrow_reward_range(pa, cols["reward_range"])
     if "unit_nouns" in cols and cols["unit_nouns"].null_count < n:
-        frame["nouns"] = nouns_column(cols["unit_nouns"].to_pylist())
+        frame["nouns"] = _per_distinct(cols["unit_nouns"], nouns_column)
     if "instance" in cols and cols["instance"].null_count < n:
         kind = cols["instance"].type
         if not (pa.types.is_string(kind) or pa.types.is_integer(kind)):
             return False  # a float or object instance: the line reader words it exactly
         frame["instance"] = _object_column(cols["instance"].cast(pa.string()))
     return True
+
+
+def _per_distinct(col, build) -> np.ndarray:
+    """`build(values)` for a column, evaluated once per distinct value rather than once per row.
+
+    Why: every record the runner writes carries the same few `provenance` and
+    `unit_nouns` objects; turning a million of them into Python dicts was most
+    of a million-line read. Struct columns of scalars are told apart by their
+    fields' dictionary codes; any other shape takes the row-by-row path.
+    """
+    distinct = _distinct_rows(col)
+    if distinct is None:
+        return build(col.to_pylist())
+    first, inverse = distinct
+    return build(col.take(first).to_pylist())[inverse]
+
+
+def _distinct_rows(col):
+    """(a first row per distinct value, each row's distinct index) of a struct column of scalars; else None."""
+    import pyarrow as pa
+
+    if not pa.types.is_struct(col.type):
+        return None
+    codes = [np.asarray(col.is_valid().to_numpy(zero_copy_only=False), dtype=np.int64)]
+    sizes = [2]
+    for i in range(col.type.num_fields):
+        child = col.field(i)
+        if pa.types.is_nested(child.type):
+            return None
+        encoded = child.dictionary_encode()
+        size = len(encoded.dictionary) + 1  # the last code is null
+        codes.append(encoded.indices.fill_null(size - 1).to_numpy(zero_copy_only=False).astype(np.int64))
+        sizes.append(size)
+    if math.prod(sizes) < 2 ** 62:  # one integer per row (mixed radix), else a row-wise unique
+        key = np.zeros(len(col), dtype=np.int64)
+        for c, size in zip(codes, sizes):
+            key = key * size + c
+        _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+    else:
+        _, first, inverse = np.unique(np.column_stack(codes), axis=0, return_index=True, return_inverse=True)
+    return first, np.asarray(inverse).ravel()
+
+
+def _arrow_reward_range(pa, col) -> tuple[np.ndarray, np.ndarray]:
+    """`reward_range_columns` from a list column by array work (rows not [finite lo <= finite hi] are NaN)."""
+    n = len(col)
+    kind = col.type
+    if not ((pa.types.is_list(kind) or pa.types.is_large_list(kind)) and
+            (pa.types.is_integer(kind.value_type) or pa.types.is_floating(kind.value_type))):
+        return reward_range_columns(col.to_pylist())
+    lengths = pa.compute.list_value_length(col).fill_null(0).to_numpy(zero_copy_only=False)
+    values = pa.compute.list_flatten(col).cast(pa.float64(), safe=False).to_numpy(zero_copy_only=False)
+    starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))  # list_flatten drops null lists: their length is 0
+    pairs = np.flatnonzero(lengths == 2)
+    lo, hi = np.full(n, np.nan), np.full(n, np.nan)
+    a, b = values[starts[pairs]], values[starts[pairs] + 1]
+    ok = np.isfinite(a) & np.isfinite(b) & (a <= b)
+    lo[pairs[ok]], hi[pairs[ok]] = a[ok], b[ok]
+    return lo, hi
 
 
 def _arrow_partial(pa, cols: dict, n: int) -> dict[str, np.ndarray] | None:
@@ -479,8 +537,14 @@ def _rewards_present(data: bytes, reward_col) -> bool:
     return True
 
 
+def _labels(col) -> tuple[np.ndarray, list[str]]:
+    """A string column as (codes, distinct values): the table makes one categorical of all blocks at the end."""
+    encoded = col.dictionary_encode()
+    return encoded.indices.to_numpy(zero_copy_only=False), encoded.dictionary.to_pylist()
+
+
 def _budget_keys(col, n: int):
-    """Per row a categorical of canonical budget keys, and the budgets by key (None, None when invalid).
+    """Per row (codes, canonical budget keys), and the budgets by key (None, None when invalid).
 
     A null (or absent) unit is no allowance in that unit, as in the line reader.
     """
@@ -488,7 +552,7 @@ def _budget_keys(col, n: int):
 
     empty = budget_key({})
     if col is None or pa.types.is_null(col.type) or col.type.num_fields == 0:
-        return {empty: {}}, pd.Categorical.from_codes(np.zeros(n, dtype=np.int8), [empty])
+        return {empty: {}}, (np.zeros(n, dtype=np.int8), [empty])
     if not pa.types.is_struct(col.type):
         return None, None
     units = [col.type.field(i).name for i in range(col.type.num_fields)]
@@ -513,7 +577,7 @@ def _budget_keys(col, n: int):
         key = budget_key(b)
         budgets[key] = b
         keys.append(key)
-    return budgets, pd.Categorical.from_codes(inverse, keys)
+    return budgets, (inverse, keys)
 
 
 def nouns_column(values: list) -> np.ndarray:

@@ -301,6 +301,42 @@ def test_later_blocks_that_change_shape_are_read_in_bulk_and_agree(tmp_path, mon
     assert fast.frame["failed"].sum() == 30 and fast.frame["partial:tokens"].sum() == 30
 
 
+def test_provenance_nouns_and_reward_ranges_read_in_bulk_equal_the_line_reader(tmp_path, monkeypatch):
+    """The bulk reader words these per distinct value and by array work; each row must still read as
+    the line reader reads it (malformed ranges are NaN, a null object is None, an absent field too)."""
+    import numpy as np
+
+    import baselines.table as table_mod
+
+    provs = [{"costmatch": "0.1", "arm_module": "a1", "workload_module": "w1", "worker": "pid-1"},
+             {"costmatch": "0.1", "arm_module": "a2", "workload_module": "w1", "worker": "pid-2"},
+             {"costmatch": "0.1", "arm_module": "a1"}, None, {}]
+    nouns = [{"calls": "function evaluations"}, {"calls": ""}, None, {}, {"calls": "evals", "tokens": "words"}]
+    ranges = [[0, 1], [1, 0], [0.5, 2.5], [0], None, [0, None], [-1, -1], [0, 1, 2]]
+    lines = []
+    for seed in range(80):
+        line = GOOD | {"seed": seed, "reward_range": ranges[seed % len(ranges)]}
+        if seed % 7:
+            line["provenance"] = provs[seed % len(provs)]
+        if seed % 3:
+            line["unit_nouns"] = nouns[seed % len(nouns)]
+        lines.append(line)
+    path = write_lines(tmp_path, *lines)
+    monkeypatch.setattr(table_mod, "BLOCK_BYTES", 3000)
+    slow = []
+    real_slow = table_mod._slow_chunk
+    monkeypatch.setattr(table_mod, "_slow_chunk", lambda *a: slow.append(1) or real_slow(*a))
+    fast = RunTable.read([path])
+    assert not slow, "every block should pass the bulk checks"
+    _frames_equal(fast, RunTable.from_records(read_records(path)))
+    code = list(fast.frame["code"][:8])
+    assert code[1] == "0.1|a2|w1" and code[2] == "0.1|a1|None" and code[3] is None and code[7] is None
+    lo, hi = fast.frame["reward_lo"].to_numpy(), fast.frame["reward_hi"].to_numpy()
+    assert np.array_equal(lo[:8], [0.0, np.nan, 0.5, np.nan, np.nan, np.nan, -1.0, np.nan], equal_nan=True)
+    assert np.array_equal(hi[:8], [1.0, np.nan, 2.5, np.nan, np.nan, np.nan, -1.0, np.nan], equal_nan=True)
+    assert fast.frame["nouns"].iloc[1] is None and fast.frame["nouns"].iloc[4] == '{"calls": "evals", "tokens": "words"}'
+
+
 # -- property tests: random bytes and random JSON give the same answer from both readers ---------
 from hypothesis import HealthCheck, settings  # noqa: E402
 
