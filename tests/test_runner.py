@@ -286,11 +286,20 @@ def test_the_report_import_while_workers_start_never_fails_the_run(monkeypatch):
     itself to raise after the records are on disk, never one that stops the cells."""
     from baselines.cli import run as run_verb
 
+    import gc
+
     monkeypatch.setitem(sys.modules, "reports.run_report", None)  # makes `import reports.run_report` fail
     run_verb._import_report()  # no exception
+    assert gc.isenabled()  # the collector, off during the imports, is back on
     monkeypatch.undo()
     run_verb._import_report()
-    assert "reports.run_report" in sys.modules and "reports.summary" in sys.modules
+    assert "reports.run_report" in sys.modules and "reports.summary" in sys.modules and gc.isenabled()
+    gc.disable()
+    try:
+        run_verb._import_report()
+        assert not gc.isenabled()  # left as the caller had it
+    finally:
+        gc.enable()
 
 
 def test_a_one_cell_task_does_not_carry_the_suites_seed_list(tmp_path):
