@@ -534,7 +534,7 @@ def run_suite(suite: Suite, out_dir: Path, jobs: int | None = None, backend: str
         existing = _kept_records(suite, results, fresh, retry_errors)
         done = {r.identity() for r in existing}
         cells = suite.cells()
-        identities = [c.identity() for c in cells]
+        identities = _identities(cells)
         todo = [c for c, ident in zip(cells, identities) if ident not in done]
         outcome = RunOutcome(results, skipped=len(cells) - len(todo))
         new_records: list[RunRecord] = []
@@ -549,6 +549,18 @@ def run_suite(suite: Suite, out_dir: Path, jobs: int | None = None, backend: str
     wanted = set(identities)
     outcome.records = [r for r in existing if r.identity() in wanted] + new_records
     return outcome
+
+
+def _identities(cells: list[Cell]) -> list[tuple[str, str, str, int]]:
+    """`Cell.identity` of every cell, each budget's key made once (a suite has a few budgets, 10,000s of cells)."""
+    keys: dict[int, str] = {}
+    out = []
+    for c in cells:
+        key = keys.get(id(c.budget))
+        if key is None:
+            key = keys[id(c.budget)] = c.identity()[1]
+        out.append((c.workload.name, key, c.arm.name, c.seed))
+    return out
 
 
 def _cluster_address(backend: str, address: str | None, worker_wait: float, retries: int) -> str | None:

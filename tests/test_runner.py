@@ -352,3 +352,14 @@ def test_a_cells_classes_come_from_the_module_as_it_is_now(monkeypatch):
     assert _loaded("tests.runner_arms:KillWorker", "killer").__name__ == "KillWorker"
     with pytest.raises(InputError, match="has no 'Nope'"):
         _loaded("tests.helpers:Nope", "nope")
+
+
+def test_cell_identities_in_bulk_are_each_cells_identity(tmp_path):
+    from baselines.runner import _identities
+
+    path = write_suite(tmp_path, seeds=3, arms='"guess", "once"')
+    path.write_text(path.read_text().replace("budget = { rollouts = 20 }",
+                                             "budgets = [{ rollouts = 20 }, { rollouts = 7 }]"))
+    cells = load_suite(path).cells()
+    assert len({c.budget.to_dict()["rollouts"] for c in cells}) == 2
+    assert _identities(cells) == [c.identity() for c in cells]
