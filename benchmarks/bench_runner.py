@@ -16,6 +16,7 @@
    sent, keep the record; target under 100 µs) and after it (attach the
    traces in one pass, for the report).
 3. CPU-bound cells (a pure-Python loop) with `--jobs 2` against `--jobs 1`.
+4. One trivial cell's cost in a worker, in process (the per-cell path alone).
 The machine is shared: quote the spread with the medians.
 """
 from __future__ import annotations
@@ -122,6 +123,26 @@ def parent_per_record(points: int = 150, passes: int = 5, records: int = 5000) -
     return statistics.median(during), statistics.median(after), len(line)
 
 
+def worker_per_cell(cells: int = 5000, passes: int = 7) -> float:
+    """Median µs of one trivial cell in a worker, in process (`cell_line`: build, run, validate, one line)."""
+    from baselines.runner import cell_line
+    from baselines.suite import load_suite
+
+    with tempfile.TemporaryDirectory() as folder:
+        suite = Path(folder) / "trivial.toml"
+        suite.write_text(SUITE.format(seeds=cells, spin=0))
+        todo = load_suite(suite).cells()
+    for cell in todo[:200]:  # imports and caches
+        cell_line(cell)
+    times = []
+    for _ in range(passes):
+        start = time.perf_counter()
+        for cell in todo:
+            cell_line(cell)
+        times.append((time.perf_counter() - start) / len(todo) * 1e6)
+    return statistics.median(times)
+
+
 def main() -> None:
     p = argparse.ArgumentParser()
     p.add_argument("--cells", type=int, default=10000)
@@ -157,6 +178,9 @@ def main() -> None:
     print(f"2. parent work per record with a {size / 1000:.1f} KB trace, in process, 5,000 records a pass, "
           f"median of 5: during the run (write, flush, parse the head, keep) {during:.1f} µs "
           f"(target under 100 µs); after the run (attach the trace) {after:.1f} µs")
+
+    print(f"4. one trivial cell in a worker, in process (build, run, validate, one line), median of 7 passes "
+          f"of 5,000 cells: {worker_per_cell():.1f} µs")
 
     if a.cpu_cells:
         cpu = work / "cpu.toml"
