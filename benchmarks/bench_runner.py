@@ -179,9 +179,6 @@ def main() -> None:
           f"median of 5: during the run (write, flush, parse the head, keep) {during:.1f} µs "
           f"(target under 100 µs); after the run (attach the trace) {after:.1f} µs")
 
-    print(f"4. one trivial cell in a worker, in process (build, run, validate, one line), median of 7 passes "
-          f"of 5,000 cells: {worker_per_cell():.1f} µs")
-
     if a.cpu_cells:
         cpu = work / "cpu.toml"
         cpu.write_text(SUITE.format(seeds=a.cpu_cells, spin=a.spin))
@@ -189,6 +186,8 @@ def main() -> None:
         two = timed(run_cli(cpu, work / "out-cpu-2", 2))
         print(f"3. {a.cpu_cells} CPU-bound cells: --jobs 1 {one:.1f} s, --jobs 2 {two:.1f} s: "
               f"speed-up {one / two:.2f}x")
+    print(f"4. one trivial cell in a worker, in process (build, run, validate, one line), median of 7 passes "
+          f"of 5,000 cells: {worker_per_cell():.1f} µs")
 
 
 if __name__ == "__main__":
