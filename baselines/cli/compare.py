@@ -32,6 +32,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_early_stop, alpha, metric, start,
         confounds, reward_range=None,
         as_json, baseline, pairs, target, bootstrap, equivalence_margin) -> int:
+    from ..comparing import gc_paused
+
+    with gc_paused():   # the comparison and its JSON are many small live objects: see gc_paused
+        return _run(results=results, fixed=fixed, workloads=workloads, budgets=budgets, tolerance=tolerance,
+                    keep_last=keep_last, allow_early_stop=allow_early_stop, alpha=alpha, metric=metric,
+                    start=start, confounds=confounds, reward_range=reward_range, as_json=as_json,
+                    baseline=baseline, pairs=pairs, target=target, bootstrap=bootstrap,
+                    equivalence_margin=equivalence_margin)
+
+
+def _run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_early_stop, alpha, metric, start,
+         confounds, reward_range, as_json, baseline, pairs, target, bootstrap, equivalence_margin) -> int:
     from .results import load_comparison
 
     table = records = None
