@@ -657,7 +657,9 @@ def decide(pairs: list[PairResult], alpha: float = 0.05, margin: float | None = 
         raise ValueError(f"alpha must be between 0 and 1, got {alpha}")
     if margin is not None and (not math.isfinite(margin) or margin <= 0):
         raise ValueError(f"the equivalence margin must be a positive finite number, got {margin}")
-    adjusted = holm([p.p_decide if math.isfinite(p.p_decide) else 1.0 for p in pairs])
+    pvalues = [p.p_decide if math.isfinite(p.p_decide) else 1.0 for p in pairs]
+    # one pair: Holm's adjustment is min(1, p) (the same number holm() gives, without its arrays)
+    adjusted = [min(1.0, pvalues[0])] if len(pvalues) == 1 else holm(pvalues).tolist()
     for pair, p_adj in zip(pairs, adjusted):
         pair.p_adjusted = float(p_adj)
         pair.notes = []
@@ -782,12 +784,11 @@ def _complete_pairs(arms, x, pairs, level: float, seed: int,
             sd = p_t = np.full(len(fi), np.nan)
         p_sign, methods = sign_flip_rows(d, seed, x, fi, se_)
         los, his, hows = _block_intervals(d, mean, sd, level, reward_range, seed)
-        for r in range(len(fi)):
-            i, j = int(fi[r]), int(se_[r])
-            s_ = float(sd[r])
-            out[(i, j)] = PairResult(arms[i], arms[j], n, float(mean[r]), (float(los[r]), float(his[r])),
-                                     float(p_sign[r]), f"sign-flip {methods[r]}", float(p_t[r]), s_, True,
-                                     factor * s_ if n >= 2 else math.inf, interval_method=hows[r],
+        for i, j, m, s_, lo, hi, p, method, pt, how in zip(
+                fi.tolist(), se_.tolist(), mean.tolist(), np.asarray(sd, dtype=float).tolist(), los.tolist(),
+                his.tolist(), p_sign.tolist(), methods, np.asarray(p_t, dtype=float).tolist(), hows):
+            out[(i, j)] = PairResult(arms[i], arms[j], n, m, (lo, hi), p, f"sign-flip {method}", pt, s_, True,
+                                     factor * s_ if n >= 2 else math.inf, interval_method=how,
                                      reward_range=reward_range)
     return out
 
