@@ -260,6 +260,8 @@ def _groups(split: "_GroupSplit", chosen: list[tuple[str, str, str]], budgets: d
     `_check_confound` as with `screened=False` (the group-by-group path,
     kept as the reference the tests compare against).
     """
+    if not chosen:
+        return []
     if not screened:
         out = []
         for workload, bkey, unit in chosen:

@@ -38,7 +38,10 @@ def mixed_lines() -> list[str]:
     def arms(workload, budget, names, seeds, spend, reward=lambda arm, s: rnd.gauss(0.5, 0.1), **extra):
         for arm in names:
             for s in seeds(arm) if callable(seeds) else seeds:
-                out.append(_line(workload, arm, s, reward(arm, s), budget, spend=spend(arm, s), **extra))
+                score = reward(arm, s)
+                if workload in ("clean", "binary") and score is not None:
+                    extra["dev_reward"] = min(1.0, score + 0.01 * s)
+                out.append(_line(workload, arm, s, score, budget, spend=spend(arm, s), **extra))
 
     tokens = {"tokens": 1000}
     usual = lambda arm, s: {"tokens": 1000 + rnd.uniform(-20, 20), "calls": 50, "rollouts": 4}  # noqa: E731
@@ -107,7 +110,7 @@ def _same(a, b, where="$") -> None:
 
 @pytest.mark.parametrize("args", [(), ("--allow-early-stop",), ("--tolerance", "0"), ("--tolerance", "0.5"),
                                   ("--pairs", "all", "--bootstrap"), ("--fixed", "tokens"),
-                                  ("--equivalence-margin", "0.2")])
+                                  ("--equivalence-margin", "0.2"), ("--metric", "dev_reward")])
 def test_many_groups_equal_the_group_by_group_result(tmp_path, capsys, monkeypatch, args):
     path = tmp_path / "mixed.jsonl"
     path.write_text("\n".join(mixed_lines()) + "\n")
