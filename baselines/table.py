@@ -15,6 +15,7 @@ strict for.
 from __future__ import annotations
 
 import gc
+from contextlib import contextmanager
 import json
 import math
 import os
@@ -29,6 +30,7 @@ from .errors import InputError
 from .provenance import code_key
 from .records import (MAX_AMOUNT, MAX_DEPTH, MAX_REWARD, SCHEMA, RunRecord, _trace, budget_key,
                       canonical_budget, duplicate_error, json_depth, parse_line)
+from .table_store import ColumnStore
 from .units import ordered_units
 
 
@@ -88,20 +90,30 @@ class RunTable:
         millions of short-lived dicts without cycles, and collector passes
         over them more than doubled the read time of a million-line file.
         """
-        builder = _Builder()
+        paths = [Path(p) for p in paths]
+        builder = _Builder(expected_bytes=sum(_size(p) for p in paths))
         was_enabled = gc.isenabled()
         gc.disable()
         try:
-            for path in paths:
-                _read_file(Path(path), builder)
+            with _returning_arrow_pool():
+                for path in paths:
+                    _read_file(path, builder)
             return builder.build(keep_last)
         finally:
             if was_enabled:
                 gc.enable()
 
 
-BLOCK_BYTES = 16 << 20     # the bulk reader parses a file this many bytes at a time
-_ARROW_BLOCK = 8 << 20     # pyarrow's own parallel block; a longer line is read line by line
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0  # the read itself reports it
+
+
+BLOCK_BYTES = 4 << 20      # the bulk reader parses a file this many bytes at a time
+_RELEASE_BYTES = 16 << 20  # freed parse memory is handed back after this much input (each time cost 5 ms)
+_ARROW_BLOCK = 2 << 20     # pyarrow's own parallel block (two per read block); a longer line is read line by line
 _SAFE_OPENS = 1000         # pyarrow's parser recurses: a line it gets never opens more brackets than this
 
 
@@ -141,20 +153,45 @@ def _line_ends(block: bytes) -> np.ndarray:
 
 
 def _read_file(path: Path, builder: "_Builder") -> None:
-    first = 1
+    first, since_release = 1, 0
     for block in _blocks(path):
         ends = _line_ends(block)
         if block and not block.isspace():
             chunk = _arrow_chunk(block, ends)
             if chunk is not None:
                 frame, budgets, traces, numbers = chunk
-                builder.add_frame(frame, budgets, traces, where=(path, first, numbers))
+                builder.add_frame(frame, budgets, traces, where=(path, first, numbers), nbytes=len(block))
             else:
                 # read again line by line: the exact error, or what the bulk checks were too strict for
                 lines, numbers = _nonblank_lines(block)
                 builder.add_records(_slow_chunk(path, lines, [n + first - 1 for n in numbers]))
         first += len(ends)
-        _release_arrow_memory()
+        since_release += len(block)
+        if since_release >= _RELEASE_BYTES:
+            _release_arrow_memory()
+            since_release = 0
+
+
+@contextmanager
+def _returning_arrow_pool():
+    """pyarrow allocates from the system allocator while a file is read.
+
+    Why: its default pool (mimalloc) keeps the pages of each block's parse
+    cached, so a million-line read peaked about 35 MB higher (248-260 MB
+    against 214-218 MB, in-process, four runs each) for about 0.05 s less
+    CPU. The previous pool is restored afterwards.
+    """
+    try:
+        import pyarrow as pa
+    except ImportError:  # pragma: no cover - pyarrow is a declared dependency
+        yield
+        return
+    previous = pa.default_memory_pool()
+    pa.set_memory_pool(pa.system_memory_pool())
+    try:
+        yield
+    finally:
+        pa.set_memory_pool(previous)
 
 
 def _release_arrow_memory() -> None:
@@ -204,14 +241,14 @@ def _safe_for_arrow(block: bytes, ends: np.ndarray) -> bool:
     rule. Only lines longer than _SAFE_OPENS bytes can open that many
     brackets, so only those are counted.
     """
-    if not block.isascii():
+    if not block.isascii():  # only then can it hold a byte order mark
         try:
             block.decode("utf-8")
         except UnicodeDecodeError:
             return False
+        if b"\xef\xbb\xbf" in block:
+            return False
     if b"\r" in block and b"\r" in block.replace(b"\r\n", b""):
-        return False
-    if b"\xef\xbb\xbf" in block:
         return False
     stops = np.append(ends, len(block)) if not block.endswith(b"\n") else ends
     starts = np.concatenate(([0], stops[:-1] + 1))
@@ -230,6 +267,10 @@ def _type_depth(t) -> int:
     if pa.types.is_list(t) or pa.types.is_large_list(t):
         return 1 + _type_depth(t.value_type)
     return 0
+
+
+def _parse_json(pa, pj, data: bytes):
+    return pj.read_json(pa.BufferReader(data), read_options=pj.ReadOptions(block_size=_ARROW_BLOCK))
 
 
 def _arrow_chunk(data: bytes, ends: np.ndarray):
@@ -259,7 +300,7 @@ def _arrow_columns(data: bytes, ends: np.ndarray):
         import pyarrow.json as pj
     except ImportError:  # pragma: no cover - pyarrow is a declared dependency
         return None
-    read = _arrow_read(pa, pj, data, ends)
+    read = _arrow_read(pa, data, ends, _parse_json(pa, pj, data))
     if read is None or not _arrow_types_ok(pa, read[0]):
         return None
     cols, n, numbers = read
@@ -267,9 +308,10 @@ def _arrow_columns(data: bytes, ends: np.ndarray):
     if measured is None:
         return None
     reward, dev, spend = measured
-    frame = {"workload": cols["workload"].dictionary_encode().to_pandas(),
-             "arm": cols["arm"].dictionary_encode().to_pandas(),
-             "seed": cols["seed"].to_numpy().astype(np.int64), "reward": reward, "dev_reward": dev}
+    frame = {"workload": _labels(cols["workload"]), "arm": _labels(cols["arm"]),
+             "seed": cols["seed"].to_numpy().astype(np.int64), "reward": reward}
+    if "dev_reward" in cols:  # absent: the table's NaN stands
+        frame["dev_reward"] = dev
     budgets, budget_keys = _budget_keys(cols.get("budget"), n)
     if budgets is None:
         return None
@@ -288,9 +330,8 @@ def _arrow_columns(data: bytes, ends: np.ndarray):
     return frame, budgets, traces, numbers
 
 
-def _arrow_read(pa, pj, data: bytes, ends: np.ndarray):
-    """(columns, rows, line numbers) parsed by Arrow, or None when the shape alone rules the bulk path out."""
-    table = pj.read_json(pa.BufferReader(data), read_options=pj.ReadOptions(block_size=_ARROW_BLOCK))
+def _arrow_read(pa, data: bytes, ends: np.ndarray, table):
+    """(columns, rows, line numbers) of Arrow's parse, or None when the shape alone rules the bulk path out."""
     n = table.num_rows
     names = set(table.column_names)
     if not {"workload", "arm", "seed", "spend", "reward"} <= names:
@@ -303,7 +344,8 @@ def _arrow_read(pa, pj, data: bytes, ends: np.ndarray):
         return None
     cols = {n: table.column(n).combine_chunks() for n in
             ("workload", "arm", "seed", "spend", "reward", "dev_reward", "budget", "schema",
-             "stop_reason", "error", "partial", "trace", "params", "reward_range", "provenance", "unit_nouns")
+             "stop_reason", "error", "partial", "trace", "params", "reward_range", "provenance", "unit_nouns",
+             "instance")
             if n in names}
     return cols, n, numbers
 
@@ -358,23 +400,87 @@ def _arrow_measures(pa, data: bytes, cols: dict, n: int):
 
 def _arrow_labels(pa, cols: dict, n: int, frame: dict) -> bool:
     """Add stop_reason, failed/error, code and reward range columns to `frame`; False to fall back."""
-    frame["stop_reason"] = _object_column(cols["stop_reason"]) if "stop_reason" in cols \
-        else np.full(n, None, dtype=object)
-    frame["failed"] = np.asarray(cols["error"].is_valid().to_numpy(zero_copy_only=False), dtype=bool) \
-        if "error" in cols else np.zeros(n, dtype=bool)
-    frame["error"] = np.full(n, None, dtype=object)
-    if frame["failed"].any():
+    # a column no row of the block has is left out: the table's default (None, False) stands
+    if "stop_reason" in cols and cols["stop_reason"].null_count < n:
+        frame["stop_reason"] = _object_column(cols["stop_reason"])
+    if "error" in cols and cols["error"].null_count < n:
+        frame["failed"] = np.asarray(cols["error"].is_valid().to_numpy(zero_copy_only=False), dtype=bool)
+        frame["error"] = np.full(n, None, dtype=object)
         failed_rows = np.flatnonzero(frame["failed"])
         frame["error"][failed_rows] = [error_summary(e) for e in cols["error"].take(failed_rows).to_pylist()]
     if "provenance" in cols and cols["provenance"].null_count < n:
         if not pa.types.is_struct(cols["provenance"].type):
             return False
-        frame["code"] = code_column(cols["provenance"].to_pylist())
+        frame["code"] = _per_distinct(cols["provenance"], code_column)
     if "reward_range" in cols and cols["reward_range"].null_count < n:
-        frame["reward_lo"], frame["reward_hi"] = reward_range_columns(cols["reward_range"].to_pylist())
+        frame["reward_lo"], frame["reward_hi"] = _arrow_reward_range(pa, cols["reward_range"])
     if "unit_nouns" in cols and cols["unit_nouns"].null_count < n:
-        frame["nouns"] = nouns_column(cols["unit_nouns"].to_pylist())
+        frame["nouns"] = _per_distinct(cols["unit_nouns"], nouns_column)
+    if "instance" in cols and cols["instance"].null_count < n:
+        kind = cols["instance"].type
+        if not (pa.types.is_string(kind) or pa.types.is_integer(kind)):
+            return False  # a float or object instance: the line reader words it exactly
+        frame["instance"] = _object_column(cols["instance"].cast(pa.string()))
     return True
+
+
+def _per_distinct(col, build) -> np.ndarray:
+    """`build(values)` for a column, evaluated once per distinct value rather than once per row.
+
+    Why: every record the runner writes carries the same few `provenance` and
+    `unit_nouns` objects; turning a million of them into Python dicts was most
+    of a million-line read. Struct columns of scalars are told apart by their
+    fields' dictionary codes; any other shape takes the row-by-row path.
+    """
+    distinct = _distinct_rows(col)
+    if distinct is None:
+        return build(col.to_pylist())
+    first, inverse = distinct
+    return build(col.take(first).to_pylist())[inverse]
+
+
+def _distinct_rows(col):
+    """(a first row per distinct value, each row's distinct index) of a struct column of scalars; else None."""
+    import pyarrow as pa
+
+    if not pa.types.is_struct(col.type):
+        return None
+    codes = [np.asarray(col.is_valid().to_numpy(zero_copy_only=False), dtype=np.int64)]
+    sizes = [2]
+    for i in range(col.type.num_fields):
+        child = col.field(i)
+        if pa.types.is_nested(child.type):
+            return None
+        encoded = child.dictionary_encode()
+        size = len(encoded.dictionary) + 1  # the last code is null
+        codes.append(encoded.indices.fill_null(size - 1).to_numpy(zero_copy_only=False).astype(np.int64))
+        sizes.append(size)
+    if math.prod(sizes) < 2 ** 62:  # one integer per row (mixed radix), else a row-wise unique
+        key = np.zeros(len(col), dtype=np.int64)
+        for c, size in zip(codes, sizes):
+            key = key * size + c
+        _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+    else:
+        _, first, inverse = np.unique(np.column_stack(codes), axis=0, return_index=True, return_inverse=True)
+    return first, np.asarray(inverse).ravel()
+
+
+def _arrow_reward_range(pa, col) -> tuple[np.ndarray, np.ndarray]:
+    """`reward_range_columns` from a list column by array work (rows not [finite lo <= finite hi] are NaN)."""
+    n = len(col)
+    kind = col.type
+    if not ((pa.types.is_list(kind) or pa.types.is_large_list(kind)) and
+            (pa.types.is_integer(kind.value_type) or pa.types.is_floating(kind.value_type))):
+        return reward_range_columns(col.to_pylist())
+    lengths = pa.compute.list_value_length(col).fill_null(0).to_numpy(zero_copy_only=False)
+    values = pa.compute.list_flatten(col).cast(pa.float64(), safe=False).to_numpy(zero_copy_only=False)
+    starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))  # list_flatten drops null lists: their length is 0
+    pairs = np.flatnonzero(lengths == 2)
+    lo, hi = np.full(n, np.nan), np.full(n, np.nan)
+    a, b = values[starts[pairs]], values[starts[pairs] + 1]
+    ok = np.isfinite(a) & np.isfinite(b) & (a <= b)
+    lo[pairs[ok]], hi[pairs[ok]] = a[ok], b[ok]
+    return lo, hi
 
 
 def _arrow_partial(pa, cols: dict, n: int) -> dict[str, np.ndarray] | None:
@@ -431,8 +537,14 @@ def _rewards_present(data: bytes, reward_col) -> bool:
     return True
 
 
+def _labels(col) -> tuple[np.ndarray, list[str]]:
+    """A string column as (codes, distinct values): the table makes one categorical of all blocks at the end."""
+    encoded = col.dictionary_encode()
+    return encoded.indices.to_numpy(zero_copy_only=False), encoded.dictionary.to_pylist()
+
+
 def _budget_keys(col, n: int):
-    """Per row a categorical of canonical budget keys, and the budgets by key (None, None when invalid).
+    """Per row (codes, canonical budget keys), and the budgets by key (None, None when invalid).
 
     A null (or absent) unit is no allowance in that unit, as in the line reader.
     """
@@ -440,7 +552,7 @@ def _budget_keys(col, n: int):
 
     empty = budget_key({})
     if col is None or pa.types.is_null(col.type) or col.type.num_fields == 0:
-        return {empty: {}}, pd.Categorical.from_codes(np.zeros(n, dtype=np.int8), [empty])
+        return {empty: {}}, (np.zeros(n, dtype=np.int8), [empty])
     if not pa.types.is_struct(col.type):
         return None, None
     units = [col.type.field(i).name for i in range(col.type.num_fields)]
@@ -465,11 +577,7 @@ def _budget_keys(col, n: int):
         key = budget_key(b)
         budgets[key] = b
         keys.append(key)
-    return budgets, pd.Categorical.from_codes(inverse, keys)
-
-
-_FIXED_COLUMNS = ("workload", "budget", "arm", "seed", "reward", "dev_reward", "stop_reason", "failed", "error",
-                  "reward_lo", "reward_hi", "code", "nouns")
+    return budgets, (inverse, keys)
 
 
 def nouns_column(values: list) -> np.ndarray:
@@ -485,6 +593,15 @@ def nouns_column(values: list) -> np.ndarray:
             if clean:
                 out[i] = json.dumps(clean, sort_keys=True)
     return out
+
+
+def instance_column(values: list) -> np.ndarray:
+    """Each run's problem instance (bbob's "f21-i1") as text, None without one.
+
+    Kept so that `compare --target` computes ERT per instance from the
+    columns, never pooling instances, without re-reading the records.
+    """
+    return np.array([None if v is None else str(v) for v in values], dtype=object)
 
 
 def code_column(values: list) -> np.ndarray:
@@ -511,32 +628,6 @@ def reward_range_columns(values: list) -> tuple[np.ndarray, np.ndarray]:
     return lo, hi
 
 
-def _concat(pieces: list[dict], lengths: list[int], units: list[str]) -> pd.DataFrame:
-    """One frame from the blocks' columns, column by column.
-
-    Each column's pieces are dropped as soon as it is joined, so the peak is
-    the finished columns plus one column, not twice the table (pd.concat of
-    per-block frames held both).
-    """
-    names = list(_FIXED_COLUMNS) + [f"{kind}:{u}" for u in units for kind in ("spend", "partial")]
-    out: dict[str, object] = {}
-    for name in names:
-        parts = []
-        for piece, n in zip(pieces, lengths):
-            col = piece.pop(name, None)
-            if col is None:
-                col = np.full(n, np.nan) if name.startswith("spend:") or name in ("reward_lo", "reward_hi") else np.zeros(n, dtype=bool) \
-                    if name.startswith("partial:") or name == "failed" else np.full(n, None, dtype=object)
-            parts.append(col)
-        if name in ("workload", "budget", "arm"):
-            cats = [p.array if isinstance(p, pd.Series) else pd.Categorical(p) for p in parts]
-            out[name] = cats[0] if len(cats) == 1 else pd.api.types.union_categoricals(cats)
-        else:
-            out[name] = np.asarray(parts[0]) if len(parts) == 1 else np.concatenate([np.asarray(p) for p in parts])
-        del parts
-    return pd.DataFrame(out, copy=False)
-
-
 def _duplicates(frame: pd.DataFrame, keep_last: bool) -> np.ndarray | None:
     """Rows that repeat an earlier (keep first) or a later (keep last) run identity, or None.
 
@@ -557,19 +648,27 @@ def _duplicates(frame: pd.DataFrame, keep_last: bool) -> np.ndarray | None:
 class _Builder:
     """Collects per-file frames (bulk path) or record lists (line path), then one table."""
 
-    def __init__(self):
-        self.frames: list[pd.DataFrame] = []
+    def __init__(self, expected_bytes: int = 0):
+        self.store = ColumnStore()
+        self.units: set[str] = set()
         self.traces: list[list | None] = []
-        self.where: list = []  # per frame: (path, line numbers) or a list of labels
+        self.where: list = []  # per block: (path, line numbers) or a list of labels
         self.budgets: dict[str, dict[str, float]] = {}
         self.lengths: list[int] = []
+        self.expected_bytes = expected_bytes
+        self.bytes_read = 0
 
-    def add_frame(self, frame: dict, budgets: dict, traces: list | None, where) -> None:
-        """One block's columns (a dict of arrays: no DataFrame per block, see `build`)."""
+    def add_frame(self, frame: dict, budgets: dict, traces: list | None, where, nbytes: int = 0) -> None:
+        """One block's columns, copied into the table's own (see `table_store`)."""
         for key, budget in budgets.items():
             self.budgets.setdefault(key, budget)
-        self.frames.append(frame)
-        self.lengths.append(len(frame["seed"]))
+        n = len(frame["seed"])
+        self.bytes_read += nbytes
+        if nbytes and self.expected_bytes > self.bytes_read:  # rows per byte so far, times all the bytes
+            self.store.reserve(int((self.store.rows + n) * self.expected_bytes / self.bytes_read * 1.02) + 16)
+        self.store.append(frame, n)
+        self.units.update(c.split(":", 1)[1] for c in frame if c.startswith("spend:"))
+        self.lengths.append(n)
         self.traces.append(traces)
         self.where.append(where)
 
@@ -591,6 +690,8 @@ class _Builder:
             frame["nouns"] = nouns_column([r.extra.get("unit_nouns") if r.extra else None for r in recs])
         if any(r.extra and "provenance" in r.extra for r in recs):
             frame["code"] = code_column([r.extra.get("provenance") if r.extra else None for r in recs])
+        if any(r.extra and r.extra.get("instance") is not None for r in recs):
+            frame["instance"] = instance_column([r.extra.get("instance") if r.extra else None for r in recs])
         if any(r.extra and "reward_range" in r.extra for r in recs):
             frame["reward_lo"], frame["reward_hi"] = reward_range_columns(
                 [r.extra.get("reward_range") if r.extra else None for r in recs])
@@ -625,7 +726,7 @@ class _Builder:
         return f"record {row}"
 
     def build(self, keep_last: bool) -> RunTable:
-        if not self.frames:
+        if not self.lengths:
             empty = pd.DataFrame({"workload": pd.Categorical([]), "budget": pd.Categorical([]),
                                   "arm": pd.Categorical([]), "seed": np.zeros(0, dtype=np.int64),
                                   "reward": np.zeros(0), "dev_reward": np.zeros(0),
@@ -634,11 +735,10 @@ class _Builder:
                                   "reward_hi": np.zeros(0), "code": np.zeros(0, dtype=object),
                                   "nouns": np.zeros(0, dtype=object)})
             return RunTable(empty, {}, [], None)
-        units = ordered_units({c.split(":", 1)[1] for f in self.frames for c in f if c.startswith("spend:")})
+        units = ordered_units(self.units)
         any_trace = any(t is not None for t in self.traces)
         traces = [t for n, ts in zip(self.lengths, self.traces) for t in (ts or [None] * n)] if any_trace else None
-        frame = _concat(self.frames, self.lengths, units)
-        self.frames = []
+        frame = self.store.frame(units)
         drop = _duplicates(frame, keep_last)
         if drop is not None and not keep_last:
             row = int(drop.min())

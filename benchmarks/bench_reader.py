@@ -1,6 +1,9 @@
 """The 1M-line read path: costmatch's streaming reader against polars, both as whole processes.
 
-    python benchmarks/bench_reader.py [--arms 100 --seeds 10000] [--repeats 3]
+    python benchmarks/bench_reader.py [--arms 100 --seeds 10000] [--repeats 3] [--runner-fields]
+
+--runner-fields times a file in the shape `costmatch run` writes (provenance,
+reward range, stop reason on every line) instead of measures only.
 
 Each side runs in its own process and is timed the same way (CPU = user +
 system time of that process from os.wait4, peak RSS = its ru_maxrss),
@@ -84,6 +87,7 @@ def main() -> None:
     p.add_argument("--arms", type=int, default=100)
     p.add_argument("--seeds", type=int, default=10000)
     p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--runner-fields", action="store_true")
     p.add_argument("--workdir", default=os.path.join(tempfile.gettempdir(), "costmatch-bench"))
     a = p.parse_args()
     try:
@@ -92,10 +96,10 @@ def main() -> None:
         raise SystemExit("this benchmark compares against polars: pip install polars")
     work = Path(a.workdir)
     work.mkdir(parents=True, exist_ok=True)
-    data = work / f"results-{a.arms}x{a.seeds}.jsonl"
+    data = work / f"results-{a.arms}x{a.seeds}{'-runner' if a.runner_fields else ''}.jsonl"
     if not data.exists():
         from make_results import write
-        write(str(data), a.arms, a.seeds)
+        write(str(data), a.arms, a.seeds, runner_fields=a.runner_fields)
     size_mb = data.stat().st_size / 2**20
     print(f"input: {data} ({size_mb:.0f} MiB, {a.arms * a.seeds:,} lines); {a.repeats} interleaved runs per side")
     ours, theirs, whole = [], [], []

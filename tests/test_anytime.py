@@ -204,6 +204,23 @@ def test_cost_tables_from_columns_equal_the_per_record_rows():
     assert by_columns["b"]["crashed"] == 1 and anytime.json_ready(by_columns["b"])["ert"] is not None
 
 
+def test_instance_column_gives_the_per_record_per_instance_rows(tmp_path):
+    """Both readers keep `instance`, so ERT per instance comes from the columns, equal to the records'."""
+    from baselines.records import read_records, write_records
+    from baselines.table import RunTable
+
+    runs = _bbob_like()
+    for r in runs[:2]:
+        r.extra = {"instance": 7 if r is runs[0] else "f8-i1"}   # an integer instance too
+    path = tmp_path / "bbob.jsonl"
+    write_records(path, runs)
+    by_records = anytime.cost_table(read_records(path), "evaluations", 0.5)
+    for table in (RunTable.read([path]), RunTable.from_records(read_records(path))):
+        assert list(table.frame["instance"]) == ["7", "f8-i1", "f15-i1", "f21-i1", "f24-i1"]
+        [group] = anytime.cost_tables(table, "evaluations", 0.5)
+        assert anytime.json_ready(group["arms"]) == anytime.json_ready(by_records)
+
+
 def test_start_must_be_finite():
     with pytest.raises(ValueError, match="--start must be a finite number"):
         anytime.check_start(float("nan"))

@@ -280,6 +280,63 @@ def test_block_boundaries_do_not_change_the_table_or_line_numbers(tmp_path, monk
     _frames_equal(whole, RunTable.from_records(read_records(path, keep_last=True)))
 
 
+def test_later_blocks_that_change_shape_are_read_in_bulk_and_agree(tmp_path, monkeypatch):
+    """Blocks that differ in shape (a new field, an int column turning float, a null column getting
+    strings, a new unit) are each read in bulk, and the table equals the line reader's."""
+    import baselines.table as table_mod
+
+    lines = [GOOD | {"seed": s, "spend": {"tokens": 10 + s}} for s in range(30)]
+    lines += [GOOD | {"seed": s, "spend": {"tokens": 10.5 + s, "calls": 2}, "error": None} for s in range(30, 60)]
+    lines += [GOOD | {"seed": s, "spend": {"tokens": 7}, "error": {"type": "Boom", "message": "x"},
+                      "partial": ["tokens"], "note": "extra"} for s in range(60, 90)]
+    lines += [GOOD | {"seed": s} for s in range(90, 120)]
+    path = write_lines(tmp_path, *lines)
+    monkeypatch.setattr(table_mod, "BLOCK_BYTES", 1500)
+    slow = []
+    real_slow = table_mod._slow_chunk
+    monkeypatch.setattr(table_mod, "_slow_chunk", lambda *a: slow.append(1) or real_slow(*a))
+    fast = RunTable.read([path])
+    assert not slow, "every block should pass the bulk checks"
+    _frames_equal(fast, RunTable.from_records(read_records(path)))
+    assert fast.frame["failed"].sum() == 30 and fast.frame["partial:tokens"].sum() == 30
+
+
+def test_provenance_nouns_and_reward_ranges_read_in_bulk_equal_the_line_reader(tmp_path, monkeypatch):
+    """The bulk reader words these per distinct value and by array work; each row must still read as
+    the line reader reads it (malformed ranges are NaN, a null object is None, an absent field too)."""
+    import numpy as np
+
+    import baselines.table as table_mod
+
+    provs = [{"costmatch": "0.1", "arm_module": "a1", "workload_module": "w1", "worker": "pid-1"},
+             {"costmatch": "0.1", "arm_module": "a2", "workload_module": "w1", "worker": "pid-2"},
+             {"costmatch": "0.1", "arm_module": "a1"}, None, {}]
+    nouns = [{"calls": "function evaluations"}, {"calls": ""}, None, {}, {"calls": "evals", "tokens": "words"}]
+    ranges = [[0, 1], [1, 0], [0.5, 2.5], [0], None, [0, None], [-1, -1], [0, 1, 2]]
+    lines = []
+    for seed in range(80):
+        line = GOOD | {"seed": seed, "reward_range": ranges[seed % len(ranges)]}
+        if seed % 7:
+            line["provenance"] = provs[seed % len(provs)]
+        if seed % 3:
+            line["unit_nouns"] = nouns[seed % len(nouns)]
+        lines.append(line)
+    path = write_lines(tmp_path, *lines)
+    monkeypatch.setattr(table_mod, "BLOCK_BYTES", 3000)
+    slow = []
+    real_slow = table_mod._slow_chunk
+    monkeypatch.setattr(table_mod, "_slow_chunk", lambda *a: slow.append(1) or real_slow(*a))
+    fast = RunTable.read([path])
+    assert not slow, "every block should pass the bulk checks"
+    _frames_equal(fast, RunTable.from_records(read_records(path)))
+    code = list(fast.frame["code"][:8])
+    assert code[1] == "0.1|a2|w1" and code[2] == "0.1|a1|None" and code[3] is None and code[7] is None
+    lo, hi = fast.frame["reward_lo"].to_numpy(), fast.frame["reward_hi"].to_numpy()
+    assert np.array_equal(lo[:8], [0.0, np.nan, 0.5, np.nan, np.nan, np.nan, -1.0, np.nan], equal_nan=True)
+    assert np.array_equal(hi[:8], [1.0, np.nan, 2.5, np.nan, np.nan, np.nan, -1.0, np.nan], equal_nan=True)
+    assert fast.frame["nouns"].iloc[1] is None and fast.frame["nouns"].iloc[4] == '{"calls": "evals", "tokens": "words"}'
+
+
 # -- property tests: random bytes and random JSON give the same answer from both readers ---------
 from hypothesis import HealthCheck, settings  # noqa: E402
 
@@ -374,3 +431,28 @@ def test_long_trace_lines_read_alike_and_deep_lines_never_reach_pyarrow(tmp_path
     with pytest.raises(InputError, match="nested 20000 levels"):
         RunTable.read([deep])
     assert seen == []  # the block was refused before pyarrow saw it
+
+
+def test_column_store_grows_past_a_short_prediction_and_fills_absent_columns_with_defaults():
+    """A first block that predicts too few rows costs a copy, never a wrong row; a column that
+    only some blocks have holds NaN / False / None elsewhere, and one no block has is all default."""
+    import numpy as np
+    import pandas as pd
+
+    from baselines.table_store import ColumnStore
+
+    store = ColumnStore()
+    store.reserve(3)
+    store.append({"workload": pd.Categorical(["w"] * 2), "arm": pd.Categorical(["a", "b"]),
+                  "budget": pd.Categorical(["{}"] * 2), "seed": np.array([0, 1]), "reward": np.array([0.1, 0.2]),
+                  "spend:tokens": np.array([5.0, 6.0])}, 2)
+    store.append({"workload": pd.Categorical(["v"] * 3), "arm": pd.Categorical(["a", "c", "c"]),
+                  "budget": pd.Categorical(["{}"] * 3), "seed": np.array([2, 3, 4]), "reward": np.array([0.3, 0.4, 0.5]),
+                  "failed": np.array([False, True, False]), "partial:tokens": np.array([True, False, False])}, 3)
+    frame = store.frame(["tokens"])
+    assert list(frame["workload"]) == ["w", "w", "v", "v", "v"] and list(frame["arm"]) == ["a", "b", "a", "c", "c"]
+    assert list(frame["seed"]) == [0, 1, 2, 3, 4] and list(frame["reward"]) == [0.1, 0.2, 0.3, 0.4, 0.5]
+    assert list(frame["spend:tokens"])[:2] == [5.0, 6.0] and np.isnan(frame["spend:tokens"].to_numpy()[2:]).all()
+    assert list(frame["failed"]) == [False, False, False, True, False]
+    assert list(frame["partial:tokens"]) == [False, False, True, False, False]
+    assert np.isnan(frame["reward_lo"].to_numpy()).all() and frame["code"].isna().all() and len(frame) == 5
