@@ -260,15 +260,8 @@ def _groups(split: "_GroupSplit", chosen: list[tuple[str, str, str]], budgets: d
     `_check_confound` as with `screened=False` (the group-by-group path,
     kept as the reference the tests compare against).
     """
-    if not chosen:
-        return []
-    if not screened:
-        out = []
-        for workload, bkey, unit in chosen:
-            cols = split.columns(workload, bkey)
-            out.append(_group(workload, budgets[bkey], cols, split.summaries_between(cols.a, cols.z, summaries),
-                              units, unit, options))
-        return out
+    if not chosen or not screened:
+        return _each_group(split, chosen, budgets, summaries, units, options)
     confound_units = [u for u in units if any(options.checks_confounds_in(u, f) for _, _, f in chosen)]
     screen = screen_groups(split, [budgets[bkey] for _, bkey in split.group_keys], {f for _, _, f in chosen},
                            confound_units, {u: arm_units[u][0] for u in confound_units},
@@ -307,6 +300,17 @@ def _groups(split: "_GroupSplit", chosen: list[tuple[str, str, str]], budgets: d
             if not confound_of[unit][g] and options.checks_confounds_in(unit, fixed):
                 _check_confound(group, group.arm_names, unit, options.tolerance)
         out.append(group)
+    return out
+
+
+def _each_group(split: "_GroupSplit", chosen: list[tuple[str, str, str]], budgets: dict[str, dict],
+                summaries: list[ArmSummary], units: list[str], options: CompareOptions) -> list[Group]:
+    """`_group` for every chosen group, one at a time: every check runs on every group."""
+    out = []
+    for workload, bkey, unit in chosen:
+        cols = split.columns(workload, bkey)
+        out.append(_group(workload, budgets[bkey], cols, split.summaries_between(cols.a, cols.z, summaries),
+                          units, unit, options))
     return out
 
 
