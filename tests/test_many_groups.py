@@ -221,3 +221,23 @@ def test_bootstrap_t_from_distinct_resamples_equals_sorting_every_draw(n):
         se = sd / math.sqrt(n)
         assert math.isclose(want_lo, mean - ts[k_hi] * se, rel_tol=1e-9, abs_tol=1e-12)
         assert math.isclose(want_hi, mean - ts[k_lo] * se, rel_tol=1e-9, abs_tol=1e-12)
+
+
+def test_gc_paused_restores_the_collector_as_it_found_it():
+    import gc
+
+    from baselines.comparing import gc_paused
+
+    assert gc.isenabled()
+    with pytest.raises(RuntimeError):
+        with gc_paused():
+            assert not gc.isenabled()
+            raise RuntimeError("inside")
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with gc_paused():
+            pass
+        assert not gc.isenabled()      # a caller that had switched it off keeps it off
+    finally:
+        gc.enable()
