@@ -59,35 +59,31 @@ def pipe_table(rows: list[list], headers: list[str]) -> str:
     column) goes to tabulate itself. Tested equal to tabulate on random tables.
     """
     width = len(headers)
-    table = []
-    for row in rows:
-        if len(row) != width:
-            return _tabulate(rows, headers)
-        cells = []
-        for cell in row:
-            if cell.__class__ is int:
-                cell = str(cell)
-            elif cell.__class__ is not str or not _plain(cell):
-                return _tabulate(rows, headers)
-            cells.append(cell.strip(" "))
-        table.append(cells)
-    if not table or not all(isinstance(h, str) and _plain(h) for h in headers):
+    if not rows or not width or any(len(row) != width for row in rows) or any(h.__class__ is not str for h in headers):
         return _tabulate(rows, headers)
-    widths = [max(len(h) + 2, *(len(r[i]) for r in table)) for i, h in enumerate(headers)]
-    lines = ["| " + " | ".join(h.ljust(w) for h, w in zip(headers, widths)) + " |",
-             "|" + "|".join("-" * (w + 2) for w in widths) + "|"]
-    lines += ["| " + " | ".join(c.ljust(w) for c, w in zip(r, widths)) + " |" for r in table]
+    table = [[c if c.__class__ is str else str(c) if c.__class__ is int else None for c in row] for row in rows]
+    cells = [c for row in table for c in row]
+    if None in cells or not _plain("".join(cells) + "".join(headers), cells + list(headers)):
+        return _tabulate(rows, headers)
+    table = [[c.strip(" ") for c in row] for row in table]        # tabulate strips left-aligned cells
+    widths = [max(len(h) + 2, max(map(len, column))) for h, column in zip(headers, zip(*table))]
+    line = "| " + " | ".join(f"{{:<{w}}}" for w in widths) + " |"
+    lines = [line.format(*headers), "|" + "|".join("-" * (w + 2) for w in widths) + "|"]
+    lines += [line.format(*row) for row in table]
     return "\n".join(lines)
 
 
-def _plain(text: str) -> bool:
-    """Printable text that takes one terminal column per character (what tabulate measures with wcwidth)."""
+def _plain(text: str, parts: list[str]) -> bool:
+    """`text` (all of `parts` joined) is printable and each part takes one terminal column per character.
+
+    (What tabulate measures with wcwidth; one check of the joined text covers the usual all-ASCII table.)
+    """
     if not text.isprintable():
         return False
     if text.isascii():
         return True
     from wcwidth import wcswidth
-    return wcswidth(text) == len(text)
+    return all(part.isascii() or wcswidth(part) == len(part) for part in parts)
 
 
 def _tabulate(rows, headers) -> str:

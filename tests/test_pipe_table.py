@@ -11,7 +11,8 @@ from reports.text import md, pipe_table
 _CHARS = st.sampled_from(list("ab z-+.,[]|09") + ["\u2212", "\u2265", "\u2014", "\u00e9", "\u4e2d", "\u0301",
                                                   "\t", "\n", "\x1b[31m", "\u00a0", "  "])
 _TEXT = st.lists(_CHARS, max_size=10).map("".join)
-_CELL = st.one_of(_TEXT, st.integers(-10 ** 6, 10 ** 6), st.just(""))
+_CELL = st.one_of(_TEXT, _TEXT, st.integers(-10 ** 6, 10 ** 6), st.just(""), st.none(), st.booleans(),
+                  st.floats(allow_nan=False, allow_infinity=False))
 
 
 @settings(max_examples=400, deadline=None)
