@@ -241,3 +241,47 @@ def test_gc_paused_restores_the_collector_as_it_found_it():
         assert not gc.isenabled()      # a caller that had switched it off keeps it off
     finally:
         gc.enable()
+
+
+def random_lines(seed: int, groups: int = 120) -> list[str]:
+    """Seeded random groups: arm and seed counts, drifts near and beyond 10%, gaps, failures, 0/1 and ranges."""
+    rnd = random.Random(seed)
+    out = []
+    for g in range(groups):
+        unit = rnd.choice(["tokens", "calls", "rollouts"])
+        budget = {unit: rnd.choice([100, 1000]) + g % 2}
+        k, n = rnd.choice([1, 2, 2, 3, 4]), rnd.choice([1, 2, 3, 5, 8])
+        binary, declared = rnd.random() < 0.2, rnd.random() < 0.1
+        for a in range(k):
+            seeds = range(n) if rnd.random() < 0.85 else sorted(rnd.sample(range(n + 3), max(1, n - 1)))
+            for s in seeds:
+                spend = {}
+                for u, base in (("tokens", 900), ("calls", 50), ("rollouts", 4), ("usd", 0.2)):
+                    drift = rnd.choice([0.0] * 12 + [0.01, -0.05, 0.099, 0.1, 0.101, 0.3, -0.5])
+                    value = budget.get(u, base) * (1 + drift * (a % 3 + 1) / 2)
+                    spend[u] = None if rnd.random() < 0.01 or (u == "usd" and g % 9 == 0) else value
+                record = {"workload": f"w{g // 2:03d}", "arm": f"arm{a}", "seed": s, "budget": budget,
+                          "spend": spend, "reward": float(rnd.random() < 0.5) if binary else round(rnd.random(), 3)}
+                if rnd.random() < 0.02:
+                    record.update(reward=None, error={"type": "X", "message": "boom"})
+                if rnd.random() < 0.02:
+                    record["partial"] = [rnd.choice(["tokens", "calls"])]
+                if rnd.random() < 0.1:
+                    record["stop_reason"] = rnd.choice(["done", "budget:tokens"])
+                if declared:
+                    record["reward_range"] = [0, 1]
+                out.append(json.dumps(record))
+    rnd.shuffle(out)
+    return out
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize("args", [(), ("--allow-early-stop", "--tolerance", "0.05")])
+def test_random_groups_equal_the_group_by_group_result(tmp_path, capsys, monkeypatch, seed, args):
+    path = tmp_path / "random.jsonl"
+    path.write_text("\n".join(random_lines(seed)) + "\n")
+    many = _compare_json(path, capsys, monkeypatch, *args, group_by_group=False)
+    alone = _compare_json(path, capsys, monkeypatch, *args, group_by_group=True)
+    _same(many, alone)
+    flagged = sum(bool(g["unequal"] or g["confounded"] or g["unreported"]) for g in many["groups"])
+    assert 0 < flagged < len(many["groups"])      # both clean and flagged groups are in the file
