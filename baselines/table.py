@@ -15,10 +15,10 @@ strict for.
 from __future__ import annotations
 
 import gc
-from contextlib import contextmanager
 import json
 import math
 import os
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
