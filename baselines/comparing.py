@@ -20,11 +20,13 @@ arms x seeds matrix.
 """
 from __future__ import annotations
 
+import gc
 import json
 import math
 import statistics
+from contextlib import contextmanager
 from dataclasses import replace
-from typing import Iterable
+from typing import Iterable, Iterator
 
 import numpy as np
 import pandas as pd
@@ -33,6 +35,7 @@ from scipy.special import stdtrit
 from .columns import arm_sums, medians_of, relative, run_bounds, sorted_codes
 from .compare_options import CompareOptions
 from .comparison import MEASURED, PARTIAL, UNREPORTED, ArmSummary, Comparison, Flag, Group, UnitSpend, Unverified
+from .comparing_screen import screen_groups
 from .metrics import metric_frame
 from .pairing import pair_groups
 from .provenance import different_code_lines
@@ -64,6 +67,31 @@ def compare(records: Iterable[RunRecord] | RunTable, fixed: str | None = None, t
                                  **{k: tuple(v) if isinstance(v, list) else v for k, v in selection.items()})
     elif selection:
         options = replace(options, **selection)
+    with gc_paused():
+        return _compare(records, fixed, options)
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """No cyclic garbage collection inside the block (the previous state is restored after it).
+
+    Why: a comparison of ten thousand groups allocates a few hundred thousand
+    small containers (summaries, flags, JSON dicts), none of them garbage,
+    and every full collection re-scans all of them: measured 0.7 s of a
+    1.1 s in-process compare + to_json of 10,000 groups. Reference counting
+    still frees everything acyclic; a cycle made here waits for the next
+    collection after the block.
+    """
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+def _compare(records, fixed: str | None, options: CompareOptions) -> Comparison:
     table = records if isinstance(records, RunTable) else RunTable.from_records(list(records))
     _check_names(table, fixed, options)
     split = _GroupSplit(table.frame)
@@ -75,12 +103,8 @@ def compare(records: Iterable[RunRecord] | RunTable, fixed: str | None = None, t
         frame, note = metric_frame(table, lambda bkey: unit_of.get(bkey, fixed), options.metric, options.start)
         split = _GroupSplit(frame)
     units = ordered_units(set(table.units) | {unit for _, _, unit in chosen})
-    summaries = _all_summaries(split, units) if chosen else []
-    groups = []
-    for workload, bkey, unit in chosen:
-        cols = split.columns(workload, bkey)
-        groups.append(_group(workload, table.budgets[bkey], cols, split.summaries_between(cols.a, cols.z, summaries),
-                             units, unit, options))
+    summaries, arm_units = _all_summaries(split, units) if chosen else ([], {})
+    groups = _groups(split, chosen, table.budgets, summaries, arm_units, units, options)
     pair_groups(groups, options)
     _mark_not_comparisons(groups)
     fixed_units = {g.fixed for g in groups}
@@ -133,13 +157,24 @@ class _GroupSplit:
         self.sorted_group = group if self.order is None else group[self.order]
         self.arm_rank = arm_rank if self.order is None else arm_rank[self.order]
         bounds = run_bounds(self.sorted_group)
+        #: where each group starts in the sorted rows, plus the end
+        self.bounds = bounds
         #: (group, arm) runs of the sorted rows: one segment per arm of each group
         self.segments = run_bounds(self.sorted_group * (len(self.arm_names) + 1) + self.arm_rank)
         self.slices: dict[tuple[str, str], tuple[int, int]] = {}
-        workloads, budgets = frame["workload"].cat.categories, frame["budget"].cat.categories
-        for a, z in zip(bounds[:-1], bounds[1:]):
-            wc, bc = divmod(int(self.sorted_group[a]), self.n_budgets)
-            self.slices[(str(workloads[wc]), str(budgets[bc]))] = (int(a), int(z))
+        #: each group's position in split order (the order of `bounds`)
+        self.index: dict[tuple[str, str], int] = {}
+        workloads = [str(w) for w in frame["workload"].cat.categories]
+        budgets = [str(b) for b in frame["budget"].cat.categories]
+        starts, ends = bounds[:-1].tolist(), bounds[1:].tolist()
+        codes = self.sorted_group[bounds[:-1]].tolist() if len(frame) else []
+        for g, (a, z, code) in enumerate(zip(starts, ends, codes)):
+            wc, bc = divmod(code, self.n_budgets)
+            key = (workloads[wc], budgets[bc])
+            self.slices[key] = (a, z)
+            self.index[key] = g
+        #: the (workload, budget key) of each group in split order
+        self.group_keys = list(self.slices)
         self.keys = sorted(self.slices)
         self._cache: dict[str, np.ndarray] = {}
 
@@ -205,6 +240,82 @@ def _group(workload: str, budget: dict, cols: _GroupColumns, summaries: list[Arm
     group.seeds, group.scores = _score_matrix(cols)
     group.reward_range = _declared_range(cols("reward_lo"), cols("reward_hi")) or options.reward_range
     group.unit_nouns = _declared_nouns(cols("nouns"))
+    _check_runs(group, cols, budget, fixed, options)
+    for unit in units:
+        if options.checks_confounds_in(unit, fixed):
+            _check_confound(group, cols.arms, unit, options.tolerance)
+    return group
+
+
+def _groups(split: "_GroupSplit", chosen: list[tuple[str, str, str]], budgets: dict[str, dict],
+            summaries: list[ArmSummary], arm_units: dict[str, tuple[np.ndarray, np.ndarray]], units: list[str],
+            options: CompareOptions, screened: bool = True) -> list[Group]:
+    """The `Group` of every chosen (workload, budget key, fixed unit), in `chosen` order.
+
+    With `screened` (the default) one whole-column pass (`comparing_screen`)
+    finds the groups whose spend checks would flag nothing; those get the
+    reference the check would set and skip the per-group work, and their
+    score matrices are views of one reshaped column. Every other group, and
+    every unit a group may be flagged in, goes through `_check_runs` /
+    `_check_confound` as with `screened=False` (the group-by-group path,
+    kept as the reference the tests compare against).
+    """
+    if not chosen or not screened:
+        return _each_group(split, chosen, budgets, summaries, units, options)
+    confound_units = [u for u in units if any(options.checks_confounds_in(u, f) for _, _, f in chosen)]
+    screen = screen_groups(split, [budgets[bkey] for _, bkey in split.group_keys], {f for _, _, f in chosen},
+                           confound_units, {u: arm_units[u][0] for u in confound_units},
+                           {u: arm_units[u][1] for u in confound_units}, options.tolerance)
+    seeds = np.array(split.whole("seed"))                 # private copies: the groups hold views into them
+    scores = split.whole("reward").astype(float, copy=True)
+    rows = np.arange(len(seeds)) if split.order is None else split.order
+    bounds = split.bounds.tolist()
+    first_arm, end_arm = screen.first_arm.tolist(), screen.end_arm.tolist()
+    reshaped = screen.reshaped.tolist()
+    fixed_of = {unit: (clean.tolist(), reference.tolist(), source) for unit, (clean, reference, source)
+                in screen.fixed.items()}
+    confound_of = {unit: clean.tolist() for unit, clean in screen.confound.items()}
+    out = []
+    for workload, bkey, fixed in chosen:
+        g = split.index[(workload, bkey)]
+        a, z, s0, s1 = bounds[g], bounds[g + 1], first_arm[g], end_arm[g]
+        budget = budgets[bkey]
+        group = Group(workload, dict(budget), summaries[s0:s1], units, fixed=fixed, rows=rows[a:z])
+        cols = None
+        if reshaped[g]:
+            n = (z - a) // (s1 - s0)
+            group.seeds, group.scores = seeds[a:a + n], scores[a:z].reshape(s1 - s0, n)
+        else:
+            cols = split.columns(workload, bkey)
+            group.seeds, group.scores = _score_matrix(cols)
+        group.reward_range = screen.reward_range[g] or options.reward_range
+        nouns = screen.nouns[g]
+        group.unit_nouns = dict(nouns) if nouns else {}
+        clean, reference, source = fixed_of[fixed]
+        if clean[g]:
+            group.reference, group.reference_source = reference[g], source[g]
+        else:
+            _check_runs(group, cols or split.columns(workload, bkey), budget, fixed, options)
+        for unit in confound_units:
+            if not confound_of[unit][g] and options.checks_confounds_in(unit, fixed):
+                _check_confound(group, group.arm_names, unit, options.tolerance)
+        out.append(group)
+    return out
+
+
+def _each_group(split: "_GroupSplit", chosen: list[tuple[str, str, str]], budgets: dict[str, dict],
+                summaries: list[ArmSummary], units: list[str], options: CompareOptions) -> list[Group]:
+    """`_group` for every chosen group, one at a time: every check runs on every group."""
+    out = []
+    for workload, bkey, unit in chosen:
+        cols = split.columns(workload, bkey)
+        out.append(_group(workload, budgets[bkey], cols, split.summaries_between(cols.a, cols.z, summaries),
+                          units, unit, options))
+    return out
+
+
+def _check_runs(group: Group, cols: "_GroupColumns", budget: dict, fixed: str, options: CompareOptions) -> None:
+    """Notes for arms without scored runs, then `_check_fixed` on each arm's scored runs."""
     rewards, failed = cols.per_arm("reward"), cols.per_arm("failed")
     # Only scored runs enter the reward column, so only they must be matched in the
     # fixed unit; a run that failed is counted in `errors`, not judged on its spend.
@@ -222,10 +333,6 @@ def _group(workload: str, budget: dict, cols: _GroupColumns, summaries: list[Arm
 
     _check_fixed(group, cols.arms, _FixedRuns(keep(f"spend:{fixed}"), keep(f"partial:{fixed}"), keep("seed"),
                                               keep("stop_reason"), keep("failed")), budget, fixed, options)
-    for unit in units:
-        if options.checks_confounds_in(unit, fixed):
-            _check_confound(group, cols.arms, unit, options.tolerance)
-    return group
 
 
 def _declared_nouns(nouns: np.ndarray) -> dict[str, str]:
@@ -259,11 +366,14 @@ def _score_matrix(cols: _GroupColumns) -> tuple[np.ndarray, np.ndarray]:
     return all_seeds, matrix
 
 
-def _all_summaries(split: "_GroupSplit", units: list[str]) -> list[ArmSummary]:
+def _all_summaries(split: "_GroupSplit", units: list[str]
+                   ) -> tuple[list[ArmSummary], dict[str, tuple[np.ndarray, np.ndarray]]]:
     """Per-(group, arm) counts, reward statistics and spend medians, on the whole sorted columns at once.
 
     One pass over the file's columns, not one per group: ten thousand small
-    groups cost about what one group of the same lines costs.
+    groups cost about what one group of the same lines costs. Also returns,
+    per unit, each (group, arm)'s median spend and whether it is measured in
+    full, for the group screen.
     """
     bounds = split.segments
     reward, dev, failed, errors_text = (split.whole(c) for c in ("reward", "dev_reward", "failed", "error"))
@@ -277,33 +387,39 @@ def _all_summaries(split: "_GroupSplit", units: list[str]) -> list[ArmSummary]:
     dev_sums = np.add.reduceat(np.where(dev_known, dev, 0.0), bounds[:-1]) if len(bounds) > 1 else np.zeros(0)
     low = np.fmin.reduceat(reward, bounds[:-1]) if len(bounds) > 1 else np.zeros(0)
     high = np.fmax.reduceat(reward, bounds[:-1]) if len(bounds) > 1 else np.zeros(0)
-    unit_stats = {}
+    runs = np.diff(bounds)
+    arm_units, unit_columns = {}, []
     for k, unit in enumerate(units):
         values, partial = spends[unit], split.whole(f"partial:{unit}").astype(bool)
         known = ~np.isnan(values)
-        unit_stats[unit] = (medians[k + 1], arm_sums(known, bounds), arm_sums(known & ~partial, bounds))
+        reported, full = arm_sums(known, bounds), arm_sums(known & ~partial, bounds)
+        status = np.where(reported == 0, UNREPORTED, np.where(full < runs, PARTIAL, MEASURED))
+        arm_units[unit] = (medians[k + 1], (reported > 0) & (full >= runs))
+        unit_medians = [m if r else None for m, r in zip(medians[k + 1].tolist(), reported.tolist())]
+        unit_columns.append((unit, unit_medians, status.tolist(), full.tolist()))
     failed_rows = np.flatnonzero(failed)
     means, lows, highs = segment_t_intervals(reward, known_reward, bounds, scored_counts)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        dev_means = np.where(dev_counts > 0, dev_sums / np.maximum(dev_counts, 1), math.nan)
+    scored_list = scored_counts.tolist()
+    nan = math.nan
+    low_l = [x if n else nan for x, n in zip(low.tolist(), scored_list)]
+    median_l = [x if n else nan for x, n in zip(medians[0].tolist(), scored_list)]
+    high_l = [x if n else nan for x, n in zip(high.tolist(), scored_list)]
+    names = [split.arm_names[r] for r in split.arm_rank[bounds[:-1]].tolist()] if len(bounds) > 1 else []
+    starts = bounds[:-1].tolist()
     out = []
-    for i in range(len(bounds) - 1):
-        a, b = int(bounds[i]), int(bounds[i + 1])
-        runs, n_scored = b - a, int(scored_counts[i])
-        mean, lo, hi = float(means[i]), float(lows[i]), float(highs[i])
-        spend = {}
-        for unit in units:
-            unit_medians, reported, full = unit_stats[unit]
-            spend[unit] = UnitSpend(float(unit_medians[i]) if reported[i] else None,
-                                    _status(int(reported[i]), int(full[i]), runs), int(full[i]))
+    for i, (a, n_runs, n_scored, n_errors, mean, lo, hi) in enumerate(zip(
+            starts, runs.tolist(), scored_list, errors.tolist(), means.tolist(), lows.tolist(), highs.tolist())):
+        spend = {unit: UnitSpend(unit_medians[i], status[i], full[i]) for unit, unit_medians, status, full
+                 in unit_columns}
         first_error = None
-        if errors[i]:
+        if n_errors:
             first = failed_rows[np.searchsorted(failed_rows, a)]
             first_error = None if errors_text[first] is None else str(errors_text[first])
-        out.append(ArmSummary(
-            split.arm_names[int(split.arm_rank[a])], runs, n_scored, int(errors[i]), mean, (lo, hi),
-            float(low[i]) if n_scored else math.nan, float(medians[0][i]) if n_scored else math.nan,
-            float(high[i]) if n_scored else math.nan,
-            float(dev_sums[i] / dev_counts[i]) if dev_counts[i] else math.nan, spend, first_error))
-    return out
+        out.append(ArmSummary(names[i], n_runs, n_scored, n_errors, mean, (lo, hi), low_l[i], median_l[i],
+                              high_l[i], dev_means[i].item(), spend, first_error))
+    return out, arm_units
 
 
 def segment_t_intervals(values: np.ndarray, known: np.ndarray, bounds: np.ndarray, counts: np.ndarray,

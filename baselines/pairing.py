@@ -60,31 +60,50 @@ def pair_groups(groups: list[Group], options: CompareOptions, batch: bool = True
     product's rounding depends on its shape). Tested against the
     group-by-group path.
     """
-    batches: dict[tuple, list[tuple[Group, tuple | None]]] = {}
+    if not batch or options.pairs == "none" or options.baseline is not None or options.bootstrap:
+        for group in groups:
+            pair_group(group, options)
+        return
+    by_shape: dict[tuple[int, int], list[Group]] = {}
     for group in groups:
-        key = _batch_key(group, options) if batch else None
+        x = group.scores
+        if x.ndim == 2 and x.shape[0] >= 2 and x.shape[1] >= 2 and not (
+                options.pairs == "auto" and x.shape[0] > ALL_PAIRS_MAX_ARMS):
+            by_shape.setdefault(x.shape, []).append(group)
+    keys: dict[int, tuple] = {}
+    for members in by_shape.values():
+        keys.update((id(group), key) for group, key in zip(members, _batch_keys(members)) if key is not None)
+    batches: dict[tuple, list[Group]] = {}
+    for group in groups:                      # in the groups' order: the stacked rows are as before
+        key = keys.get(id(group))
         if key is None:
             pair_group(group, options)
         else:
-            batches.setdefault(key, []).append((group, key[1]))
+            batches.setdefault((group.scores.shape[1], key[0]), []).append(group)
     for (n, group_range), members in batches.items():
-        _pair_batch([g for g, _ in members], group_range, options)
+        _pair_batch(members, group_range, options)
 
 
-def _batch_key(group: Group, options: CompareOptions) -> tuple | None:
-    """(seed count, reward range) for a group the batched path handles exactly as `pair_group` would; else None."""
-    if options.pairs == "none" or options.baseline is not None or options.bootstrap:
-        return None
-    x = group.scores
-    if x.ndim != 2 or x.shape[0] < 2 or x.shape[1] < 2 or np.isnan(x).any():
-        return None
-    if options.pairs == "auto" and x.shape[0] > ALL_PAIRS_MAX_ARMS:
-        return None
-    try:
-        group_range = detect_range(x, x[:0], usable_range(x, getattr(group, "reward_range", None)))
-    except ValueError:  # the group-by-group path reports it
-        return None
-    return (x.shape[1], group_range)
+def _batch_keys(groups: list[Group]) -> list[tuple | None]:
+    """Per group of one score shape: (reward range,) when the batched path handles it exactly as `pair_group`
+    would (every arm scored every seed), else None. One stacked array test for all of them, not one per group."""
+    stack = np.stack([g.scores for g in groups])
+    missing = np.isnan(stack).any(axis=(1, 2)).tolist()
+    binary = ((stack == 0) | (stack == 1)).all(axis=(1, 2)).tolist()
+    keys: list[tuple | None] = []
+    for group, gap, zero_one in zip(groups, missing, binary):
+        declared = getattr(group, "reward_range", None)
+        if gap:
+            keys.append(None)
+        elif declared is None:   # detect_range without a declaration: 0/1 rewards are bounded by [0, 1]
+            keys.append(((0.0, 1.0) if zero_one else None,))
+        else:
+            x = group.scores
+            try:
+                keys.append((detect_range(x, x[:0], usable_range(x, declared)),))
+            except ValueError:  # the group-by-group path reports it
+                keys.append(None)
+    return keys
 
 
 def _pair_batch(groups: list[Group], group_range, options: CompareOptions) -> None:

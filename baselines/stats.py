@@ -476,18 +476,24 @@ def bootstrap_t_interval(d, level: float = 0.95, seed: int = 0,
 
 def bootstrap_t_many(d: np.ndarray, level: float = 0.95, seed: int = 0,
                      draws: int = BOOTSTRAP_T_DRAWS) -> tuple[np.ndarray, np.ndarray]:
-    """`bootstrap_t_interval` for every row of `d`, with one shared set of seeded resample indices."""
+    """`bootstrap_t_interval` for every row of `d`, with one shared set of seeded resample indices.
+
+    At small n the draws repeat a few resamples (n = 5 has 126 distinct ones
+    among 2,000 draws), so each distinct resample's t is computed once and the
+    order statistics are read off the weighted sort: the same draws and the
+    same interval ends, without sorting 2,000 values per row.
+    """
     rows, n = d.shape
     mean = d.mean(axis=1)
     sd = d.std(axis=1, ddof=1) if n >= 2 else np.zeros(rows)
     lo, hi = mean.copy(), mean.copy()
     if n < 2:
         return lo, hi
-    counts = _resample_counts(n, seed, draws)                          # (draws, n), shared by every row
+    counts, weights = _resample_patterns(n, seed, draws)              # (patterns, n), shared by every row
     k_lo = int(math.floor((1 - level) / 2 * (draws - 1)))
     k_hi = int(math.ceil((1 + level) / 2 * (draws - 1)))
     se = sd / math.sqrt(n)
-    step = max(1, 2_000_000 // draws)                                  # rows per chunk: bounded memory
+    step = max(1, 2_000_000 // len(counts))                           # rows per chunk: bounded memory
     for s0 in range(0, rows, step):
         block = slice(s0, s0 + step)
         centred = d[block] - mean[block, None]                         # sums of squares without cancellation
@@ -498,12 +504,34 @@ def bootstrap_t_many(d: np.ndarray, level: float = 0.95, seed: int = 0,
         with np.errstate(divide="ignore", invalid="ignore"):
             t = mb / (sb / math.sqrt(n))
         t = np.where(sb > tiny, t, np.where(mb >= 0, np.inf, -np.inf))
-        t.sort(axis=1)
+        t_lo, t_hi = _order_statistics(t, weights, (k_lo, k_hi))
         ok = sd[block] > 0
         with np.errstate(invalid="ignore"):   # inf * 0 where sd = 0: replaced by the mean below
-            lo[block] = np.where(ok, mean[block] - t[:, k_hi] * se[block], mean[block])
-            hi[block] = np.where(ok, mean[block] - t[:, k_lo] * se[block], mean[block])
+            lo[block] = np.where(ok, mean[block] - t_hi * se[block], mean[block])
+            hi[block] = np.where(ok, mean[block] - t_lo * se[block], mean[block])
     return lo, hi
+
+
+def _order_statistics(t: np.ndarray, weights: np.ndarray | None, ks: tuple[int, ...]) -> list[np.ndarray]:
+    """The k-th smallest of each row of `t` when column j stands for `weights[j]` equal draws (None: one each)."""
+    if weights is None:
+        t = np.sort(t, axis=1)
+        return [t[:, k] for k in ks]
+    order = np.argsort(t, axis=1)
+    ranked = np.take_along_axis(t, order, axis=1)
+    below = np.cumsum(weights[order], axis=1)                          # draws at or below each sorted value
+    rows = np.arange(t.shape[0])
+    return [ranked[rows, np.argmax(below > k, axis=1)] for k in ks]
+
+
+@lru_cache(maxsize=64)
+def _resample_patterns(n: int, seed: int, draws: int) -> tuple[np.ndarray, np.ndarray | None]:
+    """The distinct rows of `_resample_counts` and how many draws each stands for (None: all rows, one each)."""
+    counts = _resample_counts(n, seed, draws)
+    patterns, weights = np.unique(counts, axis=0, return_counts=True)
+    if 2 * len(patterns) > draws:
+        return counts, None
+    return patterns, weights
 
 
 @lru_cache(maxsize=64)
@@ -629,7 +657,9 @@ def decide(pairs: list[PairResult], alpha: float = 0.05, margin: float | None = 
         raise ValueError(f"alpha must be between 0 and 1, got {alpha}")
     if margin is not None and (not math.isfinite(margin) or margin <= 0):
         raise ValueError(f"the equivalence margin must be a positive finite number, got {margin}")
-    adjusted = holm([p.p_decide if math.isfinite(p.p_decide) else 1.0 for p in pairs])
+    pvalues = [p.p_decide if math.isfinite(p.p_decide) else 1.0 for p in pairs]
+    # one pair: Holm's adjustment is min(1, p) (the same number holm() gives, without its arrays)
+    adjusted = [min(1.0, pvalues[0])] if len(pvalues) == 1 else holm(pvalues).tolist()
     for pair, p_adj in zip(pairs, adjusted):
         pair.p_adjusted = float(p_adj)
         pair.notes = []
@@ -754,12 +784,11 @@ def _complete_pairs(arms, x, pairs, level: float, seed: int,
             sd = p_t = np.full(len(fi), np.nan)
         p_sign, methods = sign_flip_rows(d, seed, x, fi, se_)
         los, his, hows = _block_intervals(d, mean, sd, level, reward_range, seed)
-        for r in range(len(fi)):
-            i, j = int(fi[r]), int(se_[r])
-            s_ = float(sd[r])
-            out[(i, j)] = PairResult(arms[i], arms[j], n, float(mean[r]), (float(los[r]), float(his[r])),
-                                     float(p_sign[r]), f"sign-flip {methods[r]}", float(p_t[r]), s_, True,
-                                     factor * s_ if n >= 2 else math.inf, interval_method=hows[r],
+        for i, j, m, s_, lo, hi, p, method, pt, how in zip(
+                fi.tolist(), se_.tolist(), mean.tolist(), np.asarray(sd, dtype=float).tolist(), los.tolist(),
+                his.tolist(), p_sign.tolist(), methods, np.asarray(p_t, dtype=float).tolist(), hows):
+            out[(i, j)] = PairResult(arms[i], arms[j], n, m, (lo, hi), p, f"sign-flip {method}", pt, s_, True,
+                                     factor * s_ if n >= 2 else math.inf, interval_method=how,
                                      reward_range=reward_range)
     return out
 

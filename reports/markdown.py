@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import dataclasses
 
-from tabulate import tabulate
 
 from baselines.comparison import Comparison, Group
 from baselines.units import nouns_of, unit_noun
@@ -12,7 +11,7 @@ from .flags import (comparison_headline, skipped_lines, confound_sentence, group
                     unreported_lines, unverified_sentence)
 from .ranges import range_for
 from .tables import confound_markdown, group_markdown
-from .text import budget_text, decimals_for, fixed, interval, md
+from .text import budget_text, decimals_for, fixed, interval, md, pipe_table
 
 
 def _name(arm: str) -> str:
@@ -38,7 +37,7 @@ def pairs_table(group: Group, rng=None) -> str:
         rows.append(row + [md("; ".join(p.notes))])
     headers = ["a", "b", "n", "a − b", "95% CI", "p (sign-flip)", "p (Holm)", "verdict"] + \
         (["bootstrap 95% CI"] if boot else []) + ["notes"]
-    return tabulate(rows, headers, tablefmt="github", disable_numparse=True)
+    return pipe_table(rows, headers)
 
 
 def flag_bullets(group: Group, tolerance: float, compact: bool = False) -> list[str]:

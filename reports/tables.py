@@ -14,7 +14,6 @@ import re
 from dataclasses import dataclass
 
 import pandas as pd
-from tabulate import tabulate
 
 from baselines.comparison import Comparison, Group
 from baselines.stats import PairResult
@@ -22,7 +21,8 @@ from baselines.units import unit_noun
 
 from .flags import group_caption, unequal_sentence, unverified_sentence
 from .ranges import RewardRange, range_for
-from .text import DASH, GE, budget_text, decimals_for, fixed, floor_for_display, interval, md, quantity, tex
+from .text import (DASH, GE, budget_text, decimals_for, fixed, floor_for_display, interval, md, pipe_table, quantity,
+                   tex)
 
 
 @dataclass
@@ -176,7 +176,7 @@ def group_markdown(group: Group, metric: str, baseline: str | None, drop_unrepor
                 f"{fixed(r.vs.diff, vs_dec, True)} {interval(r.vs.ci[0], r.vs.ci[1], vs_dec, True)} "
                 f"{_verdict_words(r.vs)}" if r.vs else "n/a"))
         body.append(line)
-    return tabulate(body, headers, tablefmt="github", disable_numparse=True)
+    return pipe_table(body, headers)
 
 
 # -- LaTeX -------------------------------------------------------------------------------
@@ -337,8 +337,8 @@ def cost_markdown(groups: list[dict], unit: str, target: float) -> str:
                        (f"{fmt(r['ert_diff_vs_baseline'])} {ci(r.get('ert_diff_ci'))}"
                         if "ert_diff_vs_baseline" in r else "")]
                       for r in g["arms"]]
-        parts.append(tabulate(table_rows, ["arm", "reached", "ERT", "95% CI", "cost-of-pass", "95% CI",
-                                           "ERT − baseline"], tablefmt="github", disable_numparse=True))
+        parts.append(pipe_table(table_rows, ["arm", "reached", "ERT", "95% CI", "cost-of-pass", "95% CI",
+                                             "ERT − baseline"]))
         parts += _instance_lines(g["arms"], fmt)
         parts.append("")
     return "\n".join(parts)
@@ -358,8 +358,7 @@ def _instance_lines(arms: list[dict], fmt) -> list[str]:
             rows.append([md(r["arm"]), f"{r.get('instances_solved', 0)}/{r.get('instances_total', len(names))}"]
                         + [fmt(by_name[n]["ert"]) if n in by_name else "" for n in names])
         out += ["", "ERT per instance (runs that never reached the target count at their whole spend; ∞: none "
-                "reached it):", "", tabulate(rows, ["arm", "solved"] + [md(n) for n in names], tablefmt="github",
-                                              disable_numparse=True)]
+                "reached it):", "", pipe_table(rows, ["arm", "solved"] + [md(n) for n in names])]
     return out
 
 
@@ -404,5 +403,5 @@ def confound_markdown(group: Group, tolerance: float, units: list[str] | None = 
     body = [[md(arm)] + [cells.get(u, "") for u in shown] for arm, cells in table_rows]
     return (f"Confounds (spend in other units, as a ratio to the median across arms; only cells beyond "
             f"\u00b1{tolerance:.0%}; the reward column does not account for them):\n\n"
-            + tabulate(body, headers, tablefmt="github", disable_numparse=True))
+            + pipe_table(body, headers))
 

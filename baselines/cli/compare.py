@@ -32,28 +32,32 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_early_stop, alpha, metric, start,
         confounds, reward_range=None,
         as_json, baseline, pairs, target, bootstrap, equivalence_margin) -> int:
+    from ..comparing import gc_paused
+
+    with gc_paused():   # the comparison and its JSON are many small live objects: see gc_paused
+        return _run(results=results, fixed=fixed, workloads=workloads, budgets=budgets, tolerance=tolerance,
+                    keep_last=keep_last, allow_early_stop=allow_early_stop, alpha=alpha, metric=metric,
+                    start=start, confounds=confounds, reward_range=reward_range, as_json=as_json,
+                    baseline=baseline, pairs=pairs, target=target, bootstrap=bootstrap,
+                    equivalence_margin=equivalence_margin)
+
+
+def _run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_early_stop, alpha, metric, start,
+         confounds, reward_range, as_json, baseline, pairs, target, bootstrap, equivalence_margin) -> int:
     from .results import load_comparison
 
-    table = records = None
-    if target is not None:   # ERT needs the traces: read them once, keep them for the cost tables
+    table = None
+    if target is not None:   # ERT needs the traces (and instances): read them once, keep them for the cost tables
         from ..table import RunTable
         from .options import check_results_files
         check_results_files(results)
-        if _mentions_instances(results):   # per-instance ERT needs each record's `instance` field
-            from .results import read_runs
-            records = read_runs(results, keep_last)
-        else:
-            table = RunTable.read(results, keep_last=keep_last)
+        table = RunTable.read(results, keep_last=keep_last)
     comparison = load_comparison("compare", results, fixed, tolerance=tolerance, keep_last=keep_last,
                                  allow_early_stop=allow_early_stop, alpha=alpha, metric=metric, start=start,
                                  workloads=workloads, budgets=budgets, baseline=baseline,
                                  equivalence_margin=equivalence_margin, pairs=pairs, bootstrap=bootstrap,
-                                 confounds=confounds, table=table, reward_range=reward_range, records=records)
-    costs = None
-    if table is not None:
-        costs = cost_tables(comparison, table, target, baseline)
-    elif records is not None:
-        costs = record_cost_tables(comparison, records, target, baseline)
+                                 confounds=confounds, table=table, reward_range=reward_range)
+    costs = None if table is None else cost_tables(comparison, table, target, baseline)
     if as_json:
         payload = comparison.to_json()
         if costs is not None:
@@ -72,33 +76,6 @@ def _dumps(payload) -> str:
     def refuse(value):
         raise TypeError(f"not JSON: {value!r}")
     return json.dumps(payload, ensure_ascii=False, allow_nan=False, default=refuse)
-
-
-def _mentions_instances(paths) -> bool:
-    """Whether any results file has an `instance` key (a byte scan: the columnar reader does not keep it)."""
-    for path in paths:
-        with open(path, "rb") as handle:
-            while chunk := handle.read(1 << 24):
-                if b'"instance"' in chunk:
-                    return True
-    return False
-
-
-def record_cost_tables(comparison, records, target: float, baseline: str | None) -> list[dict]:
-    """ERT and cost-of-pass per compared group from per-run records (used when records carry instances)."""
-    from ..anytime import cost_table, json_ready
-    from ..comparison import runs_by_arm
-
-    out = []
-    for g in comparison.groups:
-        unit = g.fixed or comparison.fixed
-        try:
-            rows = cost_table([r for runs in runs_by_arm(records, g).values() for r in runs],
-                              unit, target, baseline=baseline)
-        except ValueError as exc:
-            raise InputError(f"compare: {exc}") from None
-        out.append({"workload": g.workload, "budget": g.budget, "target": target, "arms": rows})
-    return json_ready(out)
 
 
 def cost_tables(comparison, table, target: float, baseline: str | None) -> list[dict]:

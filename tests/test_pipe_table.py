@@ -1,0 +1,48 @@
+"""`pipe_table` prints what tabulate's github format prints, and `md` skips only text it would not change."""
+from __future__ import annotations
+
+from hypothesis import given, settings, strategies as st
+from tabulate import tabulate
+
+from reports import text
+from reports.text import md, pipe_table
+
+# characters tabulate measures or treats specially: wide, combining, control, escape, tab, non-breaking space
+_CHARS = st.sampled_from(list("ab z-+.,[]|09") + ["\u2212", "\u2265", "\u2014", "\u00e9", "\u4e2d", "\u0301",
+                                                  "\t", "\n", "\x1b[31m", "\u00a0", "  "])
+_TEXT = st.lists(_CHARS, max_size=10).map("".join)
+_CELL = st.one_of(_TEXT, _TEXT, st.integers(-10 ** 6, 10 ** 6), st.just(""), st.none(), st.booleans(),
+                  st.floats(allow_nan=False, allow_infinity=False))
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.integers(1, 5).flatmap(lambda k: st.tuples(
+    st.lists(_TEXT, min_size=k, max_size=k), st.lists(st.lists(_CELL, min_size=k, max_size=k), max_size=4))))
+def test_pipe_table_is_tabulate_github(table):
+    headers, rows = table
+    assert pipe_table(rows, headers) == tabulate(rows, headers, tablefmt="github", disable_numparse=True)
+
+
+def test_pipe_table_of_plain_cells_does_not_call_tabulate(monkeypatch):
+    monkeypatch.setattr(text, "_tabulate", lambda rows, headers: "tabulate")
+    assert pipe_table([["arm-1", 5, " +0.05 "]], ["arm", "seeds", "a \u2212 b"]) == (
+        "| arm   | seeds   | a \u2212 b   |\n"
+        "|-------|---------|---------|\n"
+        "| arm-1 | 5       | +0.05   |")
+    assert pipe_table([], ["arm"]) == "tabulate"
+    assert pipe_table([["wide \u4e2d"]], ["arm"]) == "tabulate"
+
+
+def _md_every_rule(value: str) -> str:
+    """md without its shortcut: every substitution applied."""
+    value = text._MD_BACKSLASH.sub(r"\\\\", value).translate(text._MD_ALWAYS)
+    value = text._MD_EMPHASIS.sub(lambda m: "\\" + m.group(0), value)
+    value = text._MD_LINK.sub(lambda m: "\\" + m.group(0), value)
+    value = text._MD_ENTITY.sub("&amp;", value)
+    return text._MD_TAG.sub(lambda m: "&lt;" + (m.group(1)[:-1] + "&gt;" if m.group(1) else ""), value)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("ab_*|`$\\[]&<>#;!/ \n\r\t-.") + ["\u00e9"]), max_size=12))
+def test_md_shortcut_changes_nothing(value):
+    assert md(value) == _md_every_rule(value)
