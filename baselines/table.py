@@ -645,6 +645,10 @@ def _duplicates(frame: pd.DataFrame, keep_last: bool) -> np.ndarray | None:
     return order[:-1][same] if keep_last else order[1:][same]
 
 
+def _nan_if_none(value) -> float:
+    return math.nan if value is None else value
+
+
 class _Builder:
     """Collects per-file frames (bulk path) or record lists (line path), then one table."""
 
@@ -680,8 +684,8 @@ class _Builder:
         frame: dict[str, object] = {
             "workload": pd.Categorical([r.workload for r in recs]), "arm": pd.Categorical([r.arm for r in recs]),
             "seed": np.array([r.seed for r in recs], dtype=np.int64),
-            "reward": np.array([math.nan if r.reward is None else r.reward for r in recs], dtype=float),
-            "dev_reward": np.array([math.nan if r.dev_reward is None else r.dev_reward for r in recs], dtype=float),
+            "reward": np.array([_nan_if_none(r.reward) for r in recs], dtype=float),
+            "dev_reward": np.array([_nan_if_none(r.dev_reward) for r in recs], dtype=float),
             "stop_reason": np.array([r.stop_reason for r in recs], dtype=object),
             "failed": np.array([r.error is not None for r in recs], dtype=bool),
             "error": np.array([error_summary(r.error) for r in recs], dtype=object),
@@ -701,15 +705,10 @@ class _Builder:
             budgets.setdefault(key, dict(r.budget))
             keys.append(key)
         frame["budget"] = pd.Categorical(keys)
-        for i, r in enumerate(recs):
-            for unit, value in r.spend.items():
-                column = frame.setdefault(f"spend:{unit}", np.full(n, np.nan))
-                frame.setdefault(f"partial:{unit}", np.zeros(n, dtype=bool))
-                if value is not None:
-                    column[i] = value
-            for unit in r.partial:
-                frame.setdefault(f"spend:{unit}", np.full(n, np.nan))
-                frame.setdefault(f"partial:{unit}", np.zeros(n, dtype=bool))[i] = True
+        units = dict.fromkeys(u for r in recs for u in (*r.spend, *r.partial))
+        for unit in units:  # a column per unit in one pass each (a per-record setdefault was quadratic)
+            frame[f"spend:{unit}"] = np.array([_nan_if_none(r.spend.get(unit)) for r in recs], dtype=float)
+            frame[f"partial:{unit}"] = np.array([unit in r.partial for r in recs], dtype=bool)
         traces = [r.trace for r in recs]
         self.add_frame(frame, budgets, traces if any(t is not None for t in traces) else None,
                        [w for w, _ in located])
