@@ -280,24 +280,30 @@ def test_block_boundaries_do_not_change_the_table_or_line_numbers(tmp_path, monk
     _frames_equal(whole, RunTable.from_records(read_records(path, keep_last=True)))
 
 
-def test_later_blocks_that_change_shape_are_read_in_bulk_and_agree(tmp_path, monkeypatch):
-    """Blocks that differ in shape (a new field, an int column turning float, a null column getting
-    strings, a new unit) are each read in bulk, and the table equals the line reader's."""
+def _read_in_bulk_blocks(path, block_bytes: int, monkeypatch) -> RunTable:
+    """Read `path` in blocks of `block_bytes`; every block must pass the bulk checks (no line-by-line
+    fallback), and the table must equal the line reader's."""
     import baselines.table as table_mod
 
-    lines = [GOOD | {"seed": s, "spend": {"tokens": 10 + s}} for s in range(30)]
-    lines += [GOOD | {"seed": s, "spend": {"tokens": 10.5 + s, "calls": 2}, "error": None} for s in range(30, 60)]
-    lines += [GOOD | {"seed": s, "spend": {"tokens": 7}, "error": {"type": "Boom", "message": "x"},
-                      "partial": ["tokens"], "note": "extra"} for s in range(60, 90)]
-    lines += [GOOD | {"seed": s} for s in range(90, 120)]
-    path = write_lines(tmp_path, *lines)
-    monkeypatch.setattr(table_mod, "BLOCK_BYTES", 1500)
+    monkeypatch.setattr(table_mod, "BLOCK_BYTES", block_bytes)
     slow = []
     real_slow = table_mod._slow_chunk
     monkeypatch.setattr(table_mod, "_slow_chunk", lambda *a: slow.append(1) or real_slow(*a))
     fast = RunTable.read([path])
     assert not slow, "every block should pass the bulk checks"
     _frames_equal(fast, RunTable.from_records(read_records(path)))
+    return fast
+
+
+def test_later_blocks_that_change_shape_are_read_in_bulk_and_agree(tmp_path, monkeypatch):
+    """Blocks that differ in shape (a new field, an int column turning float, a null column getting
+    strings, a new unit) are each read in bulk, and the table equals the line reader's."""
+    lines = [GOOD | {"seed": s, "spend": {"tokens": 10 + s}} for s in range(30)]
+    lines += [GOOD | {"seed": s, "spend": {"tokens": 10.5 + s, "calls": 2}, "error": None} for s in range(30, 60)]
+    lines += [GOOD | {"seed": s, "spend": {"tokens": 7}, "error": {"type": "Boom", "message": "x"},
+                      "partial": ["tokens"], "note": "extra"} for s in range(60, 90)]
+    lines += [GOOD | {"seed": s} for s in range(90, 120)]
+    fast = _read_in_bulk_blocks(write_lines(tmp_path, *lines), 1500, monkeypatch)
     assert fast.frame["failed"].sum() == 30 and fast.frame["partial:tokens"].sum() == 30
 
 
@@ -305,8 +311,6 @@ def test_provenance_nouns_and_reward_ranges_read_in_bulk_equal_the_line_reader(t
     """The bulk reader words these per distinct value and by array work; each row must still read as
     the line reader reads it (malformed ranges are NaN, a null object is None, an absent field too)."""
     import numpy as np
-
-    import baselines.table as table_mod
 
     provs = [{"costmatch": "0.1", "arm_module": "a1", "workload_module": "w1", "worker": "pid-1"},
              {"costmatch": "0.1", "arm_module": "a2", "workload_module": "w1", "worker": "pid-2"},
@@ -321,14 +325,7 @@ def test_provenance_nouns_and_reward_ranges_read_in_bulk_equal_the_line_reader(t
         if seed % 3:
             line["unit_nouns"] = nouns[seed % len(nouns)]
         lines.append(line)
-    path = write_lines(tmp_path, *lines)
-    monkeypatch.setattr(table_mod, "BLOCK_BYTES", 3000)
-    slow = []
-    real_slow = table_mod._slow_chunk
-    monkeypatch.setattr(table_mod, "_slow_chunk", lambda *a: slow.append(1) or real_slow(*a))
-    fast = RunTable.read([path])
-    assert not slow, "every block should pass the bulk checks"
-    _frames_equal(fast, RunTable.from_records(read_records(path)))
+    fast = _read_in_bulk_blocks(write_lines(tmp_path, *lines), 3000, monkeypatch)
     code = list(fast.frame["code"][:8])
     assert code[1] == "0.1|a2|w1" and code[2] == "0.1|a1|None" and code[3] is None and code[7] is None
     lo, hi = fast.frame["reward_lo"].to_numpy(), fast.frame["reward_hi"].to_numpy()
