@@ -82,7 +82,10 @@ def _plain(text: str, parts: list[str]) -> bool:
         return False
     if text.isascii():
         return True
-    from wcwidth import wcswidth
+    try:
+        from wcwidth import wcswidth
+    except ImportError:  # tabulate's optional dependency: without it tabulate measures with len() too
+        return True
     return all(part.isascii() or wcswidth(part) == len(part) for part in parts)
 
 

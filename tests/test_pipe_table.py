@@ -46,3 +46,16 @@ def _md_every_rule(value: str) -> str:
 @given(st.text(alphabet=st.sampled_from(list("ab_*|`$\\[]&<>#;!/ \n\r\t-.") + ["\u00e9"]), max_size=12))
 def test_md_shortcut_changes_nothing(value):
     assert md(value) == _md_every_rule(value)
+
+
+def test_pipe_table_without_wcwidth_measures_characters_as_tabulate_then_does(monkeypatch):
+    """wcwidth is tabulate's optional extra, missing from a plain install: widths are then len(), as in
+    tabulate without it, and a wide character is no error (a fresh-venv run report once died here)."""
+    import sys
+
+    monkeypatch.setitem(sys.modules, "wcwidth", None)   # `from wcwidth import ...` raises ImportError
+    monkeypatch.setattr(text, "_tabulate", lambda rows, headers: "tabulate")
+    assert pipe_table([["\u4e2d\u6587", "\u00e9"]], ["x", "y"]) == (
+        "| x   | y   |\n"
+        "|-----|-----|\n"
+        "| \u4e2d\u6587  | \u00e9   |")
