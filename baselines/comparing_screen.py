@@ -17,6 +17,7 @@ import json
 from dataclasses import dataclass, field
 
 import numpy as np
+import pandas as pd
 
 from .columns import arm_sums
 
@@ -130,7 +131,7 @@ def _declared_ranges(split, bounds: np.ndarray) -> list:
 def _declared_nouns(nouns: np.ndarray, bounds: np.ndarray) -> list:
     """Each group's first declared unit-words text, parsed once per distinct text (None: none declared)."""
     groups = len(bounds) - 1
-    declared = np.flatnonzero([isinstance(text, str) for text in nouns]) if len(nouns) else np.zeros(0, int)
+    declared = np.flatnonzero(pd.notna(nouns))  # the column holds text or None (`table.nouns_column`): no row loop
     out: list = [None] * groups
     if declared.size == 0:
         return out
