@@ -178,25 +178,25 @@ def resolve(path: str, where: str, root: str | None = None) -> Any:
         raise InputError(f"{where}: module {module_name!r} has no {attr!r}") from None
 
 
-@dataclass(frozen=True)
-class ArmSpec:
-    name: str
-    path: str
-    params: dict[str, Any]
-    root: str | None = None   # the suite's folder, for user modules (see resolve)
+class _UserClassSpec:
+    """A spec that names a user class by `path`, found from the suite's folder `root`."""
 
     def __setstate__(self, state: dict) -> None:
         # unpickled in a worker: make the suite's own modules findable there too (never via PYTHONPATH)
         self.__dict__.update(state)
         register_root(self.path, self.root)
 
-    def load(self) -> Any:
-        """The arm class."""
-        return resolve(self.path, self.name, self.root)
+
+@dataclass(frozen=True)
+class ArmSpec(_UserClassSpec):
+    name: str
+    path: str
+    params: dict[str, Any]
+    root: str | None = None   # the suite's folder, for user modules (see resolve)
 
 
 @dataclass(frozen=True)
-class WorkloadSpec:
+class WorkloadSpec(_UserClassSpec):
     name: str
     path: str
     params: dict[str, Any]
@@ -206,14 +206,6 @@ class WorkloadSpec:
     seeds: tuple[int, ...]
     tolerance: float
     root: str | None = None
-
-    def __setstate__(self, state: dict) -> None:
-        self.__dict__.update(state)
-        register_root(self.path, self.root)
-
-    def load(self) -> Any:
-        """The workload class."""
-        return resolve(self.path, self.name, self.root)
 
 
 @dataclass(frozen=True)
