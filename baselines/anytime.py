@@ -264,11 +264,13 @@ def _cells(frame) -> list[tuple[tuple[str, str | None], np.ndarray]]:
 
 
 def _slices(keys: np.ndarray):
-    """(key, rows) for each distinct integer key: one stable sort, then contiguous slices."""
-    uniq, inverse = np.unique(keys, return_inverse=True)
-    order = np.argsort(inverse, kind="stable")
-    bounds = np.searchsorted(inverse[order], np.arange(len(uniq) + 1))
-    return [(int(k), order[bounds[g]:bounds[g + 1]]) for g, k in enumerate(uniq)]
+    """(key, rows) for each distinct integer key, in key order: one stable sort, then contiguous slices."""
+    from .columns import run_bounds
+
+    order = np.argsort(keys, kind="stable")
+    ordered = keys[order]
+    bounds = run_bounds(ordered).tolist()
+    return [(int(ordered[a]), order[a:z]) for a, z in zip(bounds[:-1], bounds[1:])]
 
 
 def _ratio_interval(num: np.ndarray, den: np.ndarray, level: float = 0.95) -> tuple[float, float]:

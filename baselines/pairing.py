@@ -13,7 +13,7 @@ import numpy as np
 
 from .compare_options import ALL_PAIRS_MAX_ARMS, CompareOptions
 from .comparison import Group
-from .stats import _complete_pairs, add_bootstrap, all_pairs, decide, detect_range, usable_range
+from .stats import PASS_FAIL_RANGE, _complete_pairs, add_bootstrap, all_pairs, decide, detect_range, usable_range
 
 
 def pair_group(group: Group, options: CompareOptions) -> None:
@@ -95,8 +95,8 @@ def _batch_keys(groups: list[Group]) -> list[tuple | None]:
         declared = getattr(group, "reward_range", None)
         if gap:
             keys.append(None)
-        elif declared is None:   # detect_range without a declaration: 0/1 rewards are bounded by [0, 1]
-            keys.append(((0.0, 1.0) if zero_one else None,))
+        elif declared is None:   # detect_range's rule without a declaration, from the one stacked test
+            keys.append((PASS_FAIL_RANGE if zero_one else None,))
         else:
             x = group.scores
             try:

@@ -33,6 +33,7 @@ import orjson
 from .alternatives import score_alternatives
 from .errors import InputError
 from .fileio import ensure_dir
+from .gc_pause import gc_paused
 from .protocols import ArmOutput
 from .meter import BudgetExhausted, CellTimeout, Meter
 from .provenance import provenance
@@ -493,15 +494,10 @@ class LineSink:
 
     def finish(self) -> None:
         """Attach the traces of long lines, in one pass after the run (the report reads them)."""
-        enabled = gc.isenabled()
-        gc.disable()
-        try:
+        with gc_paused():
             for record, line in self.pending:
                 record.trace = orjson.loads(line).get("trace")
             self.pending.clear()
-        finally:
-            if enabled:
-                gc.enable()
 
 
 def _sync(handle) -> None:

@@ -402,6 +402,10 @@ def usable_range(values, declared) -> tuple[float, float] | None:
     return (lo, hi)
 
 
+#: the range of rewards that are all 0 or 1 (pass/fail), when no range is declared
+PASS_FAIL_RANGE = (0.0, 1.0)
+
+
 def detect_range(xa, xb, reward_range=None) -> tuple[float, float] | None:
     """The reward range that makes distribution-free intervals possible, or None.
 
@@ -419,7 +423,7 @@ def detect_range(xa, xb, reward_range=None) -> tuple[float, float] | None:
                              f"(min {values.min():g}, max {values.max():g}); fix the range or the rewards")
         return (lo, hi)
     if values.size and np.all((values == 0) | (values == 1)):
-        return (0.0, 1.0)
+        return PASS_FAIL_RANGE
     return None
 
 

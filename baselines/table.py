@@ -14,7 +14,6 @@ strict for.
 """
 from __future__ import annotations
 
-import gc
 import json
 import math
 import os
@@ -27,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import InputError
+from .gc_pause import gc_paused
 from .provenance import code_key
 from .records import (MAX_AMOUNT, MAX_DEPTH, MAX_REWARD, SCHEMA, RunRecord, _trace, budget_key,
                       canonical_budget, duplicate_error, json_depth, parse_line)
@@ -92,16 +92,10 @@ class RunTable:
         """
         paths = [Path(p) for p in paths]
         builder = _Builder(expected_bytes=sum(_size(p) for p in paths))
-        was_enabled = gc.isenabled()
-        gc.disable()
-        try:
-            with _returning_arrow_pool():
-                for path in paths:
-                    _read_file(path, builder)
+        with gc_paused(), _returning_arrow_pool():
+            for path in paths:
+                _read_file(path, builder)
             return builder.build(keep_last)
-        finally:
-            if was_enabled:
-                gc.enable()
 
 
 def _size(path: Path) -> int:

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import dataclasses
 
-
 from baselines.comparison import Comparison, Group
 from baselines.units import nouns_of, unit_noun
 

@@ -226,7 +226,7 @@ def test_bootstrap_t_from_distinct_resamples_equals_sorting_every_draw(n):
 def test_gc_paused_restores_the_collector_as_it_found_it():
     import gc
 
-    from baselines.comparing import gc_paused
+    from baselines.gc_pause import gc_paused
 
     assert gc.isenabled()
     with pytest.raises(RuntimeError):

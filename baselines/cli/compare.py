@@ -32,7 +32,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_early_stop, alpha, metric, start,
         confounds, reward_range=None,
         as_json, baseline, pairs, target, bootstrap, equivalence_margin) -> int:
-    from ..comparing import gc_paused
+    from ..gc_pause import gc_paused
 
     with gc_paused():   # the comparison and its JSON are many small live objects: see gc_paused
         return _run(results=results, fixed=fixed, workloads=workloads, budgets=budgets, tolerance=tolerance,

@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import gc
 import sys
 from pathlib import Path
 
 from ..errors import InputError
+from ..gc_pause import gc_paused
 from .check import add_gate_arguments
 from .options import (EXIT_INTERRUPTED, EXIT_NEGATIVE, EXIT_OK, alpha, default_suite, finite, output_dir,
                       positive_int)
@@ -103,16 +103,12 @@ def _import_report() -> None:
     walk them again and again (0.03 s). A failure here is left for the
     report itself to raise, where the run's records are already on disk.
     """
-    enabled = gc.isenabled()
-    gc.disable()
     try:
-        import reports.run_report  # noqa: F401
-        import reports.summary  # noqa: F401
+        with gc_paused():
+            import reports.run_report  # noqa: F401
+            import reports.summary  # noqa: F401
     except Exception:  # noqa: BLE001 - raised again, with its message, when the report is written
         pass
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _run_sequential(suite, out_dir: Path, *, looks, gate, margin, alpha, lower_is_better, inconclusive, as_json,
