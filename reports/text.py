@@ -14,13 +14,15 @@ GE = "\u2265"            # lower-bound marker for a partly reported unit
 # GitHub table cells need `|` escaped; emphasis and links need their markers
 # escaped only where GitHub would read them as markup, so ``prompt_tokens`` and
 # ``p<0.05`` print as they are in a terminal. `<` is escaped only before what
-# could open an HTML tag, `&` only before what could be an entity; `$` always
-# (GitHub renders $...$ as math).
+# could open an HTML tag, `&` only before what could be an entity, brackets only
+# where they could make a link (so "[0, 1]" reads as it is), `~` only where two
+# could strike text out; `$` always (GitHub renders $...$ as math).
 _MD_ALWAYS = str.maketrans({"|": "\\|", "`": "\\`", "$": "\\$", "\n": " ", "\r": " ", "\t": " "})
 _MD_EMPHASIS = re.compile(r"(?<![A-Za-z0-9])[*_]|[*_](?![A-Za-z0-9])|\*")
 _MD_TAG = re.compile(r"<(?=[A-Za-z/!?])([^<>]*>)?")
 _MD_ENTITY = re.compile(r"&(?=#?[A-Za-z0-9]+;)")
 _MD_LINK = re.compile(r"[\[\]]")
+_MD_LINK_RISK = re.compile(r"\][(\[:]")  # `[x](url)`, `[x][ref]`, `[x]: url`: only then is a bracket markup
 _MD_BACKSLASH = re.compile(r"\\(?=[!-/:-@\[-`{-~])")
 
 _TEX_SPECIAL = {
@@ -31,18 +33,24 @@ _TEX_SPECIAL = {
 
 
 #: any character one of the rules above could touch; text without one is returned as it is
-_MD_ANY = re.compile(r"[\\|`$\n\r\t*_\[\]&<]")
+_MD_ANY = re.compile(r"[\\|`$\n\r\t*_\[\]&<~]")
 
 
 def md(text: object) -> str:
     """Escape text for a GitHub markdown table cell or bullet: only what GitHub would misread."""
     text = str(text)
-    if not _MD_ANY.search(text):
-        return text
+    return _md_escape(text) if _MD_ANY.search(text) else text
+
+
+def _md_escape(text: str) -> str:
+    """Every rule of `md` (which skips the text no rule can touch)."""
     text = _MD_BACKSLASH.sub(r"\\\\", text)
     text = text.translate(_MD_ALWAYS)
     text = _MD_EMPHASIS.sub(lambda m: "\\" + m.group(0), text)
-    text = _MD_LINK.sub(lambda m: "\\" + m.group(0), text)
+    if _MD_LINK_RISK.search(text):
+        text = _MD_LINK.sub(lambda m: "\\" + m.group(0), text)
+    if text.count("~") > 1:  # GitHub strikes out ~x~ and ~~x~~
+        text = text.replace("~", "\\~")
     text = _MD_ENTITY.sub("&amp;", text)
     return _MD_TAG.sub(lambda m: "&lt;" + (m.group(1)[:-1] + "&gt;" if m.group(1) else ""), text)
 

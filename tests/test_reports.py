@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from baselines import RunRecord, compare
 from baselines.cli import main
@@ -192,6 +194,31 @@ def test_markdown_escapes_only_what_github_needs():
     assert md("a|b") == "a\\|b" and md("_hidden") == "\\_hidden" and md("*x*") == "\\*x\\*"
     assert md("<script>x</script>") == "&lt;script&gt;x&lt;/script&gt;"
     assert md("$x^2$") == "\\$x^2\\$" and md("[a](b)") == "\\[a\\](b)"
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("ab_*|`$\\[]&<>#;!/ -.():~") + ["\u00e9"]), max_size=12))
+def test_markdown_cells_render_as_the_text_they_hold(value):
+    """GitHub-flavoured rendering (markdown-it's gfm-like rules) of an escaped cell shows the text itself:
+    no link, emphasis, code, strike-through or tag, and nothing lost or added."""
+    import html
+    import re
+
+    from markdown_it import MarkdownIt
+
+    value = value.strip()
+    page = MarkdownIt("gfm-like").disable("linkify").render(f"| h |\n|---|\n| {md(value)} |\n")
+    cell = re.search(r"<tbody>\s*<tr>\s*<td>(.*?)</td>", page, re.S)
+    assert cell is not None, page
+    assert not re.search(r"<(a|em|strong|code|img|s|del)\b", cell.group(1)), page
+    assert html.unescape(cell.group(1)) == value
+
+
+def test_markdown_leaves_plain_brackets_and_one_tilde_as_they_are():
+    """A reader in a terminal sees "[0, 1]", not "\\[0, 1\\]": brackets are escaped only where they make a link."""
+    assert md("Rewards lie in [0, 1] (every reward is 0 or 1)") == "Rewards lie in [0, 1] (every reward is 0 or 1)"
+    assert md("~1.5k tokens") == "~1.5k tokens" and md("~~x~~") == "\\~\\~x\\~\\~"
+    assert md("[x]: http://a") == "\\[x\\]: http://a" and md("[a][b]") == "\\[a\\]\\[b\\]"
 
 
 def test_palette_has_enough_contrast_on_white():
