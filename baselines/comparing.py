@@ -373,6 +373,8 @@ def _all_summaries(split: "_GroupSplit", units: list[str]
         known = ~np.isnan(values)
         reported, full = arm_sums(known, bounds), arm_sums(known & ~partial, bounds)
         status = np.where(reported == 0, UNREPORTED, np.where(full < runs, PARTIAL, MEASURED))
+        if ((reported > 0) & (reported < runs)).any():
+            medians[k + 1] = _partial_lower_bounds(values, known, bounds, reported, runs, medians[k + 1])
         arm_units[unit] = (medians[k + 1], (reported > 0) & (full >= runs))
         unit_medians = [m if r else None for m, r in zip(medians[k + 1].tolist(), reported.tolist())]
         unit_columns.append((unit, unit_medians, status.tolist(), full.tolist()))
@@ -399,6 +401,24 @@ def _all_summaries(split: "_GroupSplit", units: list[str]
         out.append(ArmSummary(names[i], n_runs, n_scored, n_errors, mean, (lo, hi), low_l[i], median_l[i],
                               high_l[i], dev_means[i].item(), spend, first_error))
     return out, arm_units
+
+
+def _partial_lower_bounds(values: np.ndarray, known: np.ndarray, bounds: np.ndarray, reported: np.ndarray,
+                         runs: np.ndarray, medians: np.ndarray) -> np.ndarray:
+    """Medians where an arm left the unit unreported on some runs: the median with those runs at 0.
+
+    Why: such an arm's figure is printed as a lower bound ("≥"). The median of
+    the runs that did report is no bound at all (an unreported run may have
+    spent less than every reported one); spend is never negative, so counting
+    an unreported run as 0 (and a partly reported run at its reported part)
+    gives a median the true one cannot be below.
+    """
+    gaps = np.flatnonzero((reported > 0) & (reported < runs))
+    floored = np.where(known, values, 0.0)
+    out = medians.copy()
+    for i in gaps.tolist():
+        out[i] = float(np.median(floored[bounds[i]:bounds[i + 1]]))
+    return out
 
 
 def segment_t_intervals(values: np.ndarray, known: np.ndarray, bounds: np.ndarray, counts: np.ndarray,
