@@ -222,9 +222,8 @@ class Comparison:
         out = {"fixed": self.fixed, "tolerance": self.tolerance, "alpha": self.alpha,
                "valid": self.valid, "complete": self.complete, "metric": self.metric,
                "groups": [g.to_json() for g in self.groups],
-               "skipped": [s.to_json() for s in self.skipped]}
+               "skipped": [s.to_json() for s in self.skipped],
+               "warnings": list(self.warnings)}  # always present (contract 4.2): a reader may index it
         if self.metric_note:
             out["metric_note"] = self.metric_note
-        if self.warnings:
-            out["warnings"] = list(self.warnings)
         return out
