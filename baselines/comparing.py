@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import stdtrit
 
+from .arm_intervals import bounded_arm_intervals
 from .columns import arm_sums, medians_of, relative, run_bounds, sorted_codes
 from .compare_options import CompareOptions
 from .comparison import MEASURED, PARTIAL, UNREPORTED, ArmSummary, Comparison, Flag, Group, UnitSpend, Unverified
@@ -84,6 +85,7 @@ def _compare(records, fixed: str | None, options: CompareOptions) -> Comparison:
     units = ordered_units(set(table.units) | {unit for _, _, unit in chosen})
     summaries, arm_units = _all_summaries(split, units) if chosen else ([], {})
     groups = _groups(split, chosen, table.budgets, summaries, arm_units, units, options)
+    bounded_arm_intervals(groups)
     pair_groups(groups, options)
     _mark_not_comparisons(groups)
     fixed_units = {g.fixed for g in groups}

@@ -49,10 +49,12 @@ class ArmSummary:
     dev_mean: float
     spend: dict[str, UnitSpend]
     first_error: str | None = None
+    interval: str = "t"  # how `ci` was computed: "t", "clopper-pearson" (0/1 rewards) or "betting" (declared range)
 
     def to_json(self) -> dict[str, Any]:
         out = {"arm": self.arm, "runs": self.runs, "scored": self.scored, "errors": self.errors,
                "reward": {"mean": json_num(self.mean), "ci": [json_num(self.ci[0]), json_num(self.ci[1])],
+                          "interval": self.interval,
                           "min": json_num(self.min), "median": json_num(self.median), "max": json_num(self.max)},
                "dev_reward": {"mean": json_num(self.dev_mean)},
                "spend": {u: {"median": json_num(s.median), "status": s.status, "runs": s.reported_runs}
