@@ -39,7 +39,7 @@ from .gc_pause import gc_paused
 from .metrics import metric_frame
 from .pairing import pair_groups
 from .provenance import different_code_lines
-from .records import RunRecord, budget_label
+from .records import RunRecord, budget_key, budget_label
 from .selection import select_groups
 from .table import RunTable
 from .units import STANDARD_UNITS, ordered_units
@@ -92,6 +92,10 @@ def _compare(records, fixed: str | None, options: CompareOptions) -> Comparison:
     shown_fixed = fixed if fixed is not None else (fixed_units.pop() if len(fixed_units) == 1 else None)
     comparison = Comparison(shown_fixed, float(options.tolerance), groups, options.alpha, options.metric, note,
                             skipped)
+    for s in skipped:  # "skipped: bbob at 500 function evaluations", not "model calls"
+        key = (s.workload, budget_key(s.budget))
+        if key in split.index:
+            s.unit_nouns = _declared_nouns(split.columns(*key)("nouns"))
     comparison.warnings.extend(notes)
     comparison.warnings.extend(code_warnings(frame))
     if filtered:

@@ -109,6 +109,7 @@ class Skipped:
     workload: str
     budget: dict[str, float]
     reason: str
+    unit_nouns: dict[str, str] = field(default_factory=dict)  # the workload's words for its units (printing)
 
     def to_json(self) -> dict[str, Any]:
         return {"workload": self.workload, "budget": self.budget, "reason": self.reason}

@@ -34,6 +34,7 @@ from scipy import special
 from .comparison import Comparison, Group
 from .stats import (SKEW_MAX_N, SKEW_MIN_N, SKEW_THRESHOLD, bootstrap_t_interval, degenerate, detect_range,
                     format_level, sample_skewness, t_interval, t_quantile, unpaired_test, usable_range)
+from .units import nouns_of
 
 PASS, FAIL, INCONCLUSIVE = "PASS", "FAIL", "INCONCLUSIVE"
 
@@ -56,6 +57,7 @@ class GateResult:
     method: str = ""
     notes: list[str] = field(default_factory=list)
     reward_range: tuple[float, float] | None = None
+    unit_nouns: dict[str, str] = field(default_factory=dict)  # the workload's words for its units (printing)
 
     def to_json(self) -> dict[str, Any]:
         num = lambda x: None if x is None or not math.isfinite(x) else float(x)  # noqa: E731
@@ -223,7 +225,18 @@ def gate_group(group: Group, baseline: str, candidate: str, margin_text, alpha: 
     sequential gate `alpha` is this look's share of alpha and `alpha_total`
     the whole: betting bounds are a confidence sequence, valid at every look
     at once, so bounded groups use `alpha_total` (no spending needed).
+    Its reasons speak of units in the workload's own words (`unit_nouns`).
     """
+    with nouns_of(group.unit_nouns):
+        result = _gate_group(group, baseline, candidate, margin_text, alpha, lower_is_better, rewards,
+                             reward_range, planned_n, alpha_total, bounds)
+    result.unit_nouns = dict(group.unit_nouns or {})
+    return result
+
+
+def _gate_group(group: Group, baseline: str, candidate: str, margin_text, alpha: float, lower_is_better: bool,
+                rewards: dict[str, dict[int, float]], reward_range: tuple[float, float] | None,
+                planned_n: int | None, alpha_total: float | None, bounds: str) -> GateResult:
     result = GateResult(INCONCLUSIVE, "", group.workload, group.budget, alpha=alpha)
     broken = _unfair(result, group, baseline, candidate)
     if broken is not None:
