@@ -272,11 +272,16 @@ def _unfair(result: GateResult, group: Group, baseline: str, candidate: str) -> 
             return _broken(result, f"{u.arm} did not report the fixed unit {u.unit} in full ({u.reason})")
     for f in group.unequal:
         if f.arm in (baseline, candidate):
-            return _broken(result, f"{f.arm} spent {f.spend:,.6g} {f.unit} {f.direction} the reference "
-                                   f"{f.reference:,.6g} (seed {f.seed}): not a like-for-like comparison")
-    result.confounds = [f"{f.arm}: {f.unit} {f.spend:,.6g} vs {f.reference:,.6g}"
-                        for f in group.confounded if f.arm in (baseline, candidate)]
+            return _broken(result, f"{f.arm} spent {_amount(f.spend)} {f.unit} {f.direction} the reference "
+                                   f"{_amount(f.reference)} (seed {f.seed}): not a like-for-like comparison")
+    result.confounds = [f"{f.arm}: {f.unit} {'≥' if f.lower_bound else ''}{_amount(f.spend)} vs "
+                        f"{_amount(f.reference)}" for f in group.confounded if f.arm in (baseline, candidate)]
     return None
+
+
+def _amount(x: float) -> str:
+    """Spend as people read it: "1,914,520" and "600,645" side by side, never "1.91452e+06"."""
+    return f"{x:,.0f}" if math.isfinite(x) and abs(x) >= 1000 else f"{x:.6g}"
 
 
 def _gate_range(group: Group, base: dict, cand: dict, reward_range, bounds: str):

@@ -292,3 +292,8 @@ def test_check_speaks_of_units_in_the_workloads_own_words(tmp_path, capsys, monk
     text = summary.read_text()
     assert "| 500 function evaluations |" in text and "the suite's units" not in text
     assert "at equal spend in the unit each group's budget names" in text
+
+
+def test_gate_amounts_read_alike_whatever_their_size():
+    from baselines.gate import _amount
+    assert (_amount(600_645), _amount(1_914_520), _amount(40), _amount(0.125)) == ("600,645", "1,914,520", "40", "0.125")
