@@ -291,3 +291,16 @@ def test_the_console_entry_keeps_the_exit_code_output_and_atexit_handlers(tmp_pa
     bad = subprocess.run([sys.executable, "-c", script, "compare", str(tmp_path / "missing.jsonl")],
                          capture_output=True, text=True, cwd=root)
     assert bad.returncode == 2 and bad.stderr.startswith("costmatch: ") and "atexit ran" in bad.stderr
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["--format", "md", "--columns", "arm,mean"], "--columns applies to --format latex only"),
+    (["--format", "html", "--columns", "arm"], "--columns applies to --format latex only"),
+    (["--figure-format", "pdf"], "--figure-format needs --plots DIR"),
+])
+def test_report_options_that_would_change_nothing_are_one_line_errors(tmp_path, capsys, argv, says):
+    path = tmp_path / "r.jsonl"
+    write_records(path, _runs("w", {"calls": 10}, ["a", "b"], seeds=3))
+    assert main(["report", str(path), *argv]) == 2
+    err = capsys.readouterr().err.strip()
+    assert says in err and len(err.splitlines()) == 1
