@@ -105,8 +105,11 @@ def watch_parent(parent_pid: int) -> None:
     """Worker initializer: exit when the parent is gone (no orphans after a SIGKILL of costmatch).
 
     loky keeps idle workers for minutes; a killed parent would otherwise leave
-    them (and their resource tracker) running.
+    them (and their resource tracker) running. It also sends the worker's
+    stdout to stderr (see :func:`stdout_to_stderr_in_this_process`).
     """
+    stdout_to_stderr_in_this_process()
+
     def loop():
         while os.getppid() == parent_pid:
             time.sleep(0.25)
@@ -122,6 +125,119 @@ def run_batch(cells: list) -> tuple[list[bytes], float]:
     start = time.perf_counter()
     lines = [cell_line(cell) for cell in cells]
     return lines, time.perf_counter() - start
+
+
+def run_batch_elsewhere(cells: list) -> tuple[list[bytes], float]:
+    """:func:`run_batch` in a worker process costmatch did not start itself (Dask, Ray): stdout to stderr first."""
+    stdout_to_stderr_in_this_process()
+    return run_batch(cells)
+
+
+_STDOUT_MOVED = False
+
+
+def stdout_to_stderr_in_this_process() -> None:
+    """In a worker process: file descriptor 1 and ``sys.stdout`` become stderr (once per process).
+
+    A worker inherits the parent's stdout, so an arm's ``print`` (or a
+    library's log line) landed in the middle of ``costmatch run --json``'s
+    JSON and of the run summary. stdout is the parent's channel for results;
+    what cells say goes to stderr, where the progress lines are. Only ever
+    called in worker processes, never in the costmatch process itself.
+    """
+    global _STDOUT_MOVED
+    if _STDOUT_MOVED:
+        return
+    _STDOUT_MOVED = True
+    import sys
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError, AttributeError):
+        pass
+    try:
+        os.dup2(2, 1)
+    except OSError:  # no fd 2 (a daemonised worker): leave fd 1 alone, Python's stdout still moves
+        pass
+    sys.stdout = sys.stderr
+
+
+class _CellLocal(threading.local):
+    active = False
+
+
+_IN_CELL = _CellLocal()
+
+
+class _CellStdout:
+    """``sys.stdout`` while cells run in this process: what a cell's thread writes goes to stderr.
+
+    Threading and sequential cells share the process's ``sys.stdout`` with the
+    run itself, so an arm's ``print`` mixed into ``--json`` output and the
+    summary. ``contextlib.redirect_stdout`` per cell is not thread-safe (two
+    cells restoring each other's stream can leave the parent's stdout on
+    stderr), so this one proxy routes by thread: cell threads to the current
+    ``sys.stderr``, every other thread to the stdout it replaced. A C
+    extension writing to file descriptor 1 directly is not caught.
+    """
+
+    def __init__(self, original):
+        self._original = original
+
+    def _target(self):
+        import sys
+        return sys.stderr if _IN_CELL.active else self._original
+
+    def write(self, text):
+        return self._target().write(text)
+
+    def writelines(self, lines):
+        return self._target().writelines(lines)
+
+    def flush(self):
+        return self._target().flush()
+
+    def __getattr__(self, name):
+        return getattr(self._target(), name)
+
+
+class _StdoutGuard:
+    """Installs one :class:`_CellStdout` for as long as any in-process pool is open (nested opens share it)."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.users = 0
+        self.proxy: _CellStdout | None = None
+
+    def acquire(self) -> None:
+        import sys
+        with self.lock:
+            self.users += 1
+            if self.users == 1:
+                self.proxy = _CellStdout(sys.stdout)
+                sys.stdout = self.proxy
+
+    def release(self, keep: bool = False) -> None:
+        """``keep``: a given-up cell thread may still print, so the proxy stays (it passes other threads through)."""
+        import sys
+        with self.lock:
+            self.users -= 1
+            if self.users == 0 and not keep and self.proxy is not None:
+                if sys.stdout is self.proxy:
+                    sys.stdout = self.proxy._original
+                self.proxy = None
+
+
+STDOUT_GUARD = _StdoutGuard()
+
+
+def _run_batch_here(cells: list) -> tuple[list[bytes], float]:
+    """:func:`run_batch` on a thread of this process, with the cell's stdout sent to stderr."""
+    outer = _IN_CELL.active
+    _IN_CELL.active = True
+    try:
+        return run_batch(cells)
+    finally:
+        _IN_CELL.active = outer
 
 
 # -- the engines -----------------------------------------------------------------
@@ -150,6 +266,11 @@ class _Pool:
         """Stop a task that ran far past its time limit (kill its worker); False if the engine cannot."""
         return False
 
+    def started(self, handle) -> float | None:
+        """When the task began to run (``time.monotonic``), ``math.inf`` while it waits for a worker;
+        None if the engine cannot tell (its submission time is used)."""
+        return None
+
     def close(self, cancel: bool = False) -> None:
         pass
 
@@ -164,17 +285,26 @@ class _Done:
 class InlinePool(_Pool):
     """Cells in this process, one at a time (``--backend sequential``): for debugging and pdb."""
 
+    def __init__(self):
+        STDOUT_GUARD.acquire()
+        self._open = True
+
     def slots(self) -> int:
         return 1
 
     def submit(self, cells):
-        return _Done(run_batch(cells))
+        return _Done(_run_batch_here(cells))
 
     def wait(self, handles, timeout):
         return list(handles)
 
     def result(self, handle):
         return handle.value
+
+    def close(self, cancel=False):
+        if self._open:
+            self._open = False
+            STDOUT_GUARD.release()
 
 
 class _FuturesPool(_Pool):
@@ -192,19 +322,111 @@ class _FuturesPool(_Pool):
 
 
 class ThreadPool(_FuturesPool):
+    """Cells on daemon threads of this process (``--backend threading``).
+
+    Not ``concurrent.futures.ThreadPoolExecutor``: its threads are joined at
+    interpreter exit and cannot be given up, so one cell blocked in a C call
+    (a sleep, a socket read without a timeout) never became a ``timeout``,
+    stalled the run, and kept the process alive after Ctrl-C or SIGTERM.
+    Here every worker is a daemon thread; :meth:`abandon` gives a stuck one
+    up (it ends when its call returns, its line dropped) and starts a
+    replacement, so the pool keeps its size and the process can always exit.
+    """
+
     def __init__(self, jobs: int):
-        from concurrent.futures import ThreadPoolExecutor
+        import queue
+
         self.jobs = jobs
-        self.executor = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="costmatch-cell")
+        self._tasks: Any = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._running: dict[Any, tuple[threading.Thread, float]] = {}
+        self._given_up: set[threading.Thread] = set()
+        self._threads: list[threading.Thread] = []
+        self._open = True
+        STDOUT_GUARD.acquire()
+        for _ in range(jobs):
+            self._spawn()
+
+    def _spawn(self) -> None:
+        thread = threading.Thread(target=self._work, name=f"costmatch-cell-{len(self._threads)}", daemon=True)
+        self._threads.append(thread)
+        thread.start()
+
+    def _work(self) -> None:
+        me = threading.current_thread()
+        while True:
+            item = self._tasks.get()
+            if item is None:
+                return
+            future, cells = item
+            with self._lock:
+                if not future.set_running_or_notify_cancel():
+                    continue
+                self._running[future] = (me, time.monotonic())
+            try:
+                value, failure = _run_batch_here(cells), None
+            except BaseException as exc:  # noqa: BLE001 - handed to the scheduling loop, as an executor would
+                value, failure = None, exc
+            with self._lock:
+                self._running.pop(future, None)
+                if me in self._given_up:  # abandoned: a replacement has this thread's place
+                    self._given_up.discard(me)
+                    return
+            if failure is None:
+                future.set_result(value)
+            else:
+                future.set_exception(failure)
 
     def slots(self):
         return self.jobs
 
     def submit(self, cells):
-        return self.executor.submit(run_batch, cells)
+        from concurrent.futures import Future
+
+        future: Any = Future()
+        self._tasks.put((future, cells))
+        return future
+
+    def started(self, handle):
+        with self._lock:
+            running = self._running.get(handle)
+        if running is not None:
+            return running[1]
+        return math.inf if not handle.done() and not handle.running() else None
+
+    def abandon(self, handle):
+        """Give up the thread stuck in this task (a thread cannot be killed) and start a replacement.
+
+        False when the task is not running (still queued: not stuck; or just
+        finished: its lines are collected next).
+        """
+        with self._lock:
+            running = self._running.pop(handle, None)
+            if running is None:
+                return False
+            self._given_up.add(running[0])
+            if self._open:
+                self._spawn()
+        return True
 
     def close(self, cancel=False):
-        self.executor.shutdown(wait=not cancel, cancel_futures=True)
+        """End the idle workers; never wait for a running or given-up cell (a daemon thread does not hold
+        the process at exit). ``cancel``: drop the queued batches too."""
+        if not self._open:
+            return
+        with self._lock:
+            self._open = False
+            stuck = bool(self._given_up) or bool(self._running)
+        if cancel:
+            while True:
+                try:
+                    future, _ = self._tasks.get_nowait()
+                except Exception:  # queue.Empty
+                    break
+                future.cancel()
+        for _ in self._threads:
+            self._tasks.put(None)
+        STDOUT_GUARD.release(keep=stuck)
 
 
 def loky_executor_class():
@@ -317,7 +539,7 @@ class DaskPool(_Pool):
 
     def submit(self, cells):
         self._check()
-        return self.client.submit(run_batch, cells, pure=False)
+        return self.client.submit(run_batch_elsewhere, cells, pure=False)
 
     def wait(self, handles, timeout):
         from distributed import wait
@@ -532,19 +754,46 @@ def run_cells(cells: list, pool: _Pool, retries: int, batch_seconds: float = 0.0
     if meanwhile is not None and cells and not getattr(pool, "cells_elsewhere", False):
         meanwhile, call = None, meanwhile
         call()
+    ready: deque[tuple[int, Any]] = deque()  # finished lines not yet handed over
     try:
-        while queue or suspects or inflight:
+        while queue or suspects or inflight or ready:
+            while ready:
+                yield ready.popleft()
+            if not (queue or suspects or inflight):
+                break
             _submit(cells, pool, queue, suspects, inflight, batcher)
             if meanwhile is not None:
                 helper = threading.Thread(target=meanwhile, name="costmatch-meanwhile")
                 helper.start()
                 meanwhile = None
-            yield from _collect(cells, pool, inflight, suspects, deaths, batcher, retries, on_failure)
+            ready.extend(_collect(cells, pool, inflight, suspects, deaths, batcher, retries, on_failure))
             if limit is not None:
-                yield from _abandon_overdue(cells, pool, inflight, suspects, batcher, limit, grace, on_failure)
+                ready.extend(_abandon_overdue(cells, pool, inflight, suspects, batcher, limit, grace, on_failure))
+    except KeyboardInterrupt:
+        # Ctrl-C or SIGTERM: every line that finished before it is still handed over (and so kept),
+        # then the interrupt goes on; cells still running are given up
+        ready.extend(_finished_lines(pool, inflight))
+        while ready:
+            yield ready.popleft()
+        raise
     finally:
         if helper is not None:
             helper.join()
+
+
+def _finished_lines(pool: _Pool, inflight: dict) -> Iterator[tuple[int, Any]]:
+    """The lines of tasks that are already done, without waiting for any other (after an interrupt)."""
+    try:
+        done = pool.wait(list(inflight), 0) if inflight else []
+    except Exception:  # noqa: BLE001 - a broken engine after Ctrl-C: nothing more to keep
+        return
+    for handle in done:
+        idx, _, _ = inflight.pop(handle, ([], False, 0.0))
+        try:
+            lines, _ = pool.result(handle)
+        except Exception:  # noqa: BLE001 - a died or cancelled task has no line; its cells run on resume
+            continue
+        yield from zip(idx, lines)
 
 
 def _submit(cells: list, pool: _Pool, queue: deque, suspects: deque, inflight: dict, batcher: _Batcher) -> None:
@@ -555,10 +804,18 @@ def _submit(cells: list, pool: _Pool, queue: deque, suspects: deque, inflight: d
             inflight[pool.submit([cells[i]])] = ([i], True, time.monotonic())
     else:
         slots = pool.slots()
+        sent = []
         while queue and len(inflight) < 2 * slots:
             k = min(batcher.size(len(queue), slots), len(queue))
             idx = [queue.popleft() for _ in range(k)]
-            inflight[pool.submit([cells[i] for i in idx])] = (idx, False, time.monotonic())
+            handle = pool.submit([cells[i] for i in idx])
+            inflight[handle] = (idx, False, time.monotonic())
+            sent.append(handle)
+        if len(sent) == 1 and len(inflight) == 1 and not queue and len(inflight[sent[0]][0]) == 1:
+            # one cell, nothing else in flight and nothing left to send: it runs alone, so a death is
+            # its own and counts (else a lone killer ran 2 + retries times, and --retries 0 ran it twice)
+            idx, _, sent_at = inflight[sent[0]]
+            inflight[sent[0]] = (idx, True, sent_at)
 
 
 def _collect(cells: list, pool: _Pool, inflight: dict, suspects: deque, deaths: Counter, batcher: _Batcher,
@@ -597,9 +854,12 @@ def _abandon_overdue(cells: list, pool: _Pool, inflight: dict, suspects: deque, 
                      grace: float, on_failure) -> Iterator[tuple[int, Any]]:
     """Give up tasks far past their time (stuck in C); a cell stuck alone yields its timeout line."""
     now = time.monotonic()
-    for handle, (idx, alone, started) in list(inflight.items()):
+    for handle, (idx, alone, sent_at) in list(inflight.items()):
         expected = len(idx) * min(batcher.per_cell or limit, limit)
-        if now - started <= 2 * expected + 2 * limit + grace or handle not in inflight:
+        if handle not in inflight:
+            continue
+        started = getattr(pool, "started", lambda h: None)(handle)  # queued behind a stuck batch is not overdue
+        if now - (sent_at if started is None else max(sent_at, started)) <= 2 * expected + 2 * limit + grace:
             continue
         if not pool.abandon(handle):
             continue
