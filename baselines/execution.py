@@ -201,18 +201,38 @@ class _CellStdout:
 
 
 class _StdoutGuard:
-    """Installs one :class:`_CellStdout` for as long as any in-process pool is open (nested opens share it)."""
+    """While any in-process pool is open: one :class:`_CellStdout` as ``sys.stdout``, and file
+    descriptor 1 pointed at stderr (a C library's own output, llama.cpp's say, writes there).
+
+    The costmatch process itself writes nothing to stdout while cells run
+    (progress goes to stderr; the summary and ``--json`` come after the pool
+    is closed), so moving fd 1 for that time only moves what cells write.
+    """
 
     def __init__(self):
         self.lock = threading.Lock()
         self.users = 0
         self.proxy: _CellStdout | None = None
+        self.saved_fd: int | None = None
 
     def acquire(self) -> None:
         import sys
         with self.lock:
             self.users += 1
-            if self.users == 1:
+            if self.users > 1:
+                return
+            _flush(sys.stdout)
+            try:
+                saved = os.dup(1)
+            except OSError:  # no stdout at all: nothing to protect at the fd level
+                saved = None
+            if saved is not None:
+                try:
+                    os.dup2(2, 1)
+                    self.saved_fd = saved
+                except OSError:
+                    os.close(saved)
+            if not isinstance(sys.stdout, _CellStdout):
                 self.proxy = _CellStdout(sys.stdout)
                 sys.stdout = self.proxy
 
@@ -221,10 +241,26 @@ class _StdoutGuard:
         import sys
         with self.lock:
             self.users -= 1
-            if self.users == 0 and not keep and self.proxy is not None:
+            if self.users > 0:
+                return
+            _flush(sys.stderr)
+            if self.saved_fd is not None:
+                try:
+                    os.dup2(self.saved_fd, 1)
+                finally:
+                    os.close(self.saved_fd)
+                    self.saved_fd = None
+            if not keep and self.proxy is not None:
                 if sys.stdout is self.proxy:
                     sys.stdout = self.proxy._original
                 self.proxy = None
+
+
+def _flush(stream) -> None:
+    try:
+        stream.flush()
+    except (OSError, ValueError, AttributeError):
+        pass
 
 
 STDOUT_GUARD = _StdoutGuard()
@@ -852,19 +888,24 @@ def _collect(cells: list, pool: _Pool, inflight: dict, suspects: deque, deaths: 
 
 def _abandon_overdue(cells: list, pool: _Pool, inflight: dict, suspects: deque, batcher: _Batcher, limit: float,
                      grace: float, on_failure) -> Iterator[tuple[int, Any]]:
-    """Give up tasks far past their time (stuck in C); a cell stuck alone yields its timeout line."""
+    """Give up tasks far past their time (stuck in C); a cell stuck alone yields its timeout line.
+
+    Where the engine tells when a task began (threads), a batch queued behind
+    a stuck one is not overdue, and a one-cell batch overdue since it began
+    is stuck by itself: it is a timeout at once, not rerun alone first.
+    """
     now = time.monotonic()
     for handle, (idx, alone, sent_at) in list(inflight.items()):
         expected = len(idx) * min(batcher.per_cell or limit, limit)
         if handle not in inflight:
             continue
-        started = getattr(pool, "started", lambda h: None)(handle)  # queued behind a stuck batch is not overdue
+        started = getattr(pool, "started", lambda h: None)(handle)
         if now - (sent_at if started is None else max(sent_at, started)) <= 2 * expected + 2 * limit + grace:
             continue
         if not pool.abandon(handle):
             continue
         inflight.pop(handle, None)
-        if alone:
+        if alone or (len(idx) == 1 and started is not None and not pool.breaks_all):
             yield idx[0], on_failure(cells[idx[0]], "timeout", None)
         else:
             suspects.extend(idx)
