@@ -22,9 +22,11 @@ live here, above every engine:
 """
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import math
 import os
+import signal
 import threading
 import time
 from collections import Counter, deque
@@ -201,12 +203,15 @@ class _CellStdout:
 
 
 class _StdoutGuard:
-    """While any in-process pool is open: one :class:`_CellStdout` as ``sys.stdout``, and file
-    descriptor 1 pointed at stderr (a C library's own output, llama.cpp's say, writes there).
+    """While any pool is open: one :class:`_CellStdout` as ``sys.stdout``, and file descriptor 1
+    pointed at stderr (a C library's own output, llama.cpp's say, writes there).
 
     The costmatch process itself writes nothing to stdout while cells run
     (progress goes to stderr; the summary and ``--json`` come after the pool
     is closed), so moving fd 1 for that time only moves what cells write.
+    Worker processes started meanwhile (loky, a local Dask cluster) inherit
+    stderr as their stdout from their first instruction, so even their
+    start-up messages stay off stdout.
     """
 
     def __init__(self):
@@ -481,6 +486,65 @@ def loky_executor_class():
     return ProcessPoolExecutor
 
 
+@contextlib.contextmanager
+def _children_ignore_ctrl_c():
+    """SIGINT blocked on this thread while loky may start processes from it or start its manager thread.
+
+    Ctrl-C at a terminal goes to the whole process group: a loky worker that
+    was starting at that moment (a restart after a worker died) printed
+    "Fatal Python error: init_import_site ... KeyboardInterrupt" and a
+    traceback. A blocked signal mask is inherited by new threads and through
+    fork and exec, so workers, and the replacements loky's manager thread
+    starts, never take the terminal's Ctrl-C: the parent takes it and ends
+    them (``close(cancel=True)``; :func:`watch_parent` if the parent is
+    gone). CPython's resource tracker is started the same way (bpo-33613).
+    A Ctrl-C that arrives meanwhile is delivered when the mask is restored.
+    """
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+def _start_quiet_resource_tracker() -> None:
+    """Start loky's resource trackers (once per process) without their "leaked semlock objects" warning.
+
+    When costmatch is SIGKILLed, the tracker unlinks the pool's semaphores,
+    which is its job, and warned about each one on the terminal as if
+    something had gone wrong. Only those processes get the filter, through
+    PYTHONWARNINGS while they start; workers and this process keep theirs.
+    Both trackers (loky's and multiprocessing's, whose descriptor loky hands
+    every worker) start here, before any worker: starting one unblocks
+    SIGINT on the calling thread, which undid :func:`_children_ignore_ctrl_c`
+    for the first workers.
+    """
+    import importlib
+
+    package = loky_executor_class().__module__.rpartition(".")[0]
+    trackers = []
+    for name in (f"{package}.backend.resource_tracker", "multiprocessing.resource_tracker"):
+        try:
+            trackers.append(importlib.import_module(name))
+        except ImportError:
+            pass
+    previous = os.environ.get("PYTHONWARNINGS")
+    os.environ["PYTHONWARNINGS"] = ",".join(filter(None, [previous, "ignore:resource_tracker:UserWarning"]))
+    try:
+        for tracker in trackers:
+            tracker.ensure_running()
+    except Exception:  # noqa: BLE001 - loky starts them itself when it needs them, with the warning
+        pass
+    finally:
+        if previous is None:
+            os.environ.pop("PYTHONWARNINGS", None)
+        else:
+            os.environ["PYTHONWARNINGS"] = previous
+
+
 class LokyPool(_FuturesPool):
     """Worker processes through loky's executor; a dead worker breaks the pool, which is rebuilt."""
 
@@ -489,16 +553,21 @@ class LokyPool(_FuturesPool):
 
     def __init__(self, jobs: int):
         self.jobs = jobs
+        self._open = True
+        STDOUT_GUARD.acquire()
+        _start_quiet_resource_tracker()
         self.executor = self._new()
 
     def _new(self):
-        return loky_executor_class()(max_workers=self.jobs, initializer=watch_parent, initargs=(os.getpid(),))
+        with _children_ignore_ctrl_c():
+            return loky_executor_class()(max_workers=self.jobs, initializer=watch_parent, initargs=(os.getpid(),))
 
     def slots(self):
         return self.jobs
 
     def submit(self, cells):
-        return self.executor.submit(run_batch, cells)
+        with _children_ignore_ctrl_c():  # loky starts its workers and its manager thread in here
+            return self.executor.submit(run_batch, cells)
 
     def result(self, handle):
         from concurrent.futures.process import BrokenProcessPool
@@ -519,6 +588,9 @@ class LokyPool(_FuturesPool):
         # no wait: every task is done, and the idle workers' exit (their interpreters' teardown,
         # 0.05-0.1 s) overlaps the report; loky joins them at the latest when this process exits
         self.executor.shutdown(wait=False, kill_workers=cancel)
+        if self._open:
+            self._open = False
+            STDOUT_GUARD.release()
 
 
 class DaskPool(_Pool):
@@ -538,6 +610,15 @@ class DaskPool(_Pool):
         self.cluster = None
         self.address = opts.address
         self._slots, self._slots_at = opts.jobs, 0.0
+        self._open = True
+        STDOUT_GUARD.acquire()  # before the local cluster starts its worker processes: they inherit it
+        try:
+            self._connect(opts, dask, Client, LocalCluster)
+        except BaseException:
+            self.close()
+            raise
+
+    def _connect(self, opts: ExecOptions, dask, Client, LocalCluster) -> None:
         if opts.address:
             try:
                 self.client = Client(opts.address, timeout=min(opts.worker_wait, 10.0))
@@ -615,8 +696,10 @@ class DaskPool(_Pool):
         return True
 
     def close(self, cancel=False):
+        client = getattr(self, "client", None)
         try:
-            self.client.close(timeout=5)
+            if client is not None:
+                client.close(timeout=5)
         except Exception:
             pass
         if self.cluster is not None:
@@ -624,6 +707,9 @@ class DaskPool(_Pool):
                 self.cluster.close(timeout=10)
             except Exception:
                 pass
+        if self._open:
+            self._open = False
+            STDOUT_GUARD.release()
 
 
 class RayPool(_Pool):
