@@ -555,8 +555,13 @@ class LokyPool(_FuturesPool):
         self.jobs = jobs
         self._open = True
         STDOUT_GUARD.acquire()
-        _start_quiet_resource_tracker()
-        self.executor = self._new()
+        try:
+            _start_quiet_resource_tracker()
+            self.executor = self._new()
+        except BaseException:
+            self._open = False
+            STDOUT_GUARD.release()
+            raise
 
     def _new(self):
         with _children_ignore_ctrl_c():

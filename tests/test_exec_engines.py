@@ -170,6 +170,22 @@ def test_lines_finished_before_an_interrupt_are_handed_over_before_it_goes_on():
     assert out == {0: b"ok 0", 1: b"ok 1"}  # before: nothing, and the runner said "0 finished cell(s)"
 
 
+class AllDone(InterruptedWait):
+    def wait(self, handles, timeout):
+        return list(handles)
+
+
+def test_an_interrupt_thrown_in_by_the_caller_also_hands_over_the_finished_lines():
+    """Ctrl-C can land in the caller's loop body instead of the engine's wait: ``throw`` it in, take the rest."""
+    lines = run_cells([0, 1, 2], AllDone(), retries=0)
+    first = next(lines)
+    rest = [lines.throw(KeyboardInterrupt)]
+    with pytest.raises(KeyboardInterrupt):
+        while True:
+            rest.append(next(lines))
+    assert dict([first, *rest]) == {0: b"ok 0", 1: b"ok 1", 2: b"ok 2"}
+
+
 @pytest.mark.slow
 def test_threading_records_a_cell_stuck_in_c_as_timeout_and_exits_1(tmp_path):
     suite = write_suite(tmp_path, seeds=1, timeout=0.5, extra_arms=STUCK, arms='"guess", "stuck"')
