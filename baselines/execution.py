@@ -869,6 +869,11 @@ def run_cells(cells: list, pool: _Pool, retries: int, batch_seconds: float = 0.0
     one thread while an arm imports the same module on another could hand
     one of them a half-initialised module. It has finished when this
     generator ends.
+
+    A KeyboardInterrupt (Ctrl-C; the runner turns SIGTERM into one) raised
+    while this generator waits, or thrown into it by the caller with
+    ``throw`` when it landed in the caller's loop, first hands over every
+    line that already finished, then goes on: finished cells are kept.
     """
     queue = deque(range(len(cells)))
     suspects: deque[int] = deque()
