@@ -16,17 +16,23 @@ import socket
 import sys
 from typing import Any, Iterable
 
-_MODULE_HASHES: dict[str, str | None] = {}
+_MODULE_HASHES: dict[str, tuple[Any, str | None]] = {}
 _STATIC: dict[str, Any] = {}
 
 
 def module_hash(path: str) -> str | None:
-    """sha256 (first 16 hex digits) of the source file of ``module`` in ``"module:Name"``; None if unknown."""
+    """sha256 (first 16 hex digits) of the source file of ``module`` in ``"module:Name"``; None if unknown.
+
+    Cached per module object, not per name: a process that imports another
+    file under the same name (a second suite's ``my_arms`` from another
+    folder) must not stamp its records with the first file's hash.
+    """
     module_name = path.partition(":")[0]
-    if module_name in _MODULE_HASHES:
-        return _MODULE_HASHES[module_name]
-    digest = None
     module = sys.modules.get(module_name)
+    cached = _MODULE_HASHES.get(module_name)
+    if cached is not None and cached[0] is module:
+        return cached[1]
+    digest = None
     filename = getattr(module, "__file__", None) if module is not None else None
     if filename:
         try:
@@ -34,7 +40,7 @@ def module_hash(path: str) -> str | None:
                 digest = hashlib.sha256(handle.read()).hexdigest()[:16]
         except OSError:
             digest = None
-        _MODULE_HASHES[module_name] = digest  # cache only once the module is imported
+        _MODULE_HASHES[module_name] = (module, digest)  # cache only once the module is imported
     return digest
 
 
