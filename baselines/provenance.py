@@ -130,8 +130,16 @@ def changed_code_lines(records: Iterable[Any], arms: dict[str, str], workloads: 
     rerun; but reporting old results of edited code without a word is how
     a fix that was never run gets published.
     """
-    now = {("arm", name): source_hash(path) for name, path in arms.items()}
-    now.update({("workload", name): source_hash(path) for name, path in workloads.items()})
+    hashes: dict[str, tuple[str | None, str | None]] = {}  # one read per module, however many arms share it
+
+    def hashed(path: str) -> tuple[str | None, str | None]:
+        module = path.partition(":")[0]
+        if module not in hashes:
+            hashes[module] = source_hash(path)
+        return hashes[module]
+
+    now = {("arm", name): hashed(path) for name, path in arms.items()}
+    now.update({("workload", name): hashed(path) for name, path in workloads.items()})
     stale: dict[tuple[str, str], int] = {}
     for r in records:
         extra = r.extra if hasattr(r, "extra") else {}

@@ -458,6 +458,11 @@ def output_lock(out_dir: Path):
     try:
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     except OSError as exc:
+        from .fileio import DiskError, describe_os_error
+
+        described = describe_os_error(exc, path, "run lock")
+        if isinstance(described, DiskError):
+            raise described from None
         raise InputError(f"{path}: cannot create the run lock ({exc.strerror}); choose a writable --out") from None
     try:
         try:
@@ -502,8 +507,9 @@ def append_error(exc: OSError, results: Path, kept: int) -> Exception:
     if not isinstance(described, DiskError):
         return described
     reason = "the disk is full" if exc.errno != errno.EFBIG else "the file is over a size limit"
-    return DiskError(f"{results}: cannot append a finished cell: {reason}; the {kept} finished cell(s) before it "
-                     "are kept whole; free space (or raise the limit) and run the same command to resume")
+    kept_text = f"the {kept} finished cell(s) before it are kept whole; " if kept else ""
+    return DiskError(f"{results}: cannot append a finished cell: {reason}; {kept_text}free space (or raise the "
+                     "limit) and run the same command to resume")
 
 
 def open_results(path: Path):
@@ -695,7 +701,11 @@ def _run_todo(todo: list, results: Path, outcome: RunOutcome, new_records: list[
         if todo:  # the engine first: a bad address leaves the folder as it was
             opts = ExecOptions(backend, max(1, min(jobs, len(todo))), address, worker_wait, retries)
             pool = open_pool(opts)
-        with open_results(results) as handle:
+        try:
+            handle = open_results(results)
+        except OSError as exc:
+            raise AppendFailed(exc) from None
+        with handle:
             sink = LineSink(handle, new_records)
             if sink.size and not _ends_with_newline(results):
                 sink.append(b"\n")  # a kept last line without its newline

@@ -110,6 +110,18 @@ def test_a_full_disk_while_appending_is_one_line_and_the_run_resumes(tmp_path, c
     assert len(runs) == 4 and len({(r["arm"], r["seed"]) for r in runs}) == 4
 
 
+def test_a_results_file_that_cannot_be_opened_on_a_full_disk_is_one_line(tmp_path, capsys, monkeypatch):
+    project = starter(tmp_path)
+
+    def full(path):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(runner, "open_results", full)
+    assert run_quiet(project) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "the disk is full" in err and "kept" not in err
+
+
 def test_a_full_disk_on_the_lock_file_does_not_stop_the_run(tmp_path, monkeypatch):
     """The pid in the lock file only names the holder: a refused write there is not the run's failure."""
     out = tmp_path / "out"
