@@ -195,6 +195,7 @@ def resolve(path: str, where: str, root: str | None = None) -> Any:
             raise _import_failure(exc, module_name, where, root) from None
         beside = " (a folder or file beside the suite named like an installed package is not searched; " \
                  "rename it)" if root and (Path(root) / module_name.partition(".")[0]).exists() else ""
+        beside = beside or _in_working_folder(module_name, root)
         raise InputError(f"{where}: cannot import module {module_name!r} ({exc}); check the path "
                          f"and that the module is installed or in the suite's folder{beside}") from None
     except Exception as exc:  # noqa: BLE001 - the user's module failed while importing
@@ -203,6 +204,18 @@ def resolve(path: str, where: str, root: str | None = None) -> Any:
         return getattr(module, attr)
     except AttributeError:
         raise InputError(f"{where}: module {module_name!r} has no {attr!r}") from None
+
+
+def _in_working_folder(module_name: str, root: str | None) -> str:
+    """A hint when the missing module sits in the working folder (never searched), not beside the suite."""
+    top = module_name.partition(".")[0]
+    here = Path.cwd()
+    if root and here.resolve() == Path(root).resolve():
+        return ""
+    if (here / f"{top}.py").is_file() or (here / top).is_dir():
+        return (f" ({top!r} is in the working folder, which is never searched: keep your modules beside the "
+                "suite)")
+    return ""
 
 
 class _UserClassSpec:
