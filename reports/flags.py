@@ -6,10 +6,18 @@ drifted. Each flag names the arm, the unit and both numbers.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from baselines.comparison import Comparison, Flag, Group, Unverified
 from baselines.units import unit_noun
 
 from .text import quantity, ratio
+
+
+#: what the two marks of a spend cell mean; said once per table
+LEGEND = "\u2014 = not reported (unknown, not zero); \u2265 = lower bound (reported on some calls only)."
+#: n/a is not \u2014: the number is not defined (one seed has no interval), not unknown
+NA_LEGEND = "n/a = not defined (an interval needs two scored seeds)."
 
 
 def _plural_runs(n: int) -> str:
@@ -41,8 +49,14 @@ def confound_sentence(flag: Flag, name) -> str:
             f"{more_less} {noun} than the others, a difference the quality column does not account for")
 
 
-def unreported_lines(group: Group, name) -> list[tuple[str, str]]:
-    """One line per unit: which arms do not report it, or report it on some runs only."""
+def unreported_lines(group: Group, name, shown: list[str] | None = None) -> list[tuple[str, str]]:
+    """One line per unit: which arms do not report it, or report it on some runs only.
+
+    `shown`: the units the table gives a column (None: all). A unit no arm
+    reports may have no column (paper tables drop it); its line then says
+    so instead of "shown as \u2014", which would send the reader to a column
+    that is not there.
+    """
     lines = []
     for unit in group.units:
         missing = [u.arm for u in group.unreported if u.unit == unit and u.reason == "unreported"]
@@ -50,19 +64,33 @@ def unreported_lines(group: Group, name) -> list[tuple[str, str]]:
         noun = unit_noun(unit)
         if missing:
             who = "any arm" if len(missing) == len(group.arms) else ", ".join(name(a) for a in missing)
-            lines.append((unit, f"{noun} not reported by {who} (shown as \u2014: unknown, not 0)"))
+            where = ("shown as \u2014: unknown, not 0" if shown is None or unit in shown
+                     else "no column: unknown, not 0")
+            lines.append((unit, f"{noun} not reported by {who} ({where})"))
         for u in partial:
             lines.append((unit, f"{name(u.arm)} reports {noun} on only part of its calls or runs "
                                 f"({u.reported_runs} of {_plural_runs(u.runs)} complete): shown as a lower bound"))
     return lines
 
 
-def group_caption(group: Group, fixed: str | None, tolerance: float, metric: str = "reward") -> str:
-    """The caption: what the group verified (in its own fixed unit), then how to read the numbers."""
+@dataclass
+class CaptionParts:
+    """The sentences of a group's caption, apart, so a paper table can keep the short ones in its caption
+    and move the per-arm ones (which grow with the number of arms) below the table."""
+
+    head: str                                        # what was verified, or NOT A LIKE-FOR-LIKE ...
+    incomplete: list[str] = field(default_factory=list)   # "a scored 2 of 3 runs (first error: ...)"
+    seeds: str = ""                                  # "3 seeds per arm; reward is the mean ..."
+    confounded: list[str] = field(default_factory=list)   # unit nouns
+    legend: str = ""
+
+
+def caption_parts(group: Group, fixed: str | None, tolerance: float, metric: str = "reward") -> CaptionParts:
+    """What the group verified (in its own fixed unit), then how to read the numbers, sentence by sentence."""
     fixed = getattr(group, "fixed", "") or fixed
     noun = unit_noun(fixed) if fixed else "the budget's unit"
     if getattr(group, "not_a_comparison", None):
-        return f"NOT A COMPARISON: {group.not_a_comparison}."
+        return CaptionParts(f"NOT A COMPARISON: {group.not_a_comparison}.")
     arms_total = len(group.arms)
     seeds = sorted({a.runs for a in group.arms})
     seed_text = f"{seeds[0]}" if len(seeds) == 1 else f"{seeds[0]}-{seeds[-1]}"
@@ -85,19 +113,28 @@ def group_caption(group: Group, fixed: str | None, tolerance: float, metric: str
             problems.append(f"no arm reports {noun}")
         head = (f"NOT A LIKE-FOR-LIKE COMPARISON: equal spend in {noun} was not verified "
                 f"({'; '.join(problems)}); the {metric} column compares arms at different or unknown budgets.")
-    tail = ""
-    short = [a for a in group.arms if a.scored < a.runs or a.scored == 0]
-    if short:
-        tail += " INCOMPLETE: " + "; ".join(
-            f"{a.arm} scored {a.scored} of {a.runs} runs" + (f" (first error: {a.first_error})"
-                                                            if getattr(a, "first_error", None) else "")
-            for a in short) + "."
-    tail += f" {seed_text} seeds per arm; {metric} is the mean with a 95% Student-t interval over seeds."
-    if group.confounded:
-        units = sorted({unit_noun(f.unit) for f in group.confounded})
-        tail += f" Confounded: {', '.join(units)} (see flags)."
-    tail += " \u2014 = not reported (unknown, not zero); \u2265 = lower bound (reported on some calls only)."
-    return head + tail
+    incomplete = [f"{a.arm} scored {a.scored} of {a.runs} runs"
+                  + (f" (first error: {a.first_error})" if getattr(a, "first_error", None) else "")
+                  for a in group.arms if a.scored < a.runs or a.scored == 0]
+    seeds_sentence = (f"{seed_text} {'seed' if seeds == [1] else 'seeds'} per arm; {metric} is the mean with a "
+                      "95% Student-t interval over seeds.")
+    legend = LEGEND + (" " + NA_LEGEND if any(a.scored < 2 for a in group.arms) else "")
+    return CaptionParts(head, incomplete, seeds_sentence, sorted({unit_noun(f.unit) for f in group.confounded}),
+                        legend)
+
+
+def group_caption(group: Group, fixed: str | None, tolerance: float, metric: str = "reward") -> str:
+    """The caption: what the group verified (in its own fixed unit), then how to read the numbers."""
+    parts = caption_parts(group, fixed, tolerance, metric)
+    if not parts.seeds:  # not a comparison: nothing else to say
+        return parts.head
+    text = parts.head
+    if parts.incomplete:
+        text += " INCOMPLETE: " + "; ".join(parts.incomplete) + "."
+    text += " " + parts.seeds
+    if parts.confounded:
+        text += f" Confounded: {', '.join(parts.confounded)} (see flags)."
+    return text + " " + parts.legend
 
 
 def comparison_headline(comparison: Comparison) -> str:
@@ -127,3 +164,17 @@ def skipped_lines(comparison: Comparison) -> list[str]:
     from .text import budget_text
     return [f"skipped: {s.workload} at {budget_text(s.budget)}: {s.reason}"
             for s in getattr(comparison, "skipped", ()) or ()]
+
+
+def run_notes(record) -> list[str]:
+    """A record's `notes` (an extra field: what else happened on the run, e.g. a fork that failed), as text."""
+    notes = (record.extra or {}).get("notes")
+    if notes is None:
+        return []
+    return [str(n) for n in notes] if isinstance(notes, list) else [str(notes)]
+
+
+def clip_note(text: str, limit: int) -> str:
+    """One line of at most `limit` characters (an ellipsis says it was cut)."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit - 1].rstrip() + "\u2026"

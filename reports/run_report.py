@@ -149,7 +149,8 @@ def write_run_report(suite, records: list[RunRecord], out_dir: Path, plots: bool
     for unit, comparison in comparisons:
         ranges.update(ranges_for(comparison) | declared)
         sections += [f"## At equal {md(unit)}", "",
-                     comparison_markdown(comparison, paper=True, ranges=ranges, compact_confounds=True)]
+                     comparison_markdown(comparison, paper=True, ranges=ranges, compact_confounds=True,
+                                         records=records)]
         sections += _ranking_sections(comparison, records)
         sections += oracle_lines(comparison, records)
         target = out_dir / f"comparison-{unit}.json"
@@ -203,7 +204,7 @@ def render_report(comparison: Comparison, records: list[RunRecord] | None, fmt: 
                             inline=fmt == "html", width=width, x_unit=x_unit, ranges=ranges)
     if fmt == "md":
         text = comparison_markdown(comparison, baseline=baseline, paper=True, ranges=ranges,
-                                   confound_units=confound_units, compact_confounds=True)
+                                   confound_units=confound_units, compact_confounds=True, records=records)
         oracle = oracle_lines(comparison, records)
         if oracle:
             text = text.rstrip() + "\n\n" + "\n".join(oracle).rstrip() + "\n"
