@@ -52,6 +52,7 @@ figure{margin:1em 0;display:inline-block;vertical-align:top;max-width:100%}
 figure svg{max-width:100%;height:auto}figcaption{font-size:.9em;color:#333;max-width:40em}
 details{margin:.3em 0}summary{cursor:pointer}
 .name{font-family:ui-monospace,SFMono-Regular,Menlo,monospace}
+td.note{min-width:14em;max-width:32em;overflow-wrap:anywhere;font-size:.92em}
 """
 
 SCRIPT = """
@@ -242,7 +243,7 @@ def _runs_html(group: Group, records: list[RunRecord]) -> str:
         return ""
     units = shown_units(group, drop_unreported=True)
     noted = sum(bool(run_notes(r)) for runs in by_arm.values() for r in runs)
-    out = ["<details" + (" open" if noted else "") + "><summary>Per-seed runs of each arm (reward, spend, errors"
+    out = ["<details><summary>Per-seed runs of each arm (reward, spend, errors"
            + (f"; {noted} run(s) with notes" if noted else "") + ")</summary>"]
     for a in group.arms:
         runs = sorted(by_arm.get(a.arm, []), key=lambda r: r.seed)
@@ -256,13 +257,14 @@ def _runs_html(group: Group, records: list[RunRecord]) -> str:
                 v = r.spend.get(u)
                 cells.append(_cell(quantity(v, u in r.partial) if v is not None else DASH, v if v is not None else ""))
             head, _ = _error_text(r.error) if r.error is not None else ("", "")
-            cells += [_cell(r.stop_reason or "", "", "t"), _cell(head, "", "t bad" if head else "t"),
-                      _notes_cell(run_notes(r))]
+            cells += [_cell(r.stop_reason or "", "", "t"), _cell(head, "", "t bad" if head else "t")]
+            if noted:
+                cells.append(_notes_cell(run_notes(r)))
             body.append("".join(cells))
         more = f" ({len(runs) - MAX_SEED_ROWS} more runs are in the results file)" if len(runs) > MAX_SEED_ROWS else ""
         out.append(f"<h4 class=\"name\">{esc(a.arm)}</h4>")
         out.append(_table(["seed", "reward", "dev score"] + [unit_noun(u) for u in units] +
-                          ["stop reason", "error", "notes"], body, caption=more))
+                          ["stop reason", "error"] + (["notes"] if noted else []), body, caption=more))
         errors = [r for r in runs if r.error is not None]
         for r in errors[:20]:
             head, detail = _error_text(r.error)

@@ -243,7 +243,7 @@ def tex_prose(text: str) -> str:
     """Escape a sentence for LaTeX, with its symbols as math and a minus (not a hyphen) before a number."""
     text = _MINUS.sub("\u2212", str(text))
     return tex(text).replace("\u2265", "$\\geq$").replace("\u2014", "---").replace("\u00b1", "$\\pm$").replace(
-        "\u2212", "$-$").replace("\u221e", "$\\infty$").replace("\u00d7", "$\\times$")
+        "\u2212", "$-$").replace("\u221e", "$\\infty$").replace("\u00d7", "$\\times$").replace("\u0394", "$\\Delta$")
 
 
 def _tex_arm(name: str) -> str:
@@ -251,14 +251,19 @@ def _tex_arm(name: str) -> str:
     return re.sub(r"(/|\\_|\.|:)", r"\1\\allowbreak{}", tex(name))
 
 
-_TEX_MARKUP = (re.compile(r"\$\\[a-zA-Z]+\$"), re.compile(r"\\[a-zA-Z]+(\{\})?"), re.compile(r"[{}$\\]"))
+_TEX_MARKUP = (re.compile(r"\$\\[a-zA-Z]+\$|---|\$-\$"), re.compile(r"\\[a-zA-Z]+(\{\})?"),
+               re.compile(r"[{}$\\]"))
+# Widths in em of Computer Modern roman (the LaTeX default), near enough to choose a layout
+_NARROW = set("ijlt.,:;'!|()[]/ ")
+_WIDE = set("mwMW+=<>#%&@")
 
 
-def _visible(cell: str) -> int:
-    """Characters a LaTeX cell prints (``1{,}000`` is 5, ``$\\geq$7`` is 2): to estimate widths."""
-    text = _TEX_MARKUP[0].sub("x", cell)
-    text = _TEX_MARKUP[1].sub(lambda m: "" if m.group(0) == "\\allowbreak{}" else "x", text)
-    return len(_TEX_MARKUP[2].sub("", text))
+def _visible(cell: str) -> float:
+    """Width in em a LaTeX cell prints (``1{,}000`` is about 2.3, ``$\\geq$7`` 1.3): to estimate layouts."""
+    text = _TEX_MARKUP[0].sub("M", cell)
+    text = _TEX_MARKUP[1].sub(lambda m: "" if m.group(0) == "\\allowbreak{}" else "M", text)
+    text = _TEX_MARKUP[2].sub("", text)
+    return sum(0.28 if ch in _NARROW else 0.85 if ch in _WIDE else 0.7 if ch.isupper() else 0.5 for ch in text)
 
 
 @dataclass
@@ -270,24 +275,31 @@ class Layout:
     align: str
     tabcolsep: str = ""
     overflow: bool = False
+    split_head: bool = False      # headers on two lines ("Prompt" over "tok.")
 
 
 def _layout(headers: list[str], body: list[list[str]], keys: list[str], many_columns: bool) -> Layout:
     """The float, type size and arm column width a table needs to fit, never scaled below footnote size.
 
-    Why not \resizebox: it scaled a 32-arm table to about 3 pt type. Long arm
-    names wrap in a p{} column instead; a table still too wide gets footnote
-    size and narrower column gaps, then spans both columns; past that it
-    overflows with a comment saying to choose fewer --columns.
+    Why not \resizebox: it scaled a 32-arm table to about 3 pt type. A table
+    too wide for a column spans both, then gets footnote size (8 pt) and
+    narrower column gaps; only then do long arm names wrap in a p{} column
+    (a wrapped name doubles a row's height), then script size (7 pt); past
+    that it overflows with a comment saying to choose fewer --columns.
     """
-    natural = [max([_visible(h) for h in headers[i:i + 1]] + [_visible(r[i]) for r in body]) * 0.5
-               for i in range(len(keys))]
+    cells = [max([_visible(r[i]) for r in body], default=0.0) for i in range(len(keys))]
+    one_line = [max(_visible(h), c) for h, c in zip(headers, cells)]
+    two_lines = [max(max(map(_visible, split_header(h))), c) for h, c in zip(headers, cells)]
     arm = keys.index("arm") if "arm" in keys else None
+    natural = one_line
 
-    def fits(avail: float, pad: float) -> tuple[bool, float | None]:
-        others = sum(w + pad for i, w in enumerate(natural) if i != arm)
-        if arm is None or others + natural[arm] + pad <= avail:
-            return others + (natural[arm] + pad if arm is not None else 0) <= avail, None
+    def fits(avail: float, pad: float, font: float) -> tuple[bool, float | None]:
+        """(fits, arm width in em or None when names need not wrap); `font`: width of this size's type
+        against the 10 pt estimate (cmr7 is 14% wider per em than cmr10)."""
+        avail *= 1.0   # a margin for the estimate
+        others = sum(w * font + pad for i, w in enumerate(natural) if i != arm)
+        if arm is None or others + natural[arm] * font + pad <= avail:
+            return others + (natural[arm] * font + pad if arm is not None else 0) <= avail, None
         room = avail - others - pad
         return room >= MIN_ARM_EM, max(room, MIN_ARM_EM)
 
@@ -300,16 +312,34 @@ def _layout(headers: list[str], body: list[list[str]], keys: list[str], many_col
                 cols.append("l" if k in ("arm", "verdict") else "r")
         return "".join(cols)
 
+    # (size, column gap in its em, text width scale, width of its type, \tabcolsep); wrapping a name doubles
+    # a row's height, so footnote size comes before a wrapped small one; script size last
+    small = ("\\small", 1.33, 1.0, 1.03, "")
+    foot = ("\\footnotesize", 0.75, 9 / 8, 1.06, "3pt")
+    script = ("\\scriptsize", 0.57, 9 / 7, 1.14, "2pt")
     envs = (["table"] if not many_columns else []) + ["table*"]
-    sizes = (("\\small", 1.33, 1.0, ""), ("\\footnotesize", 0.75, 9 / 8, "3pt"))
-    for wrap in (False, True):  # a wrapped name doubles a row's height: smaller type first
-        for size, pad, scale, gap in sizes:
-            for env in envs:
-                ok, arm_em = fits((COLUMN_EM if env == "table" else TEXT_EM) * scale, pad)
-                if ok and (arm_em is None or wrap):
-                    return Layout(env, size, spec(arm_em), gap)
-    ok, arm_em = fits(TEXT_EM * 9 / 8, 0.75)
-    return Layout("table*", "\\footnotesize", spec(arm_em if arm_em is not None else MIN_ARM_EM), "3pt", True)
+    for (size, pad, scale, font, gap), wrap, split in (
+            (small, False, False), (foot, False, False), (small, False, True), (foot, False, True),
+            (small, True, False), (foot, True, False), (foot, True, True), (script, False, True),
+            (script, True, True)):
+        natural = two_lines if split else one_line
+        for env in envs:
+            ok, arm_em = fits((COLUMN_EM if env == "table" else TEXT_EM) * scale, pad, font)
+            if ok and (arm_em is None or wrap):
+                return Layout(env, size, spec(arm_em), gap, split_head=split)
+    size, pad, scale, font, gap = script
+    natural = two_lines
+    ok, arm_em = fits(TEXT_EM * scale, pad, font)
+    return Layout("table*", size, spec(arm_em if arm_em is not None else MIN_ARM_EM), gap, True, True)
+
+
+def split_header(header: str) -> list[str]:
+    """A header as two lines, split at the space nearest its middle (``Prompt``/``tok.``); one word: [word]."""
+    spaces = [m.start() for m in re.finditer(" ", header)]
+    if not spaces:
+        return [header]
+    at = min(spaces, key=lambda i: abs(_visible(header[:i]) - _visible(header[i + 1:])))
+    return [header[:at], header[at + 1:]]
 
 
 def _float(layout: Layout, caption: str, short: str, label: str, headers: list[str], body: list[list[str]],
@@ -321,9 +351,15 @@ def _float(layout: Layout, caption: str, short: str, label: str, headers: list[s
     if layout.tabcolsep:
         lines.append(f"\\setlength{{\\tabcolsep}}{{{layout.tabcolsep}}}")
     if layout.overflow:
-        lines.append("% wider than the text even at footnote size: choose fewer columns with --columns")
+        lines.append("% wider than the text even at script size: choose fewer columns with --columns")
     lines += [f"\\caption[{short}]{{{caption}}}", f"\\label{{{label}}}",
-              f"\\begin{{tabular}}{{{layout.align}}}", r"\toprule", " & ".join(headers) + end]
+              f"\\begin{{tabular}}{{{layout.align}}}", r"\toprule"]
+    if layout.split_head and any(" " in h for h in headers):
+        parts = [split_header(h) for h in headers]
+        lines += [" & ".join(p[0] if len(p) == 2 else "" for p in parts) + end,
+                  " & ".join(p[-1] for p in parts) + end]
+    else:
+        lines.append(" & ".join(headers) + end)
     if extra_head:
         lines.append(" & ".join(extra_head) + end)
     lines += [r"\midrule", *rows, r"\bottomrule", r"\end{tabular}"]
@@ -351,7 +387,7 @@ def group_latex(group: Group, comparison: Comparison, baseline: str | None, labe
     dec = decimals_for((r.ci[1] - r.ci[0]) / 2 for r in rs)
     vs_dec = decimals_for((r.vs.ci[1] - r.vs.ci[0]) / 2 for r in rs if r.vs)
     head = {"arm": "Arm", "seeds": "Seeds", "mean": tex(comparison.metric), "ci": "95\\% CI",
-            "diff": f"$\\Delta$ vs {tex(baseline or '')}", "diff_ci": "95\\% CI ($\\Delta$)", "verdict": "Verdict"}
+            "diff": "$\\Delta$ vs baseline", "diff_ci": "95\\% CI ($\\Delta$)", "verdict": "Verdict"}
     headers = [tex(LATEX_UNIT_HEADERS.get(c[5:], c[5:])) if c.startswith("unit:") else head[c] for c in cols]
     body = []
     for r in rs:
@@ -390,7 +426,8 @@ def group_latex(group: Group, comparison: Comparison, baseline: str | None, labe
     shown_conf, matrix = confound_matrix(group)
     has_diff = any(c in cols for c in ("diff", "diff_ci", "verdict"))
     short, caption = latex_caption(group, comparison, conf_label if matrix else None)
-    notes = [tex_prose(n) for n in latex_notes(group, comparison, has_diff, "verdict" in cols, rng)]
+    notes = [tex_prose(n) for n in latex_notes(group, comparison, has_diff, "verdict" in cols, rng,
+                                                baseline if has_diff else None)]
     out = _float(layout, caption, short, label, headers, body, notes)
     if matrix:
         out += "\n" + _confound_latex(group, comparison, label, conf_label, shown_conf, matrix)
@@ -438,7 +475,7 @@ def latex_caption(group: Group, comparison: Comparison, confound_label: str | No
 
 
 def latex_notes(group: Group, comparison: Comparison, has_diff: bool, verdicts: bool,
-                rng: RewardRange | None = None) -> list[str]:
+                rng: RewardRange | None = None, baseline: str | None = None) -> list[str]:
     """Sentences below a paper table (plain text; escaped by the caller), one line per kind, not per arm."""
     parts = caption_parts(group, comparison.fixed, comparison.tolerance, comparison.metric)
     out = [] if not parts.legend else [parts.legend]
@@ -464,13 +501,14 @@ def latex_notes(group: Group, comparison: Comparison, has_diff: bool, verdicts: 
     if partial:
         out.append("Lower bounds: " + "; ".join(f"{u.arm} {unit_noun(u.unit)}" for u in partial) + ".")
     if has_diff:
+        out.append(f"Baseline (\u0394 = arm \u2212 baseline): {baseline}." if baseline else "")
         out.append("Differences are per-seed paired with 95% intervals; a verdict needs both the paired t and "
                    "the exact sign-flip test to reject after Holm adjustment within the table.")
     if verdicts:
         out.append("n.d. = no difference detected (not evidence of equality).")
     if rng is not None:
         out.append(rng.note())
-    return out
+    return [line for line in out if line]
 
 
 LATEX_PREAMBLE = ("% costmatch tables. Needs in the preamble: \\usepackage{booktabs}\n"
