@@ -73,6 +73,20 @@ def unreported_lines(group: Group, name, shown: list[str] | None = None) -> list
     return lines
 
 
+def unreported_grouped(group: Group, name, shown: list[str] | None = None) -> list[tuple[str, str]]:
+    """`unreported_lines`, with the units no arm reports said in one line (per column kind), not one per unit."""
+    lines = unreported_lines(group, name, shown)
+    silent = [u for u in group.units if all(a.spend[u].status == "unreported" for a in group.arms)]
+    out = []
+    for has_column in (True, False):
+        same = [u for u in silent if (shown is None or u in shown) == has_column]
+        if len(same) > 1:
+            where = "shown as \u2014: unknown, not 0" if has_column else "no column: unknown, not 0"
+            out.append(("", f"not reported by any arm ({where}): " + ", ".join(unit_noun(u) for u in same)))
+            lines = [(u, t) for u, t in lines if u not in same]
+    return out + lines
+
+
 @dataclass
 class CaptionParts:
     """The sentences of a group's caption, apart, so a paper table can keep the short ones in its caption

@@ -24,7 +24,7 @@ from baselines.comparison import Comparison, Group, runs_by_arm
 from baselines.records import RunRecord
 from baselines.units import nouns_of, unit_noun
 
-from .flags import (clip_note, comparison_headline, group_caption, run_notes, unequal_sentence, unreported_lines,
+from .flags import (clip_note, comparison_headline, group_caption, run_notes, unequal_sentence, unreported_grouped,
                     unverified_sentence)
 from .ranges import range_for
 from .tables import (VERDICT_SHORT, _clip_pair, _verdict_words, confound_matrix, confound_reference, rows,
@@ -181,7 +181,7 @@ def _flags_html(group: Group, tolerance: float, confound_units: list[str] | None
     name = lambda a: a  # noqa: E731  (escaped below as part of the sentence)
     items = [("unverified", unverified_sentence(u, name)) for u in group.unverified]
     items += [("unequal", unequal_sentence(f, tolerance, name)) for f in group.unequal]
-    items += [("unreported", text) for _, text in unreported_lines(group, name, shown)]
+    items += [("unreported", text) for _, text in unreported_grouped(group, name, shown)]
     items += [("note", n) for n in group.notes]
     out = []
     if items:

@@ -7,7 +7,7 @@ from baselines.comparison import Comparison, Group
 from baselines.units import nouns_of, unit_noun
 
 from .flags import (clip_note, comparison_headline, confound_sentence, group_caption, run_notes, skipped_lines,
-                    unequal_sentence, unreported_lines, unverified_sentence)
+                    unequal_sentence, unreported_grouped, unreported_lines, unverified_sentence)
 from .ranges import range_for
 from .tables import confound_markdown, group_markdown, shown_units
 from .text import budget_text, decimals_for, fixed, interval, md, pipe_table
@@ -49,17 +49,8 @@ def flag_bullets(group: Group, tolerance: float, compact: bool = False, shown: l
     out += [f"- **unequal** ({md(f.unit)}): {unequal_sentence(f, tolerance, _name)}" for f in group.unequal]
     if not compact:
         out += [f"- **confound** ({md(f.unit)}): {confound_sentence(f, _name)}" for f in group.confounded]
-    lines = unreported_lines(group, _name, shown)
-    if compact:  # one line for the units nobody reports, instead of one per unit
-        silent = [u for u in group.units if all(a.spend[u].status == "unreported" for a in group.arms)]
-        for has_column in (True, False):
-            same = [u for u in silent if (shown is None or u in shown) == has_column]
-            if len(same) > 1:
-                where = "shown as \u2014: unknown, not 0" if has_column else "no column: unknown, not 0"
-                out.append(f"- unreported: not reported by any arm ({where}): "
-                           + ", ".join(md(unit_noun(u)) for u in same))
-                lines = [(u, t) for u, t in lines if u not in same]
-    out += [f"- unreported ({md(unit)}): {text}" for unit, text in lines]
+    lines = unreported_grouped(group, _name, shown) if compact else unreported_lines(group, _name, shown)
+    out += [f"- unreported ({md(unit)}): {text}" if unit else f"- unreported: {md(text)}" for unit, text in lines]
     out += [f"- note: {md(n)}" for n in group.notes]
     return out
 
