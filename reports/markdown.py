@@ -4,7 +4,7 @@ from __future__ import annotations
 import dataclasses
 
 from baselines.comparison import Comparison, Group
-from baselines.units import nouns_of, unit_noun
+from baselines.units import nouns_of
 
 from .flags import (clip_note, comparison_headline, confound_sentence, group_caption, run_notes, skipped_lines,
                     unequal_sentence, unreported_grouped, unreported_lines, unverified_sentence)
@@ -74,7 +74,8 @@ def run_note_bullets(group: Group, records) -> list[str]:
     order = {a.arm: i for i, a in enumerate(group.arms)}
     items.sort(key=lambda t: (order.get(t[0], len(order)), t[1]))
     out = [f"Run notes from the records ({len(items)}):", ""]
-    out += [f"- {_name(arm)}, seed {seed}: {md(clip_note(n, MAX_NOTE_CHARS))}" for arm, seed, n in items[:MAX_RUN_NOTES]]
+    out += [f"- {_name(arm)}, seed {seed}: {md(clip_note(n, MAX_NOTE_CHARS))}"
+            for arm, seed, n in items[:MAX_RUN_NOTES]]
     if len(items) > MAX_RUN_NOTES:
         out.append(f"- {len(items) - MAX_RUN_NOTES} more notes: see the results file or report.html")
     return out

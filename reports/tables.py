@@ -239,16 +239,21 @@ def _tex_num(text: str) -> str:
     return _MINUS.sub("$-$", text)
 
 
+_PROSE_SYMBOLS = (("--", "-{}-"), ("\u2265", "$\\geq$"), ("\u2014", "---"), ("\u00b1", "$\\pm$"),
+                  ("\u2212", "$-$"), ("\u221e", "$\\infty$"), ("\u00d7", "$\\times$"), ("\u0394", "$\\Delta$"))
+
+
 def tex_prose(text: str) -> str:
-    """Escape a sentence for LaTeX, with its symbols as math and a minus (not a hyphen) before a number."""
-    text = _MINUS.sub("\u2212", str(text))
-    return tex(text).replace("\u2265", "$\\geq$").replace("\u2014", "---").replace("\u00b1", "$\\pm$").replace(
-        "\u2212", "$-$").replace("\u221e", "$\\infty$").replace("\u00d7", "$\\times$").replace("\u0394", "$\\Delta$")
+    """Escape a sentence for LaTeX: symbols as math, a minus (not a hyphen) before a number, ``--`` not a dash."""
+    text = tex(_MINUS.sub("\u2212", str(text)))
+    for symbol, latex in _PROSE_SYMBOLS:   # "--" first: the em dash's "---" must stay one
+        text = text.replace(symbol, latex)
+    return text
 
 
 def _tex_arm(name: str) -> str:
     """An arm name that may wrap: a break allowed after / _ . : (a hyphen already is one)."""
-    return re.sub(r"(/|\\_|\.|:)", r"\1\\allowbreak{}", tex(name))
+    return re.sub(r"(/|\\_|\.|:)", r"\1\\allowbreak{}", tex(name).replace("--", "-{}-"))
 
 
 _TEX_MARKUP = (re.compile(r"\$\\[a-zA-Z]+\$|---|\$-\$"), re.compile(r"\\[a-zA-Z]+(\{\})?"),
@@ -370,7 +375,7 @@ def _float(layout: Layout, caption: str, short: str, label: str, headers: list[s
 
 
 def _arm_cell(name: str, wraps: bool) -> str:
-    return ("\\raggedright " + _tex_arm(name)) if wraps else tex(name)
+    return ("\\raggedright " + _tex_arm(name)) if wraps else tex(name).replace("--", "-{}-")
 
 
 def group_latex(group: Group, comparison: Comparison, baseline: str | None, label: str,
