@@ -3,7 +3,11 @@
 One row model, four renderings, so the formats cannot disagree. Numbers are
 rounded to what their intervals support (two significant digits of the
 interval's half-width), one precision per column. Captions come from
-`flags.group_caption`: they cannot claim a fixed unit that was not verified.
+`flags.caption_parts`: they cannot claim a fixed unit that was not verified.
+A LaTeX caption keeps only what stays short (workload, budget, what was
+verified, which units are confounded); per-arm flags go in notes below the
+tabular and confound ratios in a table of their own, so 32 arms still make
+a float that fits a page. The group's fixed unit always has a column.
 Means and intervals are clipped to the reward's possible range when one is
 known (`reports.ranges`), so a success rate never prints as 1.084.
 """
