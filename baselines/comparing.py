@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import stdtrit
 
+from .arm_intervals import bounded_arm_intervals
 from .columns import arm_sums, medians_of, relative, run_bounds, sorted_codes
 from .compare_options import CompareOptions
 from .comparison import MEASURED, PARTIAL, UNREPORTED, ArmSummary, Comparison, Flag, Group, UnitSpend, Unverified
@@ -38,7 +39,7 @@ from .gc_pause import gc_paused
 from .metrics import metric_frame
 from .pairing import pair_groups
 from .provenance import different_code_lines
-from .records import RunRecord, budget_label
+from .records import RunRecord, budget_key, budget_label
 from .selection import select_groups
 from .table import RunTable
 from .units import STANDARD_UNITS, ordered_units
@@ -84,12 +85,17 @@ def _compare(records, fixed: str | None, options: CompareOptions) -> Comparison:
     units = ordered_units(set(table.units) | {unit for _, _, unit in chosen})
     summaries, arm_units = _all_summaries(split, units) if chosen else ([], {})
     groups = _groups(split, chosen, table.budgets, summaries, arm_units, units, options)
+    bounded_arm_intervals(groups)
     pair_groups(groups, options)
     _mark_not_comparisons(groups)
     fixed_units = {g.fixed for g in groups}
     shown_fixed = fixed if fixed is not None else (fixed_units.pop() if len(fixed_units) == 1 else None)
     comparison = Comparison(shown_fixed, float(options.tolerance), groups, options.alpha, options.metric, note,
                             skipped)
+    for s in skipped:  # "skipped: bbob at 500 function evaluations", not "model calls"
+        key = (s.workload, budget_key(s.budget))
+        if key in split.index:
+            s.unit_nouns = _declared_nouns(split.columns(*key)("nouns"))
     comparison.warnings.extend(notes)
     comparison.warnings.extend(code_warnings(frame))
     if filtered:
@@ -373,6 +379,8 @@ def _all_summaries(split: "_GroupSplit", units: list[str]
         known = ~np.isnan(values)
         reported, full = arm_sums(known, bounds), arm_sums(known & ~partial, bounds)
         status = np.where(reported == 0, UNREPORTED, np.where(full < runs, PARTIAL, MEASURED))
+        if ((reported > 0) & (reported < runs)).any():
+            medians[k + 1] = _partial_lower_bounds(values, known, bounds, reported, runs, medians[k + 1])
         arm_units[unit] = (medians[k + 1], (reported > 0) & (full >= runs))
         unit_medians = [m if r else None for m, r in zip(medians[k + 1].tolist(), reported.tolist())]
         unit_columns.append((unit, unit_medians, status.tolist(), full.tolist()))
@@ -399,6 +407,24 @@ def _all_summaries(split: "_GroupSplit", units: list[str]
         out.append(ArmSummary(names[i], n_runs, n_scored, n_errors, mean, (lo, hi), low_l[i], median_l[i],
                               high_l[i], dev_means[i].item(), spend, first_error))
     return out, arm_units
+
+
+def _partial_lower_bounds(values: np.ndarray, known: np.ndarray, bounds: np.ndarray, reported: np.ndarray,
+                         runs: np.ndarray, medians: np.ndarray) -> np.ndarray:
+    """Medians where an arm left the unit unreported on some runs: the median with those runs at 0.
+
+    Why: such an arm's figure is printed as a lower bound ("≥"). The median of
+    the runs that did report is no bound at all (an unreported run may have
+    spent less than every reported one); spend is never negative, so counting
+    an unreported run as 0 (and a partly reported run at its reported part)
+    gives a median the true one cannot be below.
+    """
+    gaps = np.flatnonzero((reported > 0) & (reported < runs))
+    floored = np.where(known, values, 0.0)
+    out = medians.copy()
+    for i in gaps.tolist():
+        out[i] = float(np.median(floored[bounds[i]:bounds[i + 1]]))
+    return out
 
 
 def segment_t_intervals(values: np.ndarray, known: np.ndarray, bounds: np.ndarray, counts: np.ndarray,
