@@ -14,6 +14,7 @@ known (`reports.ranges`), so a success rate never prints as 1.084.
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
 from dataclasses import dataclass
 
@@ -342,6 +343,20 @@ def _layout(headers: list[str], body: list[list[str]], keys: list[str], many_col
     return Layout("table*", size, spec(arm_em if arm_em is not None else MIN_ARM_EM), gap, True, True)
 
 
+TEXT_HEIGHT_PT = 592.0  # \textheight of a 10 pt article on letter paper
+_BASELINE_PT = {"\\small": 11.0, "\\footnotesize": 9.5, "\\scriptsize": 8.0}
+
+
+def _too_tall(layout: Layout, rows: int, extra_head: bool, caption: str, notes: list[str]) -> bool:
+    """Whether the float would outgrow a page: caption, tabular (a wrapped arm name takes two lines) and notes."""
+    line = _BASELINE_PT.get(layout.size, 11.0)
+    chars = 100 if layout.env == "table*" else 48          # characters a caption line holds
+    height = 12.0 * math.ceil(_visible(caption) * 2 / chars) + 20.0    # caption at 10 pt, and the float's gaps
+    height += line * (1 + layout.split_head + extra_head) + rows * line * (2 if "p{" in layout.align else 1)
+    height += sum(9.5 * math.ceil(_visible(n) * 2 / (chars * 1.2)) for n in notes)
+    return height > TEXT_HEIGHT_PT
+
+
 def split_header(header: str) -> list[str]:
     """A header as two lines, split at the space nearest its middle (``Prompt``/``tok.``); one word: [word]."""
     spaces = [m.start() for m in re.finditer(" ", header)]
@@ -361,6 +376,9 @@ def _float(layout: Layout, caption: str, short: str, label: str, headers: list[s
         lines.append(f"\\setlength{{\\tabcolsep}}{{{layout.tabcolsep}}}")
     if layout.overflow:
         lines.append("% wider than the text even at script size: choose fewer columns with --columns")
+    if _too_tall(layout, len(body), bool(extra_head), caption, notes):
+        lines.append("% taller than a page at this size: choose fewer columns with --columns (so arm names need not "
+                     "wrap) or fewer arms")
     lines += [f"\\caption[{short}]{{{caption}}}", f"\\label{{{label}}}",
               f"\\begin{{tabular}}{{{layout.align}}}", r"\toprule"]
     if layout.split_head and any(" " in h for h in headers):

@@ -111,6 +111,14 @@ def test_long_arm_names_wrap_instead_of_the_table_shrinking():
     assert r"\allowbreak{}" in tex and r"\tabularnewline" in tex   # a name may break after its slash
 
 
+def test_a_table_taller_than_a_page_says_so_in_the_tex():
+    records = _many_arms()
+    fits = comparison_latex(compare(records, "rollouts"))
+    assert "taller than a page" not in fits
+    tall = comparison_latex(compare(records, "rollouts"), baseline="provider-model-name/policy-number-00")
+    assert "% taller than a page at this size: choose fewer columns with --columns" in tall
+
+
 @pytest.mark.skipif(shutil.which("pdflatex") is None, reason="needs pdflatex (apt-get install texlive-latex-base)")
 def test_many_arm_tables_compile_and_fit_the_page(tmp_path):
     records = _many_arms()
