@@ -9,13 +9,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from baselines.comparison import Comparison, Flag, Group, Unverified
-from baselines.units import unit_noun
+from baselines.units import nouns_of, unit_noun
 
 from .text import quantity, ratio
 
 
 #: what the two marks of a spend cell mean; said once per table
-LEGEND = "\u2014 = not reported (unknown, not zero); \u2265 = lower bound (reported on some calls only)."
+LEGEND = ("\u2014 = not reported (unknown, not zero); \u2265 = lower bound (reported on some calls or runs "
+          "only; a run without the unit counts as 0).")
 #: n/a is not \u2014: the number is not defined (one seed has no interval), not unknown
 NA_LEGEND = "n/a = not defined (an interval needs two scored seeds)."
 
@@ -131,10 +132,20 @@ def caption_parts(group: Group, fixed: str | None, tolerance: float, metric: str
                   + (f" (first error: {a.first_error})" if getattr(a, "first_error", None) else "")
                   for a in group.arms if a.scored < a.runs or a.scored == 0]
     seeds_sentence = (f"{seed_text} {'seed' if seeds == [1] else 'seeds'} per arm; {metric} is the mean with a "
-                      "95% Student-t interval over seeds.")
+                      f"95% {_interval_words(group)} over seeds.")
     legend = LEGEND + (" " + NA_LEGEND if any(a.scored < 2 for a in group.arms) else "")
     return CaptionParts(head, incomplete, seeds_sentence, sorted({unit_noun(f.unit) for f in group.confounded}),
                         legend)
+
+
+#: how each kind of per-arm interval is named in a caption (`ArmSummary.interval`)
+INTERVAL_WORDS = {"t": "Student-t interval", "clopper-pearson": "exact binomial (Clopper-Pearson) interval",
+                  "betting": "distribution-free betting interval"}
+
+
+def _interval_words(group: Group) -> str:
+    kinds = sorted({getattr(a, "interval", "t") for a in group.arms})
+    return " / ".join(INTERVAL_WORDS.get(k, k) for k in kinds)
 
 
 def group_caption(group: Group, fixed: str | None, tolerance: float, metric: str = "reward") -> str:
@@ -157,7 +168,7 @@ def comparison_headline(comparison: Comparison) -> str:
         return "No runs to compare." + (f" {len(comparison.skipped)} group(s) skipped (see below)."
                                         if getattr(comparison, "skipped", None) else "")
     fixed_units = sorted({getattr(g, "fixed", "") or comparison.fixed or "" for g in comparison.groups} - {""})
-    noun = ", ".join(unit_noun(u) for u in fixed_units) or "the budget's unit"
+    noun = ", ".join(_fixed_noun(comparison, u) for u in fixed_units) or "the budget's unit"
     head = ""
     short = [(g, a) for g in comparison.groups for a in g.arms if a.scored < a.runs or a.scored == 0]
     if short:
@@ -167,17 +178,28 @@ def comparison_headline(comparison: Comparison) -> str:
                 f"{a.scored} of {a.runs}" + (f"; first error: {first}" if first else "") + "). ")
     if comparison.valid:
         where = noun if len(fixed_units) == 1 else "its fixed unit"
-        return head + f"Fixed unit: {noun}. Every group verified equal spend in {where}."
+        scored = " on the runs that were scored" if short else ""  # a crashed run's spend is not verified
+        return head + f"Fixed unit: {noun}. Every group verified equal spend in {where}{scored}."
     bad = sum(not g.valid for g in comparison.groups)
     return head + (f"NOT VALID: {bad} of {len(comparison.groups)} group(s) could not verify equal spend. "
                    f"Fixed unit: {noun}.")
 
 
+def _fixed_noun(comparison: Comparison, unit: str) -> str:
+    """A fixed unit in the words of the groups fixed in it: bbob's calls are "function evaluations"."""
+    words = {unit_noun(unit, getattr(g, "unit_nouns", None) or None) for g in comparison.groups
+             if (getattr(g, "fixed", "") or comparison.fixed) == unit}
+    return " / ".join(sorted(words)) or unit_noun(unit)
+
+
 def skipped_lines(comparison: Comparison) -> list[str]:
     """One line per group the selection left out, with the reason (never silently)."""
     from .text import budget_text
-    return [f"skipped: {s.workload} at {budget_text(s.budget)}: {s.reason}"
-            for s in getattr(comparison, "skipped", ()) or ()]
+    out = []
+    for s in getattr(comparison, "skipped", ()) or ():
+        with nouns_of(getattr(s, "unit_nouns", None)):  # bbob at 500 function evaluations
+            out.append(f"skipped: {s.workload} at {budget_text(s.budget)}: {s.reason}")
+    return out
 
 
 def run_notes(record) -> list[str]:
