@@ -181,6 +181,11 @@ def _finish(fig, ax, handles: list, labels: list, notes: list[str] | tuple = ())
     renderer = fig.canvas.get_renderer()
     dpi = fig.dpi
     width_in, height_in = fig.get_size_inches()
+    title = ax.title
+    title_px = title.get_window_extent(renderer).width
+    if title_px > (width_in - 0.1) * dpi:  # a long workload name: wrap the title to the figure, never past it
+        text = title.get_text()
+        title.set_text(_wrap_name(text, int(len(text) * (width_in - 0.1) * dpi / title_px)))
     placement = {"legend": None, "ncol": 0}
     legend = None
     if handles:
@@ -212,7 +217,7 @@ def _finish(fig, ax, handles: list, labels: list, notes: list[str] | tuple = ())
         ncol = len(handles)
         while True:
             below = fig.legend(handles, wrapped, loc="upper center", ncol=ncol, frameon=False,
-                               columnspacing=1.2, handlelength=1.8)
+                               columnspacing=1.2, handlelength=1.8, borderaxespad=0.0)
             if ncol == 1 or below.get_window_extent(renderer).width <= avail:
                 break
             below.remove()
@@ -221,9 +226,10 @@ def _finish(fig, ax, handles: list, labels: list, notes: list[str] | tuple = ())
     # grow the figure downward by what goes under the axes, keeping the axes' size
     legend_h = below.get_window_extent(renderer).height / dpi if below is not None else 0.0
     note_h = note_artist.get_window_extent(renderer).height / dpi if note_artist is not None else 0.0
-    extra = (legend_h + _GAP if below is not None else 0.0) + (note_h + _GAP if note_artist is not None else 0.0)
+    needed = (legend_h + _GAP if below is not None else 0.0) + (note_h + _GAP if note_artist is not None else 0.0)
     tight = ax.get_tightbbox(renderer)
     label_bottom_in = tight.y0 / dpi  # the x label's (or tick labels') bottom, in inches from the figure bottom
+    extra = max(0.0, needed + 0.02 - label_bottom_in) if needed else 0.0
     left_in = max(0.02, min(tight.x0 / dpi, width_in * 0.1))
     if extra:
         pos = ax.get_position()
@@ -598,7 +604,9 @@ def budget_sweep_plot(comparison: Comparison, workload: str, style: Style, width
     valid_series = {a: [(x, y) for x, y, _, v in p if v] for a, p in series.items()}
     for lo, hi, before, after in sweep_crossings(valid_series):
         ax.axvspan(lo, hi, color="0.9", zorder=0)
-        ax.text((lo + hi) / 2, ax.get_ylim()[1], f"{before} \u2192 {after}", fontsize=5, ha="center", va="top")
+        label = f"{before} \u2192 {after}" if len(before) + len(after) <= 40 else \
+            f"{_wrap_name(before, 40)}\n\u2192 {_wrap_name(after, 40)}"
+        ax.text((lo + hi) / 2, ax.get_ylim()[1], label, fontsize=5, ha="center", va="top")
     from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter
     ax.set_xscale("log")
     budgets = [g.budget[fixed] for g in groups]
@@ -775,10 +783,10 @@ def ranking_markdown(ranking: dict[str, dict[str, tuple]], score_kind: str | Non
             f"{md(a)} ahead of {md(b)} at equal {md(u)}, behind at equal {md(v)}" for a, b, u, v in shown)
     weak = sorted({(a, b) for a, b, _, _ in flips} - {(a, b) for a, b, _, _ in supported})
     if weak:
-        text += "\n\nOrder differs between units, not significant: " + "; ".join(
-            _weak_pair_text(a, b, flips, ranking, verdicts, md) for a, b in weak[:8])
+        text += ("\n\nOrder differs between units, not significant (the paired test does not detect both orders):\n"
+                 + "\n".join(f"- {_weak_pair_text(a, b, flips, ranking, verdicts, md)}" for a, b in weak[:8]))
         if len(weak) > 8:
-            text += f"; and {len(weak) - 8} more pair(s)"
+            text += f"\n- and {len(weak) - 8} more pair(s)"
     what = {"reward": "the held-out reward of the choice in force (the workload scores traces)",
             "dev": "the arm's best-so-far dev score, not held out (the workload does not score traces), so it "
                    "may exceed the reward in the main table"}.get(score_kind or "",
@@ -798,7 +806,7 @@ RANK_RULE = ("A reversal (bold) is claimed only when both orders are detected di
 
 
 def _weak_pair_text(a: str, b: str, flips, ranking, verdicts, md) -> str:
-    """"a / b: a 0.847 vs b 0.845 at equal tokens (no difference detected, -0.03 [-0.37, +0.33]); ..." """
+    """"a vs b: 0.865 vs 0.847 at equal rollouts (no difference detected, +0.018 [-0.13, +0.11]); ..." """
     units = sorted({u for x, y, u, v in flips if (x, y) == (a, b)} | {v for x, y, u, v in flips if (x, y) == (a, b)},
                    key=list(ranking).index)
     parts = []
@@ -808,10 +816,9 @@ def _weak_pair_text(a: str, b: str, flips, ranking, verdicts, md) -> str:
         if pair is not None:
             lo, hi = pair.ci
             ci = f" [{lo:+.2f}, {hi:+.2f}]" if math.isfinite(lo) and math.isfinite(hi) else ""
-            stat = f" ({pair.verdict}: {a} minus {b} {pair.diff:+.3f}{ci})"
-        parts.append(f"{md(a)} {ranking[u][a][1]:.3f} vs {md(b)} {ranking[u][b][1]:.3f} at equal {md(u)}"
-                     + md(stat))
-    return "; ".join(parts)
+            stat = f" ({pair.verdict}, {pair.diff:+.3f}{ci})"
+        parts.append(f"{ranking[u][a][1]:.3f} vs {ranking[u][b][1]:.3f} at equal {md(u)}{md(stat)}")
+    return f"{md(a)} vs {md(b)}: " + "; ".join(parts)
 
 
 def ranking_plot(ranking, style: Style, name: str, title: str, width: str = "single") -> Plot | None:
