@@ -252,7 +252,8 @@ def test_anytime_with_thirty_arms_keeps_the_title_clear():
     recs = []
     for i, arm in enumerate(names):
         for s in range(3):
-            r = RunRecord("w", arm, s, {"tokens": 1000}, 0.5, budget={"tokens": 1000})
+            r = RunRecord("web-agent-benchmark-with-a-really-long-workload-name", arm, s, {"tokens": 1000}, 0.5,
+                          budget={"tokens": 1000})
             r.trace = [{"spend": {"tokens": 500}, "best": 0.01 * i}, {"spend": {"tokens": 1000}, "best": 0.02 * i}]
             recs.append(r)
     g = compare(recs, "tokens").groups[0]
@@ -380,3 +381,14 @@ def test_the_demo_flip_puct_thompson_is_not_bold():
         assert any("Order differs, not significant: puct / thompson" in n for n in plot.notes)
     finally:
         _close(plot)
+
+
+def test_report_markdown_carries_the_figure_notes(tmp_path):
+    """report.md shows the PNG; the not-valid note must be beside it, not only in the HTML caption."""
+    from reports.run_report import _files_markdown, draw_figures
+
+    recs = _sweep_records()
+    figs = draw_figures(compare(recs, "tokens"), recs, tmp_path, formats=("png",))
+    assert any("not valid: w at 1,000 tokens" in " ".join(n) for _, n in figs.notes)
+    text = "\n".join(_files_markdown(figs.files, figs.skipped, tmp_path, figs.notes))
+    assert "w: budget sweep in tokens (1 of 2 budgets NOT VALID): not valid: w at 1,000 tokens: greedy" in text
