@@ -19,6 +19,19 @@ Rules, and the mistake each prevents:
   names; no axis offset ("1e6") and no fractional ranks.
 - PDF embeds TrueType fonts (type 42) and SVG keeps text as text; output is
   deterministic (fixed hash salt, no dates), written atomically.
+- A group that is not valid (fixed unit unequal or unverified, or one arm
+  alone) is never drawn as an equal-budget result: its points are open, its
+  title says NOT VALID, and a note names the group, each arm and the reason
+  (`not_valid_note`). The frontier and the sweep's crossing marks use valid
+  points only.
+- Every arm a figure leaves out is named in its "Not drawn" note (no unit
+  reported, no trace, no scored run): a missing line is not a silent verdict.
+- Legends and notes never cover the data, the title or the axis labels: they
+  are placed outside the axes from the drawn boxes, in columns below the
+  axes when many, and the figure grows to hold them (`_finish`).
+- A rank reversal between units is claimed only when both orders are
+  detected differences by the main table's paired test (`reversals`);
+  other flips read "order differs, not significant".
 """
 from __future__ import annotations
 
@@ -153,16 +166,6 @@ def _wrap_text(text: str, width: int) -> str:
     return "\n".join(textwrap.wrap(text, max(20, width), break_long_words=True, break_on_hyphens=True))
 
 
-def _legend(ax, handles: list, labels: list, outside: bool = True) -> None:
-    """A legend from explicit labels beside the axes (kept for callers; figures use `_finish`)."""
-    if not handles:
-        return
-    if outside:
-        ax.legend(handles, labels, loc="center left", bbox_to_anchor=(1.0, 0.5), frameon=False)
-    else:
-        ax.legend(handles, labels, loc="best", frameon=False)
-
-
 _GAP = 0.06  # inches between the x label, the legend and the notes
 
 
@@ -197,12 +200,13 @@ def _finish(fig, ax, handles: list, labels: list, notes: list[str] | tuple = ())
             legend.remove()
             legend = None
     avail = (width_in - 0.1) * dpi  # pixels a row of legend or notes may take
+    left_in = max(0.02, min(ax.get_tightbbox(renderer).x0 / dpi, width_in * 0.1))  # notes start under the y label
     note_artist = None
     if notes:
         probe = fig.text(0, 0, "not drawn: arm-2 (did not report tokens) ", fontsize=5.5)
         char_px = probe.get_window_extent(renderer).width / 42
         probe.remove()
-        text = "\n".join(_wrap_text(n, int(avail / char_px)) for n in notes)
+        text = "\n".join(_wrap_text(n, int((avail - left_in * dpi) / char_px)) for n in notes)
         note_artist = fig.text(0, 0, text, fontsize=5.5, ha="left", va="top")
     below = None
     if handles and placement["legend"] is None:
@@ -214,7 +218,10 @@ def _finish(fig, ax, handles: list, labels: list, notes: list[str] | tuple = ())
         probe.remove()
         room = int((avail - overhead) / max(text_px / max(chars, 1), 1e-9))
         wrapped = [_wrap_name(lab, room) for lab in labels]
-        ncol = len(handles)
+        probe = fig.legend(handles, wrapped, frameon=False, handlelength=1.8, borderaxespad=0.0)
+        column = probe.get_window_extent(renderer).width  # one column holding the widest name
+        probe.remove()
+        ncol = max(1, min(len(handles), int(avail // max(column, 1.0))))
         while True:
             below = fig.legend(handles, wrapped, loc="upper center", ncol=ncol, frameon=False,
                                columnspacing=1.2, handlelength=1.8, borderaxespad=0.0)
@@ -230,7 +237,6 @@ def _finish(fig, ax, handles: list, labels: list, notes: list[str] | tuple = ())
     tight = ax.get_tightbbox(renderer)
     label_bottom_in = tight.y0 / dpi  # the x label's (or tick labels') bottom, in inches from the figure bottom
     extra = max(0.0, needed + 0.02 - label_bottom_in) if needed else 0.0
-    left_in = max(0.02, min(tight.x0 / dpi, width_in * 0.1))
     if extra:
         pos = ax.get_position()
         new_h = height_in + extra
@@ -773,7 +779,8 @@ def ranking_markdown(ranking: dict[str, dict[str, tuple]], score_kind: str | Non
         cells = []
         for u in units:
             entry = ranking[u].get(arm)
-            cells.append(f"{entry[0]} ({entry[1]:.3f})" if entry else "n/a")
+            score = f"{entry[1]:.3f}" if entry and math.isfinite(entry[1]) else "\u2014"  # no score at that level
+            cells.append(f"{entry[0]} ({score})" if entry else "n/a")
         name = f"**{md(arm)}**" if arm in flipped else md(arm)
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
     text = "\n".join(lines)
@@ -817,7 +824,8 @@ def _weak_pair_text(a: str, b: str, flips, ranking, verdicts, md) -> str:
             lo, hi = pair.ci
             ci = f" [{lo:+.2f}, {hi:+.2f}]" if math.isfinite(lo) and math.isfinite(hi) else ""
             stat = f" ({pair.verdict}, {pair.diff:+.3f}{ci})"
-        parts.append(f"{ranking[u][a][1]:.3f} vs {ranking[u][b][1]:.3f} at equal {md(u)}{md(stat)}")
+        sa, sb = (f"{ranking[u][x][1]:.3f}" if math.isfinite(ranking[u][x][1]) else "\u2014" for x in (a, b))
+        parts.append(f"{sa} vs {sb} at equal {md(u)}{md(stat)}")
     return f"{md(a)} vs {md(b)}: " + "; ".join(parts)
 
 
