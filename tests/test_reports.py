@@ -522,9 +522,10 @@ def test_compare_markdown_clips_binary_rewards_without_records():
     recs = make_arms({"a": {"tokens": 1000}, "b": {"tokens": 1000}}, budget=B, seeds=5,
                      reward_fn=lambda arm, s: 1.0 if s else (0.0 if arm == "b" else 1.0))
     c = compare(recs, "tokens")
-    assert any(a.ci[1] > 1 for a in c.groups[0].arms)  # the raw t interval leaves [0, 1]
+    # exact binomial intervals: inside [0, 1] by construction (a t interval left it and was shown clipped)
+    assert all(a.interval == "clopper-pearson" and 0 <= a.ci[0] <= a.mean <= a.ci[1] <= 1 for a in c.groups[0].arms)
     text = comparison_markdown(c)
-    assert "clipped" in text
+    assert "Rewards lie in [0, 1]" in text
     for lo, hi in re.findall(r"\[(-?[\d.]+), (-?[\d.]+)\]", text.split("| a ")[0]):
         assert 0 <= float(lo) <= float(hi) <= 1
 
