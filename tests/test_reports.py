@@ -139,8 +139,12 @@ def test_ranking_across_units_finds_a_reversal():
     ranking = plots.ranking_across_units(g, recs)
     assert ranking["rollouts"]["lavish"][0] == 1 and ranking["tokens"]["frugal"][0] == 1
     assert ranking["tokens"]["lavish"][2] == 2000  # compared at the level every arm reached
-    assert ("frugal", "lavish", "tokens", "rollouts") in plots.reversals(ranking)
-    assert "**frugal**" in plots.ranking_markdown(ranking)
+    assert ("frugal", "lavish", "tokens", "rollouts") in plots.order_flips(ranking)
+    # 3 seeds (and no lavish score at 2,000 tokens): the order flips, but no test supports it, so no reversal
+    assert plots.reversals(ranking) == []
+    text = plots.ranking_markdown(ranking)
+    assert "**frugal**" not in text and "Order differs between units, not significant" in text
+    assert "- frugal vs lavish: " in text
 
 
 def test_sweep_crossings():
