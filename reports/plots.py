@@ -86,6 +86,7 @@ def _mpl():
         "text.parse_math": False, "text.usetex": False, "font.family": "DejaVu Sans",
         "font.size": 7, "axes.titlesize": 7.5, "legend.fontsize": 6, "axes.spines.top": False,
         "axes.spines.right": False, "figure.dpi": 100, "savefig.dpi": 300, "savefig.bbox": "tight",
+        "savefig.pad_inches": 0.02,  # tight crop, thin margin: a single-column figure stays 3.3 in wide
         "path.simplify": False, "axes.formatter.useoffset": False})
     return plt
 
@@ -169,6 +170,24 @@ def _wrap_text(text: str, width: int) -> str:
 _GAP = 0.06  # inches between the x label, the legend and the notes
 
 
+def _fit_width(fig, ax, renderer) -> None:
+    """Move and narrow the axes until they, their labels and a legend beside them lie inside the figure.
+
+    Why: figures are saved with a tight bounding box, so whatever sticks out
+    widens the file: a "single-column" (3.3 in) figure came out 4.2-4.6 in
+    wide, and a paper scales it down, fonts and all.
+    """
+    width_px = fig.get_size_inches()[0] * fig.dpi
+    for _ in range(3):  # narrowing the axes moves tick labels a little: settle in a few passes
+        box = ax.get_tightbbox(renderer)
+        over_left, over_right = max(0.0, -box.x0), max(0.0, box.x1 - width_px)
+        if over_left < 0.5 and over_right < 0.5:
+            return
+        pos = ax.get_position()
+        shift, shrink = (over_left + 2) / width_px, (over_left + over_right + 4) / width_px
+        ax.set_position([pos.x0 + shift, pos.y0, max(pos.width - shrink, 0.2), pos.height])
+
+
 def _finish(fig, ax, handles: list, labels: list, notes: list[str] | tuple = ()) -> dict:
     """Place the legend and the footnotes outside the axes, growing the figure so nothing overlaps.
 
@@ -199,6 +218,7 @@ def _finish(fig, ax, handles: list, labels: list, notes: list[str] | tuple = ())
         else:
             legend.remove()
             legend = None
+    _fit_width(fig, ax, renderer)
     avail = (width_in - 0.1) * dpi  # pixels a row of legend or notes may take
     left_in = max(0.02, min(ax.get_tightbbox(renderer).x0 / dpi, width_in * 0.1))  # notes start under the y label
     note_artist = None

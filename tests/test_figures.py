@@ -392,3 +392,28 @@ def test_report_markdown_carries_the_figure_notes(tmp_path):
     assert any("not valid: w at 1,000 tokens" in " ".join(n) for _, n in figs.notes)
     text = "\n".join(_files_markdown(figs.files, figs.skipped, tmp_path, figs.notes))
     assert "w: budget sweep in tokens (1 of 2 budgets NOT VALID): not valid: w at 1,000 tokens: greedy" in text
+
+
+@pytest.mark.parametrize("width", ["single", "double"])
+def test_saved_figures_are_as_wide_as_the_width_asked_for(width):
+    """README: single is 3.3 in, double 6.8 in. A legend beside the axes and a y label past the left edge
+    were saved too (tight bounding box): single-column figures came out 4.2-4.6 in wide."""
+    import io
+
+    from matplotlib import image
+
+    arms = ["best-of-3", "cost-efficient-puct", "greedy", "puct", "random", "thompson", "ucb1"]
+    recs = [RunRecord("w", arm, s, {"tokens": 1000 + 10 * i, "calls": 10 + i}, 0.1 * i + 0.01 * s,
+                      budget={"tokens": 1000}, trace=[{"spend": {"tokens": 500, "calls": 5}, "best": 0.1 * i},
+                                                      {"spend": {"tokens": 1000, "calls": 10}, "best": 0.1 * i + 0.05}])
+            for i, arm in enumerate(arms) for s in range(4)]
+    c = compare(recs, "tokens")
+    drawn = [p for p in plots.comparison_plots(c, recs, None, width, None) if p.drawn]
+    assert drawn
+    for plot in drawn:
+        try:
+            pixels = image.imread(io.BytesIO(plots.render(plot, "png")))
+        finally:
+            _close(plot)
+        inches = pixels.shape[1] / 300
+        assert inches <= plots.WIDTHS[width] + 0.05, (plot.name, inches)
