@@ -151,14 +151,15 @@ class BestOfNFork(SelectionPolicy):
         picks = []
         for k, (fork, share) in enumerate(zip(forks, shares)):
             sub = meter.sub(share) if share is not None else meter
+            whole_budget_spent = False
             try:
                 Greedy().run(fork, sub, rng)
             except BudgetExhausted:
-                if meter.exhausted is not None:  # the whole run's budget, not this fork's share
-                    picks.append(fork.best_by_dev())
-                    break
+                whole_budget_spent = meter.exhausted is not None  # the run's budget, not this fork's share
             picks.append(fork.best_by_dev())
             best = max(picks, key=lambda c: c.dev_score)
-            meter.progress(best.dev_score, choice=best.id)
+            meter.progress(best.dev_score, choice=best.id)  # before stopping too: the trace ends at the final choice
+            if whole_budget_spent:
+                break
         best = max(picks, key=lambda c: c.dev_score)
         return ArmOutput(best.id, alternatives=[c.id for c in picks])

@@ -49,10 +49,12 @@ class ArmSummary:
     dev_mean: float
     spend: dict[str, UnitSpend]
     first_error: str | None = None
+    interval: str = "t"  # how `ci` was computed: "t", "clopper-pearson" (0/1 rewards) or "betting" (declared range)
 
     def to_json(self) -> dict[str, Any]:
         out = {"arm": self.arm, "runs": self.runs, "scored": self.scored, "errors": self.errors,
                "reward": {"mean": json_num(self.mean), "ci": [json_num(self.ci[0]), json_num(self.ci[1])],
+                          "interval": self.interval,
                           "min": json_num(self.min), "median": json_num(self.median), "max": json_num(self.max)},
                "dev_reward": {"mean": json_num(self.dev_mean)},
                "spend": {u: {"median": json_num(s.median), "status": s.status, "runs": s.reported_runs}
@@ -107,6 +109,7 @@ class Skipped:
     workload: str
     budget: dict[str, float]
     reason: str
+    unit_nouns: dict[str, str] = field(default_factory=dict)  # the workload's words for its units (printing)
 
     def to_json(self) -> dict[str, Any]:
         return {"workload": self.workload, "budget": self.budget, "reason": self.reason}
@@ -222,9 +225,8 @@ class Comparison:
         out = {"fixed": self.fixed, "tolerance": self.tolerance, "alpha": self.alpha,
                "valid": self.valid, "complete": self.complete, "metric": self.metric,
                "groups": [g.to_json() for g in self.groups],
-               "skipped": [s.to_json() for s in self.skipped]}
+               "skipped": [s.to_json() for s in self.skipped],
+               "warnings": list(self.warnings)}  # always present (contract 4.2): a reader may index it
         if self.metric_note:
             out["metric_note"] = self.metric_note
-        if self.warnings:
-            out["warnings"] = list(self.warnings)
         return out

@@ -34,6 +34,7 @@ from scipy import special
 from .comparison import Comparison, Group
 from .stats import (SKEW_MAX_N, SKEW_MIN_N, SKEW_THRESHOLD, bootstrap_t_interval, degenerate, detect_range,
                     format_level, sample_skewness, t_interval, t_quantile, unpaired_test, usable_range)
+from .units import nouns_of
 
 PASS, FAIL, INCONCLUSIVE = "PASS", "FAIL", "INCONCLUSIVE"
 
@@ -56,6 +57,7 @@ class GateResult:
     method: str = ""
     notes: list[str] = field(default_factory=list)
     reward_range: tuple[float, float] | None = None
+    unit_nouns: dict[str, str] = field(default_factory=dict)  # the workload's words for its units (printing)
 
     def to_json(self) -> dict[str, Any]:
         num = lambda x: None if x is None or not math.isfinite(x) else float(x)  # noqa: E731
@@ -223,7 +225,18 @@ def gate_group(group: Group, baseline: str, candidate: str, margin_text, alpha: 
     sequential gate `alpha` is this look's share of alpha and `alpha_total`
     the whole: betting bounds are a confidence sequence, valid at every look
     at once, so bounded groups use `alpha_total` (no spending needed).
+    Its reasons speak of units in the workload's own words (`unit_nouns`).
     """
+    with nouns_of(group.unit_nouns):
+        result = _gate_group(group, baseline, candidate, margin_text, alpha, lower_is_better, rewards,
+                             reward_range, planned_n, alpha_total, bounds)
+    result.unit_nouns = dict(group.unit_nouns or {})
+    return result
+
+
+def _gate_group(group: Group, baseline: str, candidate: str, margin_text, alpha: float, lower_is_better: bool,
+                rewards: dict[str, dict[int, float]], reward_range: tuple[float, float] | None,
+                planned_n: int | None, alpha_total: float | None, bounds: str) -> GateResult:
     result = GateResult(INCONCLUSIVE, "", group.workload, group.budget, alpha=alpha)
     broken = _unfair(result, group, baseline, candidate)
     if broken is not None:
@@ -259,11 +272,16 @@ def _unfair(result: GateResult, group: Group, baseline: str, candidate: str) -> 
             return _broken(result, f"{u.arm} did not report the fixed unit {u.unit} in full ({u.reason})")
     for f in group.unequal:
         if f.arm in (baseline, candidate):
-            return _broken(result, f"{f.arm} spent {f.spend:,.6g} {f.unit} {f.direction} the reference "
-                                   f"{f.reference:,.6g} (seed {f.seed}): not a like-for-like comparison")
-    result.confounds = [f"{f.arm}: {f.unit} {f.spend:,.6g} vs {f.reference:,.6g}"
-                        for f in group.confounded if f.arm in (baseline, candidate)]
+            return _broken(result, f"{f.arm} spent {_amount(f.spend)} {f.unit} {f.direction} the reference "
+                                   f"{_amount(f.reference)} (seed {f.seed}): not a like-for-like comparison")
+    result.confounds = [f"{f.arm}: {f.unit} {'≥' if f.lower_bound else ''}{_amount(f.spend)} vs "
+                        f"{_amount(f.reference)}" for f in group.confounded if f.arm in (baseline, candidate)]
     return None
+
+
+def _amount(x: float) -> str:
+    """Spend as people read it: "1,914,520" and "600,645" side by side, never "1.91452e+06"."""
+    return f"{x:,.0f}" if math.isfinite(x) and abs(x) >= 1000 else f"{x:.6g}"
 
 
 def _gate_range(group: Group, base: dict, cand: dict, reward_range, bounds: str):

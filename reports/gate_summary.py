@@ -8,19 +8,22 @@ from __future__ import annotations
 import math
 
 from baselines.gate import FAIL, INCONCLUSIVE, PASS, GateResult, overall
+from baselines.units import nouns_of
 
 from .text import budget_text, md
 
 
-def gate_markdown(results: list[GateResult], baseline: str, candidate: str, fixed: str) -> str:
-    """GitHub job-summary markdown (appended to $GITHUB_STEP_SUMMARY)."""
+def gate_markdown(results: list[GateResult], baseline: str, candidate: str, fixed: str | None) -> str:
+    """GitHub job-summary markdown (appended to $GITHUB_STEP_SUMMARY); `fixed` None: each group's budget unit."""
     icon = {PASS: "✅", FAIL: "❌", INCONCLUSIVE: "⚠️"}
+    at = f"at equal {md(fixed)}" if fixed else "at equal spend in the unit each group's budget names"
     lines = [f"### costmatch check: {icon[overall(results)]} {overall(results)}", "",
-             f"Candidate **{md(candidate)}** against baseline **{md(baseline)}** at equal {md(fixed)}.", "",
+             f"Candidate **{md(candidate)}** against baseline **{md(baseline)}** {at}.", "",
              "| workload | budget | verdict | n | diff | bounds | margin | reason |",
              "|---|---|---|---|---|---|---|---|"]
     for r in results:
-        budget = budget_text(r.budget)
+        with nouns_of(r.unit_nouns):
+            budget = budget_text(r.budget)
         bounds = f"[{r.lower:+.3g}, {r.upper:+.3g}]" if math.isfinite(r.lower) and math.isfinite(r.upper) else "n/a"
         diff = f"{r.diff:+.3g}" if math.isfinite(r.diff) else "n/a"
         margin = f"{r.margin:.3g}" if math.isfinite(r.margin) else "n/a"

@@ -26,9 +26,9 @@ class RewardRange:
         return min(self.hi, max(self.lo, value))
 
     def note(self) -> str:
-        why = ("a reward_range is declared (by the records or --reward-range)" if self.source == "declared"
-               else "every reward is 0 or 1")
-        return (f"Rewards lie in [{self.lo:g}, {self.hi:g}] ({why}); means and interval ends outside it "
+        why = ("the range the records or --reward-range declare" if self.source == "declared"
+               else "since every reward is 0 or 1")
+        return (f"Rewards lie in [{self.lo:g}, {self.hi:g}], {why}; means and interval ends outside it "
                 "are shown clipped to it.")
 
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from baselines import RunRecord
 
-#: The real result files from published runs (shared/data beside the checkout, or COSTMATCH_SHARED_DATA).
-SHARED_DATA = Path(os.environ.get("COSTMATCH_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
+#: The real result files from published runs: a copy ships in tests/data (COSTMATCH_SHARED_DATA overrides).
+SHARED_DATA = Path(os.environ.get("COSTMATCH_SHARED_DATA", Path(__file__).resolve().parent / "data"))
 AGENTDESCENT = SHARED_DATA / "agentdescent"
 
 

@@ -21,5 +21,6 @@ from tests.builders import AGENTDESCENT  # noqa: E402 - after the hypothesis pro
 @pytest.fixture
 def agentdescent_dir() -> Path:
     if not AGENTDESCENT.is_dir():
-        pytest.fail(f"the shared real result files are missing at {AGENTDESCENT}")
+        pytest.fail(f"the real result files are missing at {AGENTDESCENT} (tests/data/agentdescent ships them; "
+                    "COSTMATCH_SHARED_DATA=DIR reads DIR/agentdescent)")
     return AGENTDESCENT

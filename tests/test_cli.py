@@ -6,6 +6,7 @@ these tests are quick and stay green on a loaded machine.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -224,7 +225,10 @@ def test_a_declared_reward_range_reaches_the_group_and_clips_the_printed_interva
     assert json.loads(capsys.readouterr().out)["groups"][0]["reward_range"] == [0, 1]
     assert main(["compare", str(path), "--no-pairs"]) == 0
     out = capsys.readouterr().out
-    assert "0.83 [0.12, 1.00]" in out and "clipped" in out
+    lo, hi = (float(x) for x in re.search(r"\| a .*?0\.83 \[([\d.]+), ([\d.]+)\]", out).groups())
+    assert 0 <= lo < 0.83 < hi <= 1  # a distribution-free interval inside the range, not a clipped t
+    assert main(["compare", str(path), "--json", "--no-pairs"]) == 0
+    assert json.loads(capsys.readouterr().out)["groups"][0]["arms"][0]["reward"]["interval"] == "betting"
 
 
 def test_compare_warns_when_an_arm_ran_from_different_code(tmp_path, capsys):
@@ -287,3 +291,42 @@ def test_the_console_entry_keeps_the_exit_code_output_and_atexit_handlers(tmp_pa
     bad = subprocess.run([sys.executable, "-c", script, "compare", str(tmp_path / "missing.jsonl")],
                          capture_output=True, text=True, cwd=root)
     assert bad.returncode == 2 and bad.stderr.startswith("costmatch: ") and "atexit ran" in bad.stderr
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["--format", "md", "--columns", "arm,mean"], "--columns applies to --format latex only"),
+    (["--format", "html", "--columns", "arm"], "--columns applies to --format latex only"),
+    (["--figure-format", "pdf"], "--figure-format needs --plots DIR"),
+])
+def test_report_options_that_would_change_nothing_are_one_line_errors(tmp_path, capsys, argv, says):
+    path = tmp_path / "r.jsonl"
+    write_records(path, _runs("w", {"calls": 10}, ["a", "b"], seeds=3))
+    assert main(["report", str(path), *argv]) == 2
+    err = capsys.readouterr().err.strip()
+    assert says in err and len(err.splitlines()) == 1
+
+
+def test_rewards_outside_the_reward_range_option_are_refused(tmp_path, capsys):
+    """--reward-range clips what is printed: rewards outside it would show a clipped "1.000 [1.000, 1.000]"."""
+    path = tmp_path / "r.jsonl"
+    write_records(path, _runs("w", {"calls": 10}, ["a", "b"], seeds=4, reward=lambda arm, s: 0.2 * s))
+    assert main(["compare", str(path), "--reward-range", "0,0.5", "--no-pairs"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "rewards lie outside --reward-range 0,0.5 (min 0, max 0.6)" in err and len(err.splitlines()) == 1
+    assert main(["compare", str(path), "--reward-range", "0,1", "--no-pairs"]) == 0
+
+
+def test_ctrl_c_outside_the_cells_is_one_line_and_exit_130(tmp_path, capsys, monkeypatch):
+    """A Ctrl-C while the report is written printed a 57-line traceback; now the same one line as in the cells."""
+    import reports.run_report
+
+    path = tmp_path / "r.jsonl"
+    write_records(path, _runs("w", {"calls": 10}, ["a", "b"], seeds=3))
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(reports.run_report, "render_report", interrupted)
+    assert main(["report", str(path)]) == 130
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("costmatch: interrupted;") and len(err.splitlines()) == 1

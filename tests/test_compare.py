@@ -127,7 +127,7 @@ def test_arm_summary_counts_failed_and_unscored_runs():
 def test_json_has_the_contract_keys():
     records = make_arms({"a": {"tokens": 1000, "calls": 1}, "b": {"tokens": 1300, "calls": 3}}, budget=B)
     out = json.loads(json.dumps(compare(records, "tokens").to_json()))
-    assert {"fixed", "tolerance", "valid", "groups"} <= set(out)
+    assert {"fixed", "tolerance", "valid", "complete", "groups", "skipped", "warnings"} <= set(out)  # v2 4.2: always
     g = out["groups"][0]
     assert {"workload", "budget", "arms", "unequal", "unverified", "confounded", "pairs"} <= set(g)
     assert {"arm", "runs", "scored", "reward"} <= set(g["arms"][0])

@@ -266,3 +266,34 @@ def test_a_declared_reward_range_reaches_the_pairs_and_the_gate():
     assert res.method.startswith("betting") and res.verdict == INCONCLUSIVE   # 7 seeds: no distribution-free PASS
     [res], _ = run_gate(recs, "tokens", "base", "cand", 0.05, bounds="t")
     assert res.method.startswith("t") and res.verdict == PASS
+
+
+def test_check_speaks_of_units_in_the_workloads_own_words(tmp_path, capsys, monkeypatch):
+    """bbob makes no model calls: `check` and its job summary say "function evaluations", and a summary
+    without --fixed names no made-up unit ("at equal the suite's units" was printed)."""
+    records = []
+    for workload, budget, nouns in (("bbob", {"calls": 500}, {"calls": "function evaluations"}),
+                                    ("qa", {"tokens": 1000}, None)):
+        for arm in ("a", "b"):
+            for s in range(6):
+                r = RunRecord(workload=workload, arm=arm, seed=s, spend=dict(budget), budget=dict(budget),
+                              reward=0.1 * s + (0.05 if arm == "b" else 0.0) + 0.01 * (s % 2) * (arm == "b"))
+                if nouns:
+                    r.extra["unit_nouns"] = nouns
+                records.append(r)
+    path = tmp_path / "r.jsonl"
+    write_records(path, records)
+    summary = tmp_path / "summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    main(["check", str(path), "--baseline", "a", "--candidate", "b", "--margin", "0.01"])
+    out = capsys.readouterr().out
+    assert "bbob at 500 function evaluations:" in out and "qa at 1,000 tokens:" in out
+    assert "model calls" not in out
+    text = summary.read_text()
+    assert "| 500 function evaluations |" in text and "the suite's units" not in text
+    assert "at equal spend in the unit each group's budget names" in text
+
+
+def test_gate_amounts_read_alike_whatever_their_size():
+    from baselines.gate import _amount
+    assert (_amount(600_645), _amount(1_914_520), _amount(40), _amount(0.125)) == ("600,645", "1,914,520", "40", "0.125")

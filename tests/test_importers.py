@@ -1,4 +1,4 @@
-"""Importers, tested on the real result files in shared/data/agentdescent."""
+"""Importers, tested on the real result files in tests/data/agentdescent (a copy of the shared data)."""
 import json
 from pathlib import Path
 

@@ -233,7 +233,9 @@ def test_ci_workflow_installs_a_pinned_costmatch_and_its_commands_parse(tmp_path
     assert check.results == [f"{run.out}/results.jsonl"]
     upload = next(s for s in steps if str(s.get("uses", "")).startswith("actions/upload-artifact"))
     paths = upload["with"]["path"].split()
-    assert f"{run.out}/report.md" in paths and any(p.startswith(f"{run.out}/plots") for p in paths)
+    # what README step 5 promises in the artifact
+    assert {f"{run.out}/{name}" for name in ("report.md", "report.html", "results.jsonl")} <= set(paths)
+    assert any(p.startswith(f"{run.out}/plots") for p in paths)
     assert upload.get("if") == "always()"
     # the suite the workflow runs is the documented gate suite, copied under the name it uses
     (tmp_path / run.suite).write_text((ROOT / "docs" / "gate-suite.toml").read_text(encoding="utf-8"))

@@ -174,3 +174,14 @@ def test_runner_records_carry_what_the_workload_declares():
     assert "reward_range" not in rec  # a regret has no bound
     rec = execute_cell(cell("search-sim", "arms.selection:Greedy", {}, {"rollouts": 6}, 0, name="greedy"))
     assert rec["reward_range"] == [0.0, 1.0] and rec["error"] is None
+
+
+@pytest.mark.parametrize("budget", [{"tokens": 1_500_000}, {"rollouts": 80}])
+def test_best_of_n_trace_ends_at_its_final_choice(budget):
+    """The ranking "at equal spend" reads the trace: when the last fork used up the run's budget, its pick
+    must still reach the trace (it once broke out first: the demo ranked best-of-3 on an older choice, and the
+    record's dev_reward was that older choice's)."""
+    for seed in range(10):
+        rec = execute_cell(cell("search-sim", *SELECTION["best-of-3"], budget, seed, name="best-of-3"))
+        last = rec["trace"][-1]
+        assert (last["best"], last["reward"]) == (rec["dev_reward"], rec["reward"]), seed

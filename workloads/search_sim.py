@@ -148,7 +148,12 @@ class SearchInstance:
 
 
 class SearchSim:
-    """The workload: ``instance(seed)`` and held-out ``score``. Parameters are documented above."""
+    """A simulated LLM search task: candidates grow longer (and costlier to expand) as they improve; scored on held-out items.
+
+    `instance(seed)` builds the population; `score` is accuracy on `test_size` held-out items. The
+    parameters (listed by `costmatch list`) set the population, the token cost of a call and its growth,
+    the dev and test sizes, and the step size of improvement.
+    """
 
     kind = "search-sim"
     reward_range = (0.0, 1.0)  # held-out accuracy on `test_size` items

@@ -9,9 +9,10 @@ from .options import EXIT_INCONCLUSIVE, EXIT_NEGATIVE, EXIT_OK
 
 def print_gate(results, verdict: str, *, baseline: str, candidate: str, fixed: str | None, as_json: bool,
                seeds_used: int | None = None, skipped=()) -> None:
+    from reports.gate_summary import gate_markdown
     from reports.text import budget_text
 
-    from reports.gate_summary import gate_markdown
+    from ..units import nouns_of
 
     if as_json:
         payload = {"verdict": verdict, "baseline": baseline, "candidate": candidate,
@@ -24,17 +25,17 @@ def print_gate(results, verdict: str, *, baseline: str, candidate: str, fixed: s
         worst = f", the worst of {len(results)} groups" if len(results) > 1 else ""
         print(f"costmatch check: {verdict} ({candidate} vs {baseline}{worst})")
         for r in results:
-            budget = budget_text(r.budget)
-            print(f"  {r.workload} at {budget}: {r.verdict}: {r.reason}")
+            with nouns_of(r.unit_nouns):  # bbob's calls are function evaluations, not model calls
+                print(f"  {r.workload} at {budget_text(r.budget)}: {r.verdict}: {r.reason}")
             for c in r.confounds:
                 print(f"    confound: {c}")
         for s in skipped:
-            budget = budget_text(s.budget)
-            print(f"  {s.workload} at {budget}: skipped: {s.reason}")
+            with nouns_of(getattr(s, "unit_nouns", None)):
+                print(f"  {s.workload} at {budget_text(s.budget)}: skipped: {s.reason}")
     summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if summary:
         with open(summary, "a", encoding="utf-8") as handle:
-            handle.write(gate_markdown(results, baseline, candidate, fixed or "the suite's units"))
+            handle.write(gate_markdown(results, baseline, candidate, fixed))
 
 
 def gate_exit(verdict: str, inconclusive: str) -> int:

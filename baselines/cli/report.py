@@ -36,6 +36,12 @@ def run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_early
     from ..fileio import atomic_write_text
     from .results import load_comparison, read_runs
 
+    # an option that would change nothing is a mistake worth one line, not silence
+    if columns is not None and format != "latex":
+        raise InputError(f"report: --columns applies to --format latex only, not {format}; drop it or pass "
+                         "--format latex")
+    if figure_format is not None and not plots:
+        raise InputError("report: --figure-format needs --plots DIR, the folder the figures are written to")
     out_path = output_file(out, "table file") if out else None
     plots_dir = output_dir(plots, "figures folder") if plots else None
     records = read_runs(results, keep_last)
