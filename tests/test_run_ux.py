@@ -21,6 +21,7 @@ import pytest
 
 from baselines import runner
 from baselines.cli import main
+from baselines.errors import InputError
 from baselines.progress import Progress, first_error_text
 from baselines.records import RunRecord, read_records
 
@@ -134,7 +135,7 @@ def test_a_full_disk_on_the_lock_file_does_not_stop_the_run(tmp_path, monkeypatc
     monkeypatch.setattr(os, "pwrite", full)
     with runner.output_lock(out):
         monkeypatch.setattr(os, "pwrite", real)
-        with pytest.raises(Exception) as second:
+        with pytest.raises(InputError) as second:
             with runner.output_lock(out):
                 pass
     assert "another costmatch run" in str(second.value)
@@ -444,6 +445,7 @@ def test_the_starter_readme_says_where_modules_are_imported_from_and_it_is_so(tm
     monkeypatch.setattr(sys, "path", [p for p in sys.path if p not in ("", ".", str(project))])
     assert main(["plan", "suites/costmatch-suite.toml"]) == 2
     err = capsys.readouterr().err
-    assert "cannot import module 'my_arms'" in err and "'my_arms' is in the working folder, which is never searched" in err
+    assert "cannot import module 'my_arms'" in err
+    assert "'my_arms' is in the working folder, which is never searched" in err
     suite_doc = (REPO / "docs" / "suite.md").read_text()
     assert "or the working folder" not in suite_doc and "never from the working folder" in suite_doc
