@@ -56,7 +56,7 @@ def provenance(arm_path: str, workload_path: str) -> dict[str, Any]:
     static = _static()
     return {"costmatch": static["costmatch"], "arm_module": module_hash(arm_path),
             "workload_module": module_hash(workload_path), "host": static["host"],
-            "worker": f"pid-{os.getpid()}"}
+            "worker": f"pid-{os.getpid()}", "arm_path": arm_path, "workload_path": workload_path}
 
 
 def code_key(prov: Any) -> str | None:

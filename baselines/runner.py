@@ -395,8 +395,11 @@ def check_same_params(records: list[RunRecord], suite: Suite, path: Path) -> Non
     """Refuse to mix runs made with other parameters under the same arm or workload name."""
     arms = {a.name: _canonical(a.params) for a in suite.arms.values()}
     workloads = {w.name: _canonical(w.params) for w in suite.workloads}
+    arm_paths = {a.name: a.path for a in suite.arms.values()}
+    workload_paths = {w.name: w.path for w in suite.workloads}
     for r in records:
         if r.arm in arms and r.workload in workloads:
+            _check_same_path(r, arm_paths[r.arm], workload_paths[r.workload], suite, path)
             if _canonical(r.params) != arms[r.arm]:
                 raise InputError(
                     f"{path}: arm {r.arm!r} ran with params {_canonical(r.params)} but {suite.source} now "
@@ -406,6 +409,23 @@ def check_same_params(records: list[RunRecord], suite: Suite, path: Path) -> Non
                 raise InputError(
                     f"{path}: workload {r.workload!r} ran with params {old} but {suite.source} now says "
                     f"{workloads[r.workload]}; give it a new name, use another --out, or pass --fresh")
+
+
+def _check_same_path(r: RunRecord, arm_path: str, workload_path: str, suite: Suite, path: Path) -> None:
+    """Refuse runs of another class under the same name (records carry the path they ran from).
+
+    Why: pointing `[arms.x] path` at another class and resuming kept the old
+    class's seeds beside the new one's under one arm name, and nothing in the
+    records could tell them apart afterwards.
+    """
+    prov = r.extra.get("provenance") if r.extra else None
+    if not isinstance(prov, dict):
+        return
+    for kind, name, old, new in (("arm", r.arm, prov.get("arm_path"), arm_path),
+                                 ("workload", r.workload, prov.get("workload_path"), workload_path)):
+        if isinstance(old, str) and old != new:
+            raise InputError(f"{path}: {kind} {name!r} ran from {old} but {suite.source} now says {new}; give the "
+                             f"changed {kind} a new name, use another --out, or pass --fresh")
 
 
 def _names(names, limit: int = 5) -> str:

@@ -449,3 +449,21 @@ def test_the_starter_readme_says_where_modules_are_imported_from_and_it_is_so(tm
     assert "'my_arms' is in the working folder, which is never searched" in err
     suite_doc = (REPO / "docs" / "suite.md").read_text()
     assert "or the working folder" not in suite_doc and "never from the working folder" in suite_doc
+
+
+def test_an_arm_pointed_at_another_class_is_refused_on_resume(tmp_path, capsys):
+    """The runner audit: `[arms.random-guess] path` changed to LocalSearch, then resumed, kept RandomGuess's seeds
+    beside LocalSearch's under one name, and nothing in the records could tell them apart."""
+    project = starter(tmp_path)
+    assert run_quiet(project) == 0
+    kept = lines_of(project / "out" / "results.jsonl")
+    assert {r["provenance"]["arm_path"] for r in kept} == {"my_arms:RandomGuess", "my_arms:LocalSearch"}
+    suite = project / "costmatch-suite.toml"
+    text = suite.read_text().replace("seeds = 2 ", "seeds = 3 ")
+    suite.write_text(text.replace('"my_arms:RandomGuess"', '"my_arms:LocalSearch"'))
+    capsys.readouterr()
+    assert run_quiet(project) == 2
+    err = capsys.readouterr().err.strip()
+    assert "arm 'random-guess' ran from my_arms:RandomGuess but" in err and "my_arms:LocalSearch" in err
+    assert len(err.splitlines()) == 1
+    assert lines_of(project / "out" / "results.jsonl") == kept   # nothing ran, nothing was touched
