@@ -686,12 +686,35 @@ def _cluster_address(backend: str, address: str | None, worker_wait: float, retr
     return address
 
 
+def _set_aside(results: Path) -> Path:
+    """Move the results file to a name no other file has (`results.<time>[-k].jsonl`) and return it.
+
+    Why never overwrite: two `--fresh` runs within one second gave the same
+    name, and `rename` replaced the first backup: the old results were lost.
+    A hard link fails instead of replacing, so the name is claimed atomically.
+    """
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    for k in range(1, 10_000):
+        backup = results.with_name(f"results.{stamp}{'' if k == 1 else f'-{k}'}.jsonl")
+        try:
+            os.link(results, backup)
+        except FileExistsError:
+            continue
+        except OSError:  # a file system without hard links: rename, after checking the name is free
+            if backup.exists():
+                continue
+            results.rename(backup)
+            return backup
+        results.unlink()
+        return backup
+    raise InputError(f"{results}: too many earlier results files beside it; move some away and run again")
+
+
 def _kept_records(suite: Suite, results: Path, fresh: bool, retry_errors: bool,
                   other_runs: str = "keep") -> list[RunRecord]:
     """The records a run resumes from: none after --fresh (old file moved aside), errors dropped with --retry-errors."""
     if fresh and results.exists():
-        backup = results.with_name(f"results.{time.strftime('%Y%m%d-%H%M%S')}.jsonl")
-        results.rename(backup)
+        backup = _set_aside(results)
         print(f"costmatch: --fresh: moved the old results to {backup}", file=sys.stderr)
     existing = load_existing(results)
     check_same_params(existing, suite, results)

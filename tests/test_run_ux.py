@@ -467,3 +467,17 @@ def test_an_arm_pointed_at_another_class_is_refused_on_resume(tmp_path, capsys):
     assert "arm 'random-guess' ran from my_arms:RandomGuess but" in err and "my_arms:LocalSearch" in err
     assert len(err.splitlines()) == 1
     assert lines_of(project / "out" / "results.jsonl") == kept   # nothing ran, nothing was touched
+
+
+def test_two_fresh_runs_in_one_second_keep_both_old_files(tmp_path, monkeypatch):
+    """`--fresh` named its backup by the second and `rename` replaced an earlier one: old results were lost."""
+    monkeypatch.setattr(runner.time, "strftime", lambda fmt, *a: "20261129-120000")
+    results = tmp_path / "results.jsonl"
+    names = []
+    for k in range(3):
+        results.write_text(f"run {k}\n")
+        names.append(runner._set_aside(results))
+    assert not results.exists()
+    assert [p.name for p in names] == ["results.20261129-120000.jsonl", "results.20261129-120000-2.jsonl",
+                                       "results.20261129-120000-3.jsonl"]
+    assert [p.read_text() for p in names] == ["run 0\n", "run 1\n", "run 2\n"]
