@@ -481,3 +481,23 @@ def test_two_fresh_runs_in_one_second_keep_both_old_files(tmp_path, monkeypatch)
     assert [p.name for p in names] == ["results.20261129-120000.jsonl", "results.20261129-120000-2.jsonl",
                                        "results.20261129-120000-3.jsonl"]
     assert [p.read_text() for p in names] == ["run 0\n", "run 1\n", "run 2\n"]
+
+
+def test_a_duplicated_line_is_refused_before_any_cell_runs(tmp_path, capsys):
+    """It was found only by the report after the new cells ran, worded 'record 21 ... pass --keep-last', an option
+    `run` does not have."""
+    project = starter(tmp_path)
+    assert run_quiet(project) == 0
+    results = project / "out" / "results.jsonl"
+    first = results.read_text().splitlines()[0]
+    results.write_text(results.read_text() + first + "\n")
+    before = results.read_text()
+    suite = project / "costmatch-suite.toml"
+    suite.write_text(suite.read_text().replace("seeds = 2 ", "seeds = 3 "))
+    capsys.readouterr()
+    assert run_quiet(project) == 2
+    err = capsys.readouterr().err.strip()
+    n = len(before.splitlines())
+    assert err.startswith(f"costmatch: {results}:{n}: duplicate run") and "first seen at line 1" in err
+    assert "--fresh" in err and "--keep-last" not in err and len(err.splitlines()) == 1
+    assert results.read_text() == before
