@@ -122,7 +122,7 @@ def test_unit_aliases_map_to_the_contract_names(tmp_path, capsys):
 def test_plan_without_a_suite_lists_the_built_in_suite(capsys):
     assert main(["plan"]) == 0
     out = capsys.readouterr().out
-    assert "search-sim" in out and "cells; they may spend at most" in out
+    assert "search-sim" in out and "tokens: at most 105,000,000 over 70 cells; unbounded in 95 cells" in out
 
 
 # -- one results file, many groups ------------------------------------------------------------
@@ -314,3 +314,19 @@ def test_rewards_outside_the_reward_range_option_are_refused(tmp_path, capsys):
     err = capsys.readouterr().err.strip()
     assert "rewards lie outside --reward-range 0,0.5 (min 0, max 0.6)" in err and len(err.splitlines()) == 1
     assert main(["compare", str(path), "--reward-range", "0,1", "--no-pairs"]) == 0
+
+
+def test_ctrl_c_outside_the_cells_is_one_line_and_exit_130(tmp_path, capsys, monkeypatch):
+    """A Ctrl-C while the report is written printed a 57-line traceback; now the same one line as in the cells."""
+    import reports.run_report
+
+    path = tmp_path / "r.jsonl"
+    write_records(path, _runs("w", {"calls": 10}, ["a", "b"], seeds=3))
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(reports.run_report, "render_report", interrupted)
+    assert main(["report", str(path)]) == 130
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("costmatch: interrupted;") and len(err.splitlines()) == 1
