@@ -19,6 +19,9 @@ live here, above every engine:
   batch), so tiny cells do not pay one round trip each.
 - Losing the cluster (scheduler gone) raises :class:`ClusterLost`; the runner
   keeps every finished line and tells the user how to resume.
+- What cells print goes to stderr on every engine (worker processes' fd 1,
+  and in this process ``sys.stdout`` of cell threads and fd 1 while a pool is
+  open): stdout carries only costmatch's own output (the summary, ``--json``).
 """
 from __future__ import annotations
 
@@ -130,7 +133,8 @@ def run_batch(cells: list) -> tuple[list[bytes], float]:
 
 
 def run_batch_elsewhere(cells: list) -> tuple[list[bytes], float]:
-    """:func:`run_batch` in a worker process costmatch did not start itself (Dask, Ray): stdout to stderr first."""
+    """:func:`run_batch` in a Dask worker (costmatch did not start it, so no initializer ran): stdout to stderr
+    first. Ray needs none: its workers' output goes to Ray's log files (``log_to_driver=False``)."""
     stdout_to_stderr_in_this_process()
     return run_batch(cells)
 
@@ -178,8 +182,8 @@ class _CellStdout:
     summary. ``contextlib.redirect_stdout`` per cell is not thread-safe (two
     cells restoring each other's stream can leave the parent's stdout on
     stderr), so this one proxy routes by thread: cell threads to the current
-    ``sys.stderr``, every other thread to the stdout it replaced. A C
-    extension writing to file descriptor 1 directly is not caught.
+    ``sys.stderr``, every other thread to the stdout it replaced. What a C
+    extension writes to file descriptor 1 is moved by :class:`_StdoutGuard`.
     """
 
     def __init__(self, original):
