@@ -905,9 +905,7 @@ def run_cells(cells: list, pool: _Pool, retries: int, batch_seconds: float = 0.0
             ready.extend(_collect(cells, pool, inflight, suspects, deaths, batcher, retries, on_failure))
             if limit is not None:
                 ready.extend(_abandon_overdue(cells, pool, inflight, suspects, batcher, limit, grace, on_failure))
-    except KeyboardInterrupt:
-        # Ctrl-C or SIGTERM: every line that finished before it is still handed over (and so kept),
-        # then the interrupt goes on; cells still running are given up
+    except KeyboardInterrupt:  # lines that finished before it are handed over (so kept), then it goes on
         ready.extend(_finished_lines(pool, inflight))
         while ready:
             yield ready.popleft()
