@@ -297,8 +297,8 @@ def record_from_json(obj: Any, where: str) -> RunRecord:
         raise InputError(f"{where}: field 'spend' is missing; give an object of unit -> number "
                          "(null for a unit that was not reported)")
     if not isinstance(obj["spend"], dict):
-        got = "(null is not allowed)" if obj["spend"] is None else f"got {quote(obj['spend'])}"
-        raise InputError(f"{where}: field 'spend' must be an object of unit -> number {got}")
+        got = " (null is not allowed)" if obj["spend"] is None else f", got {quote(obj['spend'])}"
+        raise InputError(f"{where}: field 'spend' must be an object of unit -> number{got}")
     spend = _units(obj["spend"], where, "spend", nullable=True)
     if spend.get("tokens") is None and spend.get("prompt_tokens") is not None \
             and spend.get("completion_tokens") is not None:

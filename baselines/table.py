@@ -168,20 +168,21 @@ def _line_bounds(block: bytes, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray
 _OPEN, _CLOSE, _CR = ord("{"), ord("}"), ord("\r")
 
 
-def _row_lines(block: bytes, ends: np.ndarray, rows: int) -> np.ndarray | None | bool:
-    """Which line each of pyarrow's `rows` came from: None when row i is line i, else the
-    1-based numbers of the non-blank lines; False when rows and lines may not correspond.
+def _object_lines(block: bytes, ends: np.ndarray) -> np.ndarray | None | bool:
+    """The lines pyarrow's rows must come from: None when every line is a row (row i is line i),
+    else the 1-based numbers of the non-blank lines; False when a non-blank line is not "{...}".
 
     Why not "rows == lines" alone: pyarrow parses a block as a stream of JSON
     values, so two runs joined on one line (`cat a b` where a has no final
     newline) and one run wrapped over two lines are both accepted, and a blank
     line or a second such accident cancels the count. The rule: every
     non-blank line starts with "{" and ends with "}" (JSON whitespace and a CR
-    aside), and there are as many rows as non-blank lines. A line that ends
-    with "}" cannot continue on the next line that starts with "{" in valid
-    JSON, so each line holds at least one row, and the count makes it exactly
-    one. Checked on the first and last byte of each line (array work); the
-    few other lines (blank, indented) are looked at one by one.
+    aside), and there are as many rows as non-blank lines (`_arrow_read`). A
+    line that ends with "}" cannot continue on a next line that starts with
+    "{" in valid JSON, so each line holds at least one row, and the count
+    makes it exactly one. Checked before pyarrow sees the block (a block whose
+    first value is `null` crashed pyarrow 26), on the first and last byte of
+    each line (array work); the few other lines (blank, indented) one by one.
     """
     starts, stops = _line_bounds(block, ends)
     buf = np.frombuffer(block, dtype=np.uint8)
@@ -193,7 +194,7 @@ def _row_lines(block: bytes, ends: np.ndarray, rows: int) -> np.ndarray | None |
     else:
         plain = np.zeros(len(starts), dtype=bool)
     if plain.all():
-        return None if rows == len(starts) else False
+        return None
     keep = plain.copy()
     for i in np.flatnonzero(~plain).tolist():
         line = block[int(starts[i]):int(stops[i])]
@@ -203,8 +204,7 @@ def _row_lines(block: bytes, ends: np.ndarray, rows: int) -> np.ndarray | None |
         if not (text.startswith(b"{") and text.endswith(b"}")):
             return False
         keep[i] = True
-    numbers = np.flatnonzero(keep) + 1
-    return numbers if len(numbers) == rows else False
+    return np.flatnonzero(keep) + 1
 
 
 def _read_file(path: Path, builder: "_Builder") -> None:
@@ -375,7 +375,10 @@ def _arrow_columns(data: bytes, ends: np.ndarray):
         import pyarrow.json as pj
     except ImportError:  # pragma: no cover - pyarrow is a declared dependency
         return None
-    read = _arrow_read(pa, data, ends, _parse_json(pa, pj, data))
+    lines = _object_lines(data, ends)
+    if lines is False:
+        return None
+    read = _arrow_read(pa, data, ends, lines, _parse_json(pa, pj, data))
     if read is None or not _arrow_types_ok(pa, read[0]):
         return None
     cols, n, numbers = read
@@ -407,7 +410,7 @@ def _arrow_columns(data: bytes, ends: np.ndarray):
     return frame, budgets, traces, numbers
 
 
-def _arrow_read(pa, data: bytes, ends: np.ndarray, table):
+def _arrow_read(pa, data: bytes, ends: np.ndarray, lines, table):
     """(columns, rows, line numbers) of Arrow's parse, or None when the shape alone rules the bulk path out."""
     n = table.num_rows
     names = set(table.column_names)
@@ -415,8 +418,8 @@ def _arrow_read(pa, data: bytes, ends: np.ndarray, table):
         return None
     if 1 + max((_type_depth(f.type) for f in table.schema), default=0) > MAX_DEPTH or "" in names:
         return None
-    numbers = _row_lines(data, ends, n)
-    if numbers is False:
+    numbers = lines  # each non-blank line "{...}": as many rows as lines, or a line held two runs
+    if n != (len(ends) + (not data.endswith(b"\n")) if numbers is None else len(numbers)):
         return None
     cols = {n: table.column(n).combine_chunks() for n in
             ("workload", "arm", "seed", "spend", "reward", "dev_reward", "budget", "schema",
@@ -637,7 +640,7 @@ def _null_rows_keyed(data: bytes, col, key: str) -> list[bool] | None:
     tells them apart ("reward": null is a run without a score, a missing
     reward an error; a missing schema is the default, "schema": null an
     error), the null rows' lines are parsed again. Rows are the block's
-    non-blank lines (`_row_lines` checked that). None when a line does not
+    non-blank lines (`_object_lines` and `_arrow_read` checked that). None when a line does not
     parse as an object: the line reader words it.
     """
     rows = np.flatnonzero(np.asarray(col.is_null().to_numpy(zero_copy_only=False), dtype=bool)).tolist()
