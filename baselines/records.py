@@ -278,17 +278,17 @@ def record_from_json(obj: Any, where: str) -> RunRecord:
     if not isinstance(obj, dict):
         raise InputError(f"{where}: a line must be a JSON object (one run), got {_json_kind(obj)}")
     schema = obj.get("schema", SCHEMA)
-    if schema is None:
-        raise InputError(f"{where}: field 'schema' is null; write \"{SCHEMA}\" or leave the field out")
     if schema != SCHEMA:
+        if schema is None:
+            raise InputError(f"{where}: field 'schema' is null; write \"{SCHEMA}\" or leave the field out")
         raise InputError(f"{where}: field 'schema' is {quote(schema)}; this costmatch reads \"{SCHEMA}\" "
                          "(write that, or leave the field out)")
     workload = _text(obj, "workload", where)
     arm = _text(obj, "arm", where)
     seed = obj.get("seed")
-    if seed is None:
-        raise _missing_or_null(obj, "seed", where, "an integer (the run's random seed)")
     if isinstance(seed, bool) or not isinstance(seed, int):
+        if seed is None:
+            raise _missing_or_null(obj, "seed", where, "an integer (the run's random seed)")
         raise InputError(f"{where}: field 'seed' must be an integer, got {quote(seed)}")
     if not SEED_MIN <= seed <= SEED_MAX:
         raise InputError(f"{where}: field 'seed' is {quote(seed)}, which is beyond a 64-bit integer; "
@@ -336,6 +336,10 @@ def _check_range(reward: float, declared: Any, where: str) -> None:
     and intervals to it, so a reward of 1.4 under [0, 1] was printed as
     1.000 without a word. A malformed range is ignored (see `declared_range`).
     """
+    if type(declared) is list and len(declared) == 2:
+        lo, hi = declared
+        if type(lo) is float and type(hi) is float and lo <= reward <= hi:
+            return  # the runner's [0.0, 1.0]: inside, whatever else holds (a line reader per-line cost)
     bounds = declared_range(declared)
     if bounds is not None and not bounds[0] <= float(reward) <= bounds[1]:
         raise InputError(f"{where}: reward {quote(reward)} is outside the line's reward_range "
@@ -375,14 +379,13 @@ def _trace(trace: Any, where: str) -> list[dict[str, Any]]:
 
 
 # -- files -------------------------------------------------------------------
-#: an integer literal of 19 or more digits: orjson reads those past 64 bits as a float (2^64 became
-#: 1.8e+19, so a seed "must be an integer"); such lines are parsed by the stdlib, which keeps them exact
-_LONG_INTEGER = re.compile(r"(?<![\d.])\d{19,}(?![\d.eE])")
 _CONTROL_NAMES = {"\t": "a tab", "\n": "a line feed", "\r": "a carriage return", "\x00": "a NUL byte"}
 
 
-def _loads(line: str, where: str) -> Any:
-    if _orjson is not None and not _LONG_INTEGER.search(line):
+def _loads(line: str, where: str, exact: bool = False) -> Any:
+    """The parsed line; `exact` parses with the stdlib, which keeps integers past 64 bits exact (orjson
+    reads them as floats)."""
+    if _orjson is not None and not exact:
         try:
             return _orjson.loads(line)
         except _orjson.JSONDecodeError:
@@ -405,6 +408,9 @@ def _json_problem(exc: json.JSONDecodeError) -> str:
     if exc.msg == "Extra data" and text[pos:].lstrip().startswith("{"):
         return (f"two runs on one line (the second starts at column {exc.colno}); put each run on its own "
                 "line (a file without a final newline may have been joined to the next)")
+    if exc.msg.startswith("Expecting") and text[:1] == "{" and not text[pos:].strip():
+        return (f"not valid JSON: the line ends at column {exc.colno} before its object closes (a run cut "
+                "short, or wrapped over two lines); put each whole run on one line")
     msg = exc.msg[:-3] if exc.msg.endswith(" at") else exc.msg  # the stdlib says "Invalid control character at"
     if msg.startswith("Invalid control character") and pos < len(text):
         char = text[pos]
@@ -441,26 +447,41 @@ def parse_line(line: bytes, where: str) -> RunRecord:
     the parser's stack); after: no string that is not valid Unicode (a lone
     surrogate escape cannot be written back), then the fields.
     """
-    if line[:1] in (b"\xef", b"\xff", b"\xfe"):
-        for bom, problem in _BOMS.items():
-            if line.startswith(bom):
-                raise InputError(f"{where}: {problem}")
     try:
         text = line.decode("utf-8")
     except UnicodeDecodeError as exc:
+        _refuse_bom(line, where)
         raise InputError(f"{where}: not UTF-8 text (byte {exc.object[exc.start]:#04x} at column "
                          f"{exc.start + 1}); results files are UTF-8 JSON Lines") from None
     depth = json_depth(line)
     if depth > MAX_DEPTH:
         raise InputError(f"{where}: JSON nested {depth} levels deep; a run record nests at most "
                          f"{MAX_DEPTH} levels")
-    obj = _loads(text, where)
+    try:
+        obj = _loads(text, where)
+    except InputError:
+        _refuse_bom(line, where)
+        raise
     if has_surrogate_escape(line):
         bad = _lone_surrogate(obj)
         if bad is not None:
             raise InputError(f"{where}: the string {show(bad)} holds an unpaired UTF-16 surrogate "
                              "escape (\\ud800-\\udfff), which is not text; fix the writer")
-    return record_from_json(obj, where)
+    try:
+        return record_from_json(obj, where)
+    except InputError:
+        if isinstance(obj, dict) and isinstance(obj.get("seed"), float):
+            # orjson reads an integer literal past 64 bits as a float (2^64 became 1.8e+19, so the seed
+            # "must be an integer"); the stdlib keeps it exact, and the message names the real value
+            return record_from_json(_loads(text, where, exact=True), where)
+        raise
+
+
+def _refuse_bom(line: bytes, where: str) -> None:
+    """A line that failed to decode or parse because it starts with a byte-order mark: say so."""
+    for bom, problem in _BOMS.items():
+        if line.startswith(bom):
+            raise InputError(f"{where}: {problem}") from None
 
 
 def iter_records(path: str | os.PathLike) -> Iterator[RunRecord]:
