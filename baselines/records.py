@@ -465,7 +465,7 @@ def parse_line(line: bytes, where: str) -> RunRecord:
     if has_surrogate_escape(line):
         bad = _lone_surrogate(obj)
         if bad is not None:
-            raise InputError(f"{where}: the string {show(bad)} holds an unpaired UTF-16 surrogate "
+            raise InputError(f"{where}: the string {quote(bad)} holds an unpaired UTF-16 surrogate "
                              "escape (\\ud800-\\udfff), which is not text; fix the writer")
     try:
         return record_from_json(obj, where)

@@ -380,7 +380,7 @@ json_values = st.recursive(
     lambda children: st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=4), children, max_size=3),
     max_leaves=8)
 FIELDS = ["workload", "arm", "seed", "spend", "reward", "dev_reward", "budget", "params", "partial", "trace",
-          "stop_reason", "error", "schema", "extra"]
+          "stop_reason", "error", "schema", "extra", "reward_range", "provenance", "unit_nouns", "instance"]
 good_values = {
     "spend": st.dictionaries(st.sampled_from(["tokens", "calls", "prompt_tokens", "completion_tokens"]),
                              st.none() | st.integers(0, 10**6) | st.floats(0, 1e6), max_size=3),
@@ -389,6 +389,13 @@ good_values = {
         {"spend": st.dictionaries(st.sampled_from(["tokens", "calls"]), st.none() | st.integers(0, 9), max_size=2)},
         optional={"best": st.none() | st.floats(-1, 1), "reward": st.none() | st.floats(-1, 1)}), max_size=3),
     "partial": st.none() | st.lists(st.sampled_from(["tokens", "calls"]), max_size=2, unique=True),
+    "schema": st.sampled_from(["costmatch.run/1", None]),
+    "reward_range": st.sampled_from([[0, 1], [0.0, 0.4], [0.6, 1.0], [1, 0], [0], None]),
+    "provenance": st.none() | st.fixed_dictionaries({}, optional={
+        "costmatch": st.sampled_from(["0.1", 1, 1.5, "2024-06-01"]), "arm_module": st.none() | st.text(max_size=3)}),
+    "unit_nouns": st.none() | st.dictionaries(st.sampled_from(["tokens", "calls"]),
+                                              st.sampled_from(["words", "2024-06-01", ""]), max_size=2),
+    "instance": st.none() | st.sampled_from(["f1-i1", 3, "12:00:00"]),
 }
 
 
@@ -407,10 +414,12 @@ def record_lines(draw):
 
 
 @settings(max_examples=120, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(lines=st.lists(record_lines(), min_size=1, max_size=6))
-def test_random_json_records_get_the_same_answer_from_both_readers(tmp_path, lines):
+@given(lines=st.lists(record_lines(), min_size=1, max_size=6),
+       ends=st.lists(st.sampled_from(["\n", "\n", "\n", "", "\n\n", " \n", "\r\n"]), min_size=6, max_size=6))
+def test_random_json_records_get_the_same_answer_from_both_readers(tmp_path, lines, ends):
+    """Also with lines joined (a missing newline), blank lines and CRLF between them."""
     path = tmp_path / "r.jsonl"
-    path.write_text("".join(line + "\n" for line in lines))
+    path.write_text("".join(line + end for line, end in zip(lines, ends)), newline="")
     _agree(path)
 
 
