@@ -223,7 +223,7 @@ def _group(workload: str, budget: dict, cols: _GroupColumns, summaries: list[Arm
     # workload does not report appears as unreported, never as absent or 0.
     group = Group(workload, dict(budget), summaries, units, fixed=fixed, rows=cols.rows)
     group.seeds, group.scores = _score_matrix(cols)
-    group.reward_range = _declared_range(cols("reward_lo"), cols("reward_hi")) or options.reward_range
+    group.reward_range = _declared_range(cols("reward_lo"), cols("reward_hi")) or _option_range(group, options)
     group.unit_nouns = _declared_nouns(cols("nouns"))
     _check_runs(group, cols, budget, fixed, options)
     for unit in units:
@@ -273,7 +273,7 @@ def _groups(split: "_GroupSplit", chosen: list[tuple[str, str, str]], budgets: d
         else:
             cols = split.columns(workload, bkey)
             group.seeds, group.scores = _score_matrix(cols)
-        group.reward_range = screen.reward_range[g] or options.reward_range
+        group.reward_range = screen.reward_range[g] or _option_range(group, options)
         nouns = screen.nouns[g]
         group.unit_nouns = dict(nouns) if nouns else {}
         clean, reference, source = fixed_of[fixed]
@@ -324,6 +324,23 @@ def _declared_nouns(nouns: np.ndarray) -> dict[str, str]:
     """The unit words the group's runs declare (the first declaration; a workload declares one set)."""
     first = next((text for text in nouns if isinstance(text, str)), None)
     return json.loads(first) if first else {}
+
+
+def _option_range(group: Group, options: CompareOptions) -> tuple[float, float] | None:
+    """`--reward-range LO,HI` for a group whose runs declare none; a reward outside it is the user's mistake.
+
+    Why refuse: the range clips every printed mean and interval and licenses
+    distribution-free statistics; rewards outside it would print a clipped,
+    zero-width "1.000 [1.000, 1.000]" for a mean of 1.4.
+    """
+    if options.reward_range is None:
+        return None
+    lo, hi = options.reward_range
+    scores = group.scores[np.isfinite(group.scores)] if group.scores is not None else np.zeros(0)
+    if options.metric == "reward" and scores.size and (scores.min() < lo or scores.max() > hi):
+        raise ValueError(f"{group.workload} at {budget_label(group.budget)}: rewards lie outside --reward-range "
+                         f"{lo:g},{hi:g} (min {scores.min():g}, max {scores.max():g}); widen the range or drop it")
+    return options.reward_range
 
 
 def _declared_range(lo: np.ndarray, hi: np.ndarray) -> tuple[float, float] | None:

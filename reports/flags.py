@@ -6,10 +6,19 @@ drifted. Each flag names the arm, the unit and both numbers.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from baselines.comparison import Comparison, Flag, Group, Unverified
-from baselines.units import unit_noun
+from baselines.units import nouns_of, unit_noun
 
 from .text import quantity, ratio
+
+
+#: what the two marks of a spend cell mean; said once per table
+LEGEND = ("\u2014 = not reported (unknown, not zero); \u2265 = lower bound (reported on some calls or runs "
+          "only; a run without the unit counts as 0).")
+#: n/a is not \u2014: the number is not defined (one seed has no interval), not unknown
+NA_LEGEND = "n/a = not defined (an interval needs two scored seeds)."
 
 
 def _plural_runs(n: int) -> str:
@@ -41,8 +50,14 @@ def confound_sentence(flag: Flag, name) -> str:
             f"{more_less} {noun} than the others, a difference the quality column does not account for")
 
 
-def unreported_lines(group: Group, name) -> list[tuple[str, str]]:
-    """One line per unit: which arms do not report it, or report it on some runs only."""
+def unreported_lines(group: Group, name, shown: list[str] | None = None) -> list[tuple[str, str]]:
+    """One line per unit: which arms do not report it, or report it on some runs only.
+
+    `shown`: the units the table gives a column (None: all). A unit no arm
+    reports may have no column (paper tables drop it); its line then says
+    so instead of "shown as \u2014", which would send the reader to a column
+    that is not there.
+    """
     lines = []
     for unit in group.units:
         missing = [u.arm for u in group.unreported if u.unit == unit and u.reason == "unreported"]
@@ -50,19 +65,47 @@ def unreported_lines(group: Group, name) -> list[tuple[str, str]]:
         noun = unit_noun(unit)
         if missing:
             who = "any arm" if len(missing) == len(group.arms) else ", ".join(name(a) for a in missing)
-            lines.append((unit, f"{noun} not reported by {who} (shown as \u2014: unknown, not 0)"))
+            where = ("shown as \u2014: unknown, not 0" if shown is None or unit in shown
+                     else "no column: unknown, not 0")
+            lines.append((unit, f"{noun} not reported by {who} ({where})"))
         for u in partial:
             lines.append((unit, f"{name(u.arm)} reports {noun} on only part of its calls or runs "
                                 f"({u.reported_runs} of {_plural_runs(u.runs)} complete): shown as a lower bound"))
     return lines
 
 
-def group_caption(group: Group, fixed: str | None, tolerance: float, metric: str = "reward") -> str:
-    """The caption: what the group verified (in its own fixed unit), then how to read the numbers."""
+def unreported_grouped(group: Group, name, shown: list[str] | None = None) -> list[tuple[str, str]]:
+    """`unreported_lines`, with the units no arm reports said in one line (per column kind), not one per unit."""
+    lines = unreported_lines(group, name, shown)
+    silent = [u for u in group.units if all(a.spend[u].status == "unreported" for a in group.arms)]
+    out = []
+    for has_column in (True, False):
+        same = [u for u in silent if (shown is None or u in shown) == has_column]
+        if len(same) > 1:
+            where = "shown as \u2014: unknown, not 0" if has_column else "no column: unknown, not 0"
+            out.append(("", f"not reported by any arm ({where}): " + ", ".join(unit_noun(u) for u in same)))
+            lines = [(u, t) for u, t in lines if u not in same]
+    return out + lines
+
+
+@dataclass
+class CaptionParts:
+    """The sentences of a group's caption, apart, so a paper table can keep the short ones in its caption
+    and move the per-arm ones (which grow with the number of arms) below the table."""
+
+    head: str                                        # what was verified, or NOT A LIKE-FOR-LIKE ...
+    incomplete: list[str] = field(default_factory=list)   # "a scored 2 of 3 runs (first error: ...)"
+    seeds: str = ""                                  # "3 seeds per arm; reward is the mean ..."
+    confounded: list[str] = field(default_factory=list)   # unit nouns
+    legend: str = ""
+
+
+def caption_parts(group: Group, fixed: str | None, tolerance: float, metric: str = "reward") -> CaptionParts:
+    """What the group verified (in its own fixed unit), then how to read the numbers, sentence by sentence."""
     fixed = getattr(group, "fixed", "") or fixed
     noun = unit_noun(fixed) if fixed else "the budget's unit"
     if getattr(group, "not_a_comparison", None):
-        return f"NOT A COMPARISON: {group.not_a_comparison}."
+        return CaptionParts(f"NOT A COMPARISON: {group.not_a_comparison}.")
     arms_total = len(group.arms)
     seeds = sorted({a.runs for a in group.arms})
     seed_text = f"{seeds[0]}" if len(seeds) == 1 else f"{seeds[0]}-{seeds[-1]}"
@@ -85,19 +128,38 @@ def group_caption(group: Group, fixed: str | None, tolerance: float, metric: str
             problems.append(f"no arm reports {noun}")
         head = (f"NOT A LIKE-FOR-LIKE COMPARISON: equal spend in {noun} was not verified "
                 f"({'; '.join(problems)}); the {metric} column compares arms at different or unknown budgets.")
-    tail = ""
-    short = [a for a in group.arms if a.scored < a.runs or a.scored == 0]
-    if short:
-        tail += " INCOMPLETE: " + "; ".join(
-            f"{a.arm} scored {a.scored} of {a.runs} runs" + (f" (first error: {a.first_error})"
-                                                            if getattr(a, "first_error", None) else "")
-            for a in short) + "."
-    tail += f" {seed_text} seeds per arm; {metric} is the mean with a 95% Student-t interval over seeds."
-    if group.confounded:
-        units = sorted({unit_noun(f.unit) for f in group.confounded})
-        tail += f" Confounded: {', '.join(units)} (see flags)."
-    tail += " \u2014 = not reported (unknown, not zero); \u2265 = lower bound (reported on some calls only)."
-    return head + tail
+    incomplete = [f"{a.arm} scored {a.scored} of {a.runs} runs"
+                  + (f" (first error: {a.first_error})" if getattr(a, "first_error", None) else "")
+                  for a in group.arms if a.scored < a.runs or a.scored == 0]
+    seeds_sentence = (f"{seed_text} {'seed' if seeds == [1] else 'seeds'} per arm; {metric} is the mean with a "
+                      f"95% {_interval_words(group)} over seeds.")
+    legend = LEGEND + (" " + NA_LEGEND if any(a.scored < 2 for a in group.arms) else "")
+    return CaptionParts(head, incomplete, seeds_sentence, sorted({unit_noun(f.unit) for f in group.confounded}),
+                        legend)
+
+
+#: how each kind of per-arm interval is named in a caption (`ArmSummary.interval`)
+INTERVAL_WORDS = {"t": "Student-t interval", "clopper-pearson": "exact binomial (Clopper-Pearson) interval",
+                  "betting": "distribution-free betting interval"}
+
+
+def _interval_words(group: Group) -> str:
+    kinds = sorted({getattr(a, "interval", "t") for a in group.arms})
+    return " / ".join(INTERVAL_WORDS.get(k, k) for k in kinds)
+
+
+def group_caption(group: Group, fixed: str | None, tolerance: float, metric: str = "reward") -> str:
+    """The caption: what the group verified (in its own fixed unit), then how to read the numbers."""
+    parts = caption_parts(group, fixed, tolerance, metric)
+    if not parts.seeds:  # not a comparison: nothing else to say
+        return parts.head
+    text = parts.head
+    if parts.incomplete:
+        text += " INCOMPLETE: " + "; ".join(parts.incomplete) + "."
+    text += " " + parts.seeds
+    if parts.confounded:
+        text += f" Confounded: {', '.join(parts.confounded)} (see flags)."
+    return text + " " + parts.legend
 
 
 def comparison_headline(comparison: Comparison) -> str:
@@ -106,7 +168,7 @@ def comparison_headline(comparison: Comparison) -> str:
         return "No runs to compare." + (f" {len(comparison.skipped)} group(s) skipped (see below)."
                                         if getattr(comparison, "skipped", None) else "")
     fixed_units = sorted({getattr(g, "fixed", "") or comparison.fixed or "" for g in comparison.groups} - {""})
-    noun = ", ".join(unit_noun(u) for u in fixed_units) or "the budget's unit"
+    noun = ", ".join(_fixed_noun(comparison, u) for u in fixed_units) or "the budget's unit"
     head = ""
     short = [(g, a) for g in comparison.groups for a in g.arms if a.scored < a.runs or a.scored == 0]
     if short:
@@ -116,14 +178,39 @@ def comparison_headline(comparison: Comparison) -> str:
                 f"{a.scored} of {a.runs}" + (f"; first error: {first}" if first else "") + "). ")
     if comparison.valid:
         where = noun if len(fixed_units) == 1 else "its fixed unit"
-        return head + f"Fixed unit: {noun}. Every group verified equal spend in {where}."
+        scored = " on the runs that were scored" if short else ""  # a crashed run's spend is not verified
+        return head + f"Fixed unit: {noun}. Every group verified equal spend in {where}{scored}."
     bad = sum(not g.valid for g in comparison.groups)
     return head + (f"NOT VALID: {bad} of {len(comparison.groups)} group(s) could not verify equal spend. "
                    f"Fixed unit: {noun}.")
 
 
+def _fixed_noun(comparison: Comparison, unit: str) -> str:
+    """A fixed unit in the words of the groups fixed in it: bbob's calls are "function evaluations"."""
+    words = {unit_noun(unit, getattr(g, "unit_nouns", None) or None) for g in comparison.groups
+             if (getattr(g, "fixed", "") or comparison.fixed) == unit}
+    return " / ".join(sorted(words)) or unit_noun(unit)
+
+
 def skipped_lines(comparison: Comparison) -> list[str]:
     """One line per group the selection left out, with the reason (never silently)."""
     from .text import budget_text
-    return [f"skipped: {s.workload} at {budget_text(s.budget)}: {s.reason}"
-            for s in getattr(comparison, "skipped", ()) or ()]
+    out = []
+    for s in getattr(comparison, "skipped", ()) or ():
+        with nouns_of(getattr(s, "unit_nouns", None)):  # bbob at 500 function evaluations
+            out.append(f"skipped: {s.workload} at {budget_text(s.budget)}: {s.reason}")
+    return out
+
+
+def run_notes(record) -> list[str]:
+    """A record's `notes` (an extra field: what else happened on the run, e.g. a fork that failed), as text."""
+    notes = (record.extra or {}).get("notes")
+    if notes is None:
+        return []
+    return [str(n) for n in notes] if isinstance(notes, list) else [str(notes)]
+
+
+def clip_note(text: str, limit: int) -> str:
+    """One line of at most `limit` characters (an ellipsis says it was cut)."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit - 1].rstrip() + "\u2026"

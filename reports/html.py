@@ -22,17 +22,19 @@ from dataclasses import dataclass, field
 
 from baselines.comparison import Comparison, Group, runs_by_arm
 from baselines.records import RunRecord
-from baselines.units import unit_noun
+from baselines.units import nouns_of, unit_noun
 
-from .flags import comparison_headline, group_caption, unequal_sentence, unreported_lines, unverified_sentence
+from .flags import (clip_note, comparison_headline, group_caption, run_notes, unequal_sentence, unreported_grouped,
+                    unverified_sentence)
 from .ranges import range_for
 from .tables import (VERDICT_SHORT, _clip_pair, _verdict_words, confound_matrix, confound_reference, rows,
                      shown_units)
-from .text import DASH, budget_text, decimals_for, fixed, interval, quantity
+from .text import DASH, NA, budget_text, decimals_for, fixed, interval, quantity
 
 CSP = ("default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:; "
        "font-src 'none'; connect-src 'none'; form-action 'none'; base-uri 'none'")
 MAX_SEED_ROWS = 500  # per arm; the rest are counted, the results file has them all
+MAX_NOTE_CHARS = 240  # a run note in a cell; the whole note is in the cell's title and the results file
 
 STYLE = """
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:1.5em auto;max-width:1100px;
@@ -50,6 +52,7 @@ figure{margin:1em 0;display:inline-block;vertical-align:top;max-width:100%}
 figure svg{max-width:100%;height:auto}figcaption{font-size:.9em;color:#333;max-width:40em}
 details{margin:.3em 0}summary{cursor:pointer}
 .name{font-family:ui-monospace,SFMono-Regular,Menlo,monospace}
+td.note{min-width:14em;max-width:32em;overflow-wrap:anywhere;font-size:.92em}
 """
 
 SCRIPT = """
@@ -166,18 +169,19 @@ def _group_html(group: Group, comparison: Comparison, records: list[RunRecord], 
     parts.append(_table(headers, body))
     if rng is not None:
         parts.append(f"<p class=\"note\">{esc(rng.note())}</p>")
-    parts.append(_flags_html(group, comparison.tolerance, confound_units))
+    parts.append(_flags_html(group, comparison.tolerance, confound_units, units))
     if group.pairs:
         parts.append(_pairs_html(group, rng))
     parts.append(_runs_html(group, records))
     return "\n".join(parts)
 
 
-def _flags_html(group: Group, tolerance: float, confound_units: list[str] | None) -> str:
+def _flags_html(group: Group, tolerance: float, confound_units: list[str] | None,
+                shown: list[str] | None = None) -> str:
     name = lambda a: a  # noqa: E731  (escaped below as part of the sentence)
     items = [("unverified", unverified_sentence(u, name)) for u in group.unverified]
     items += [("unequal", unequal_sentence(f, tolerance, name)) for f in group.unequal]
-    items += [("unreported", text) for _, text in unreported_lines(group, name)]
+    items += [("unreported", text) for _, text in unreported_grouped(group, name, shown)]
     items += [("note", n) for n in group.notes]
     out = []
     if items:
@@ -224,30 +228,43 @@ def _error_text(error) -> tuple[str, str]:
     return str(error), ""
 
 
+def _notes_cell(notes: list[str]) -> str:
+    """Notes of one run: each clipped to a line, the whole text in the title (and in the results file)."""
+    if not notes:
+        return "<td class=\"t\"></td>"
+    whole = "\n".join(notes)
+    return (f"<td class=\"t note\" title=\"{esc(whole)}\">"
+            + "<br>".join(esc(clip_note(n, MAX_NOTE_CHARS)) for n in notes) + "</td>")
+
+
 def _runs_html(group: Group, records: list[RunRecord]) -> str:
     by_arm = runs_by_arm(records, group)
     if not by_arm:
         return ""
     units = shown_units(group, drop_unreported=True)
-    out = ["<details><summary>Per-seed runs of each arm (reward and spend)</summary>"]
+    noted = sum(bool(run_notes(r)) for runs in by_arm.values() for r in runs)
+    out = ["<details><summary>Per-seed runs of each arm (reward, spend, errors"
+           + (f"; {noted} run(s) with notes" if noted else "") + ")</summary>"]
     for a in group.arms:
         runs = sorted(by_arm.get(a.arm, []), key=lambda r: r.seed)
         body = []
         for r in runs[:MAX_SEED_ROWS]:
-            cells = [_cell(r.seed, r.seed), _cell(fixed(r.reward, 4) if r.reward is not None else DASH,
+            cells = [_cell(r.seed, r.seed), _cell(fixed(r.reward, 4) if r.reward is not None else NA,
                                                     r.reward if r.reward is not None else ""),
-                     _cell(fixed(r.dev_reward, 4) if r.dev_reward is not None else DASH,
+                     _cell(fixed(r.dev_reward, 4) if r.dev_reward is not None else NA,
                            r.dev_reward if r.dev_reward is not None else "")]
             for u in units:
                 v = r.spend.get(u)
                 cells.append(_cell(quantity(v, u in r.partial) if v is not None else DASH, v if v is not None else ""))
             head, _ = _error_text(r.error) if r.error is not None else ("", "")
             cells += [_cell(r.stop_reason or "", "", "t"), _cell(head, "", "t bad" if head else "t")]
+            if noted:
+                cells.append(_notes_cell(run_notes(r)))
             body.append("".join(cells))
         more = f" ({len(runs) - MAX_SEED_ROWS} more runs are in the results file)" if len(runs) > MAX_SEED_ROWS else ""
         out.append(f"<h4 class=\"name\">{esc(a.arm)}</h4>")
         out.append(_table(["seed", "reward", "dev score"] + [unit_noun(u) for u in units] +
-                          ["stop reason", "error"], body, caption=more))
+                          ["stop reason", "error"] + (["notes"] if noted else []), body, caption=more))
         errors = [r for r in runs if r.error is not None]
         for r in errors[:20]:
             head, detail = _error_text(r.error)
@@ -281,7 +298,9 @@ def report_html(sections: list[tuple[str, Comparison]], records: list[RunRecord]
     for s_i, (heading, comparison) in enumerate(sections):
         sid = f"s{s_i}"
         body.append(f"<h2 id=\"{sid}\">{esc(heading)}</h2>")
-        headline = comparison_headline(comparison)
+        shared = [g.unit_nouns for g in comparison.groups]
+        with nouns_of(shared[0] if shared and all(n == shared[0] for n in shared) else None):
+            headline = comparison_headline(comparison)
         good = comparison.valid and not headline.startswith("INCOMPLETE")
         body.append(f"<p class=\"{'ok' if good else 'bad'}\">{esc(headline)}</p>")
         if comparison.metric_note:
@@ -289,9 +308,10 @@ def report_html(sections: list[tuple[str, Comparison]], records: list[RunRecord]
         for g_i, group in enumerate(comparison.groups):
             gid = f"{sid}g{g_i}"
             mark = "" if group.valid else ' <b class="bad">not valid</b>'
-            nav.append(f"<li><a href=\"#{gid}\">{esc(heading)}: {esc(group.workload)} at "
-                       f"{esc(budget_text(group.budget))}</a>{mark}</li>")
-            body.append(_group_html(group, comparison, records, baseline, ranges, confound_units, gid))
+            with nouns_of(group.unit_nouns):  # the workload's words: bbob counts function evaluations
+                nav.append(f"<li><a href=\"#{gid}\">{esc(heading)}: {esc(group.workload)} at "
+                           f"{esc(budget_text(group.budget))}</a>{mark}</li>")
+                body.append(_group_html(group, comparison, records, baseline, ranges, confound_units, gid))
     if figures:
         nav.append("<li><a href=\"#figures\">Figures</a></li>")
     return "\n".join([
@@ -302,6 +322,7 @@ def report_html(sections: list[tuple[str, Comparison]], records: list[RunRecord]
         f"<h1>{esc(title)}</h1>", "<nav><ul>" + "".join(nav) + "</ul></nav>" if nav else "",
         *body, extra_html, _figures_html(figures or []),
         "<p class=\"note\">Click a column header to sort. \u2014 = not reported (unknown, not zero); "
+        "n/a = not defined (an interval from one seed; a run with no score or no dev score); "
         "\u2265 = lower bound.</p>",
         f"<script>{SCRIPT}</script>", "</body></html>"]) + "\n"
 

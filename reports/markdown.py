@@ -4,12 +4,12 @@ from __future__ import annotations
 import dataclasses
 
 from baselines.comparison import Comparison, Group
-from baselines.units import nouns_of, unit_noun
+from baselines.units import nouns_of
 
-from .flags import (comparison_headline, skipped_lines, confound_sentence, group_caption, unequal_sentence,
-                    unreported_lines, unverified_sentence)
+from .flags import (clip_note, comparison_headline, confound_sentence, group_caption, run_notes, skipped_lines,
+                    unequal_sentence, unreported_grouped, unreported_lines, unverified_sentence)
 from .ranges import range_for
-from .tables import confound_markdown, group_markdown
+from .tables import confound_markdown, group_markdown, shown_units
 from .text import budget_text, decimals_for, fixed, interval, md, pipe_table
 
 
@@ -39,21 +39,45 @@ def pairs_table(group: Group, rng=None) -> str:
     return pipe_table(rows, headers)
 
 
-def flag_bullets(group: Group, tolerance: float, compact: bool = False) -> list[str]:
-    """Validity problems as sentences; confounds as sentences too unless `compact` (then a table says them)."""
+def flag_bullets(group: Group, tolerance: float, compact: bool = False, shown: list[str] | None = None) -> list[str]:
+    """Validity problems as sentences; confounds as sentences too unless `compact` (then a table says them).
+
+    `shown`: the units the table gives a column (None: all); a unit without
+    one is never said to be "shown as \u2014".
+    """
     out = [f"- **unverified** ({md(u.unit)}): {unverified_sentence(u, _name)}" for u in group.unverified]
     out += [f"- **unequal** ({md(f.unit)}): {unequal_sentence(f, tolerance, _name)}" for f in group.unequal]
     if not compact:
         out += [f"- **confound** ({md(f.unit)}): {confound_sentence(f, _name)}" for f in group.confounded]
-    lines = unreported_lines(group, _name)
-    if compact:  # one line for the units nobody reports, instead of one per unit
-        silent = [u for u in group.units if all(a.spend[u].status == "unreported" for a in group.arms)]
-        if len(silent) > 1:
-            out.append("- unreported: not reported by any arm (shown as \u2014: unknown, not 0): "
-                       + ", ".join(md(unit_noun(u)) for u in silent))
-            lines = [(u, t) for u, t in lines if u not in silent]
-    out += [f"- unreported ({md(unit)}): {text}" for unit, text in lines]
+    lines = unreported_grouped(group, _name, shown) if compact else unreported_lines(group, _name, shown)
+    out += [f"- unreported ({md(unit)}): {text}" if unit else f"- unreported: {md(text)}" for unit, text in lines]
     out += [f"- note: {md(n)}" for n in group.notes]
+    return out
+
+
+MAX_RUN_NOTES = 20       # per group in the markdown report; the rest are counted (the HTML page has them all)
+MAX_NOTE_CHARS = 240
+
+
+def run_note_bullets(group: Group, records) -> list[str]:
+    """The `notes` of the group's runs (e.g. a fork that failed while the selected one was scored), with arm and seed.
+
+    Records carry them and no table showed them: a reader saw a clean
+    result where a run had hit timeouts.
+    """
+    from baselines.comparison import runs_by_arm
+
+    items = [(arm, r.seed, n) for arm, runs in runs_by_arm(records, group).items()
+             for r in sorted(runs, key=lambda r: r.seed) for n in run_notes(r)]
+    if not items:
+        return []
+    order = {a.arm: i for i, a in enumerate(group.arms)}
+    items.sort(key=lambda t: (order.get(t[0], len(order)), t[1]))
+    out = [f"Run notes from the records ({len(items)}):", ""]
+    out += [f"- {_name(arm)}, seed {seed}: {md(clip_note(n, MAX_NOTE_CHARS))}"
+            for arm, seed, n in items[:MAX_RUN_NOTES]]
+    if len(items) > MAX_RUN_NOTES:
+        out.append(f"- {len(items) - MAX_RUN_NOTES} more notes: see the results file or report.html")
     return out
 
 
@@ -67,7 +91,7 @@ PAIRS_FOOTNOTE = (
 
 def comparison_markdown(comparison: Comparison, baseline: str | None = None, paper: bool = False,
                         ranges: dict | None = None, confound_units: list[str] | None = None,
-                        compact_confounds: bool = False) -> str:
+                        compact_confounds: bool = False, records=None) -> str:
     """The summary: headline, per group a caption, table, flags, confounds and pairs.
 
     `paper` drops columns of units that no arm reports (the flags still name them).
@@ -75,6 +99,7 @@ def comparison_markdown(comparison: Comparison, baseline: str | None = None, pap
     intervals to the reward's possible range, with a note. With
     `compact_confounds` (reports) confounds are one arm x unit table of ratios
     instead of one sentence each (`confound_units` chooses the units shown).
+    With `records`, each group lists its runs' notes (arm, seed, note).
     """
     if ranges is None:  # without records: [0, 1] wherever every score is 0 or 1 (read off the score matrices)
         from .ranges import binary_ranges
@@ -92,7 +117,8 @@ def comparison_markdown(comparison: Comparison, baseline: str | None = None, pap
                       group_markdown(group, comparison.metric, baseline, drop_unreported=paper, rng=rng), ""]
             if rng is not None:
                 parts += [md(rng.note()), ""]
-            bullets = flag_bullets(group, comparison.tolerance, compact=compact_confounds)
+            bullets = flag_bullets(group, comparison.tolerance, compact=compact_confounds,
+                                   shown=shown_units(group, drop_unreported=paper))
             if bullets:
                 parts += bullets + [""]
             if compact_confounds:
@@ -101,6 +127,9 @@ def comparison_markdown(comparison: Comparison, baseline: str | None = None, pap
                     parts += [table, ""]
             if group.pairs:
                 parts += [pairs_table(group, rng), ""]
+            notes = run_note_bullets(group, records) if records else []
+            if notes:
+                parts += notes + [""]
     if any(g.pairs for g in comparison.groups):
         parts += [PAIRS_FOOTNOTE, ""]
     skipped = skipped_lines(comparison)

@@ -43,6 +43,7 @@ class Figures:
     files: list[Path] = field(default_factory=list)
     inline: list = field(default_factory=list)          # reports.html.Figure
     skipped: list[tuple[str, str]] = field(default_factory=list)
+    notes: list[tuple[str, list[str]]] = field(default_factory=list)  # (title, notes) of each drawn figure with notes
 
 
 def draw_figures(comparison: Comparison, records: list[RunRecord], out_dir: Path | None,
@@ -65,6 +66,8 @@ def draw_figures(comparison: Comparison, records: list[RunRecord], out_dir: Path
             plot.name = f"{base}-{k}"
             k += 1
         taken.add(plot.name)
+        if plot.notes:
+            result.notes.append((plot.title, list(plot.notes)))
         try:
             if out_dir is not None:
                 result.files += save(plot, out_dir, formats)
@@ -115,10 +118,14 @@ def oracle_lines(comparison: Comparison, records: list[RunRecord] | None) -> lis
     return out
 
 
-def _files_markdown(files: list[Path], skipped: list[tuple[str, str]], root: Path) -> list[str]:
+def _files_markdown(files: list[Path], skipped: list[tuple[str, str]], root: Path,
+                    notes: list[tuple[str, list[str]]] = ()) -> list[str]:
+    """Figures, then each figure's notes (a not-valid group, arms not drawn) so the page says what the image does."""
     out = []
     pngs = [p for p in files if p.suffix == ".png"]
     out += [f"![{md(p.stem)}]({_rel(p, root)})" for p in pngs]
+    if notes:
+        out += [""] + [f"- {md(title)}: {md(' '.join(n))}" for title, n in notes]
     if files:
         out += ["", "Figure files written: " + ", ".join(f"`{_rel(p, root)}`" for p in files) + "."]
     if skipped:
@@ -149,7 +156,8 @@ def write_run_report(suite, records: list[RunRecord], out_dir: Path, plots: bool
     for unit, comparison in comparisons:
         ranges.update(ranges_for(comparison) | declared)
         sections += [f"## At equal {md(unit)}", "",
-                     comparison_markdown(comparison, paper=True, ranges=ranges, compact_confounds=True)]
+                     comparison_markdown(comparison, paper=True, ranges=ranges, compact_confounds=True,
+                                         records=records)]
         sections += _ranking_sections(comparison, records)
         sections += oracle_lines(comparison, records)
         target = out_dir / f"comparison-{unit}.json"
@@ -162,7 +170,7 @@ def write_run_report(suite, records: list[RunRecord], out_dir: Path, plots: bool
                                 inline=html, ranges=ranges, taken=taken)
             written += figs.files
             inline += figs.inline
-            sections += _files_markdown(figs.files, figs.skipped, out_dir)
+            sections += _files_markdown(figs.files, figs.skipped, out_dir, figs.notes)
     text = "\n".join(sections).rstrip() + "\n"
     if html:
         from .html import esc, report_html
@@ -203,7 +211,7 @@ def render_report(comparison: Comparison, records: list[RunRecord] | None, fmt: 
                             inline=fmt == "html", width=width, x_unit=x_unit, ranges=ranges)
     if fmt == "md":
         text = comparison_markdown(comparison, baseline=baseline, paper=True, ranges=ranges,
-                                   confound_units=confound_units, compact_confounds=True)
+                                   confound_units=confound_units, compact_confounds=True, records=records)
         oracle = oracle_lines(comparison, records)
         if oracle:
             text = text.rstrip() + "\n\n" + "\n".join(oracle).rstrip() + "\n"

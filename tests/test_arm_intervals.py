@@ -57,3 +57,25 @@ def test_compare_uses_exact_intervals_for_pass_fail_and_t_for_unbounded():
     noisy = make_arms({"a": {"calls": 10}, "b": {"calls": 10}}, budget=B, seeds=10,
                       reward_fn=lambda arm, s: 0.1 * s + (arm == "b"))
     assert {a.interval for a in compare(noisy, "calls").groups[0].arms} == {"t"}
+
+
+def test_the_caption_names_the_interval_each_arm_got():
+    from reports.flags import group_caption
+
+    passfail = make_arms({"a": {"calls": 10}, "b": {"calls": 10}}, budget=B, seeds=10,
+                         reward_fn=lambda arm, s: float(s % 2))
+    group = compare(passfail, "calls").groups[0]
+    assert "95% exact binomial (Clopper-Pearson) interval" in group_caption(group, "calls", 0.1)
+    noisy = make_arms({"a": {"calls": 10}, "b": {"calls": 10}}, budget=B, seeds=10, reward_fn=lambda arm, s: 0.3 * s)
+    assert "95% Student-t interval" in group_caption(compare(noisy, "calls").groups[0], "calls", 0.1)
+
+
+def test_a_crashed_arm_does_not_let_the_headline_say_every_run_was_verified():
+    from reports.flags import comparison_headline
+
+    records = make_arms({"a": {"calls": 10}, "b": {"calls": 10}}, budget=B, seeds=4)
+    for r in records:
+        if r.arm == "b":
+            r.reward, r.error = None, {"type": "RuntimeError", "message": "broke"}
+    text = comparison_headline(compare(records, "calls"))
+    assert text.startswith("INCOMPLETE") and "verified equal spend in model calls on the runs that were scored" in text

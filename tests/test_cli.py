@@ -304,3 +304,29 @@ def test_report_options_that_would_change_nothing_are_one_line_errors(tmp_path, 
     assert main(["report", str(path), *argv]) == 2
     err = capsys.readouterr().err.strip()
     assert says in err and len(err.splitlines()) == 1
+
+
+def test_rewards_outside_the_reward_range_option_are_refused(tmp_path, capsys):
+    """--reward-range clips what is printed: rewards outside it would show a clipped "1.000 [1.000, 1.000]"."""
+    path = tmp_path / "r.jsonl"
+    write_records(path, _runs("w", {"calls": 10}, ["a", "b"], seeds=4, reward=lambda arm, s: 0.2 * s))
+    assert main(["compare", str(path), "--reward-range", "0,0.5", "--no-pairs"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "rewards lie outside --reward-range 0,0.5 (min 0, max 0.6)" in err and len(err.splitlines()) == 1
+    assert main(["compare", str(path), "--reward-range", "0,1", "--no-pairs"]) == 0
+
+
+def test_ctrl_c_outside_the_cells_is_one_line_and_exit_130(tmp_path, capsys, monkeypatch):
+    """A Ctrl-C while the report is written printed a 57-line traceback; now the same one line as in the cells."""
+    import reports.run_report
+
+    path = tmp_path / "r.jsonl"
+    write_records(path, _runs("w", {"calls": 10}, ["a", "b"], seeds=3))
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(reports.run_report, "render_report", interrupted)
+    assert main(["report", str(path)]) == 130
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("costmatch: interrupted;") and len(err.splitlines()) == 1

@@ -35,7 +35,7 @@ def spec_records(spec, seeds=5, **kw):
 def test_latex_is_booktabs_escaped_with_caption_and_label():
     recs = spec_records({"a_b & c%": {"tokens": 1000, "calls": 10}, "base": {"tokens": 1000, "calls": 10}})
     tex = comparison_latex(compare(recs, "tokens"), baseline="base")
-    for needed in (r"\toprule", r"\midrule", r"\bottomrule", r"\caption{", r"\label{tab:costmatch-w-0}"):
+    for needed in (r"\toprule", r"\midrule", r"\bottomrule", r"\caption[", r"\label{tab:costmatch-w-0}"):
         assert needed in tex
     assert r"a\_b \& c\%" in tex and "a_b & c%" not in tex
     body = tex.split(r"\midrule")[1].split(r"\bottomrule")[0].strip().splitlines()
@@ -51,7 +51,7 @@ def test_caption_changes_when_a_flag_appears():
     assert "b spent 1,600 tokens" in bad
     conf = comparison_latex(compare(spec_records({"a": {"tokens": 1000, "calls": 10}, "b": {"tokens": 1000, "calls": 10},
                                                   "c": {"tokens": 1000, "calls": 50}}), "tokens"))
-    assert "model calls (median 10): c 5$\\times$" in conf
+    assert "median across arms & 10 \\\\" in conf and "c & 5$\\times$ \\\\" in conf  # the confound table
 
 
 def test_unreported_columns_dropped_in_paper_tables_and_named_in_caption():
@@ -139,8 +139,12 @@ def test_ranking_across_units_finds_a_reversal():
     ranking = plots.ranking_across_units(g, recs)
     assert ranking["rollouts"]["lavish"][0] == 1 and ranking["tokens"]["frugal"][0] == 1
     assert ranking["tokens"]["lavish"][2] == 2000  # compared at the level every arm reached
-    assert ("frugal", "lavish", "tokens", "rollouts") in plots.reversals(ranking)
-    assert "**frugal**" in plots.ranking_markdown(ranking)
+    assert ("frugal", "lavish", "tokens", "rollouts") in plots.order_flips(ranking)
+    # 3 seeds (and no lavish score at 2,000 tokens): the order flips, but no test supports it, so no reversal
+    assert plots.reversals(ranking) == []
+    text = plots.ranking_markdown(ranking)
+    assert "**frugal**" not in text and "Order differs between units, not significant" in text
+    assert "- frugal vs lavish: " in text
 
 
 def test_sweep_crossings():
@@ -474,7 +478,7 @@ def test_latex_tables_compile(tmp_path):
     c = compare(recs, "tokens")
     wide = comparison_latex(c, baseline="base", columns=parse_columns(
         "arm,seeds,spend,mean,ci,diff,diff_ci,verdict,tokens,calls,usd", ["tokens", "calls", "usd"]))
-    assert r"\resizebox" in wide and "graphicx" in wide.splitlines()[0]
+    assert r"\resizebox" not in wide and r"\begin{table*}" in wide   # wide tables span, never shrink to fit
     tables = comparison_latex(c, baseline="base") + wide
     (tmp_path / "tables.tex").write_text(tables)
     (tmp_path / "doc.tex").write_text("\\documentclass[twocolumn]{article}\n\\usepackage[T1]{fontenc}\n"

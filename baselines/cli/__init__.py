@@ -16,7 +16,7 @@ import sys
 
 from ..errors import InputError
 from ..fileio import DiskError
-from .options import EXIT_NEGATIVE, EXIT_OK, EXIT_USAGE, Parser, suggest
+from .options import EXIT_INTERRUPTED, EXIT_NEGATIVE, EXIT_OK, EXIT_USAGE, Parser, suggest
 
 #: verb -> module in this package, in the order `--help` lists them.
 VERBS: dict[str, str] = {
@@ -70,6 +70,10 @@ def main(argv: list[str] | None = None) -> int:
     except DiskError as exc:
         print(f"costmatch: {_one_line(exc)}", file=sys.stderr)
         return EXIT_NEGATIVE
+    except KeyboardInterrupt:  # Ctrl-C outside the cells (loading, the report): one line, no traceback
+        print("costmatch: interrupted; every file is written whole or not at all, and a run keeps its finished "
+              "cells: run the same command again", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except BrokenPipeError:  # e.g. `costmatch compare ... | head`
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
