@@ -418,8 +418,9 @@ def _arrow_read(pa, data: bytes, ends: np.ndarray, lines, table):
         return None
     if 1 + max((_type_depth(f.type) for f in table.schema), default=0) > MAX_DEPTH or "" in names:
         return None
-    numbers = lines  # each non-blank line "{...}": as many rows as lines, or a line held two runs
-    if n != (len(ends) + (not data.endswith(b"\n")) if numbers is None else len(numbers)):
+    # each non-blank line is "{...}" (`_object_lines`): one row per such line, or a line held two runs
+    expected = len(ends) + (not data.endswith(b"\n")) if lines is None else len(lines)
+    if n != expected:
         return None
     cols = {n: table.column(n).combine_chunks() for n in
             ("workload", "arm", "seed", "spend", "reward", "dev_reward", "budget", "schema",
@@ -429,7 +430,7 @@ def _arrow_read(pa, data: bytes, ends: np.ndarray, lines, table):
     # params only needs to be an object (its values are not read here): a date in it changes nothing
     if any(_has_temporal(c.type) for name, c in cols.items() if name != "params"):
         return None
-    return cols, n, numbers
+    return cols, n, lines
 
 
 def _arrow_types_ok(pa, cols: dict) -> bool:
@@ -640,8 +641,8 @@ def _null_rows_keyed(data: bytes, col, key: str) -> list[bool] | None:
     tells them apart ("reward": null is a run without a score, a missing
     reward an error; a missing schema is the default, "schema": null an
     error), the null rows' lines are parsed again. Rows are the block's
-    non-blank lines (`_object_lines` and `_arrow_read` checked that). None when a line does not
-    parse as an object: the line reader words it.
+    non-blank lines (`_object_lines` and `_arrow_read` checked that). None
+    when a line does not parse as an object: the line reader words it.
     """
     rows = np.flatnonzero(np.asarray(col.is_null().to_numpy(zero_copy_only=False), dtype=bool)).tolist()
     lines, _ = _nonblank_lines(data) if len(rows) > 0 else ([], [])
