@@ -13,6 +13,8 @@ import time
 
 from .records import RunRecord
 
+DASH = "\u2014"  # an unknown figure, as every table prints it
+
 
 class Progress:
     def __init__(self, fixed_units: list[str], quiet: bool = False, stream=None):
@@ -23,6 +25,8 @@ class Progress:
         self.bar = None
         self.errors = 0
         self.spend = {u: 0.0 for u in fixed_units}
+        self.reported = {u: 0 for u in fixed_units}   # cells that reported the unit in full
+        self.unknown = {u: 0 for u in fixed_units}    # cells that left it unreported, or reported it in part
         self.done = 0
         self.total = 0
         self.started = time.monotonic()
@@ -47,13 +51,10 @@ class Progress:
         if record.error is not None and record.arm not in self.failed_arms:
             self.failed_arms.add(record.arm)
             self._first_error(record)
-        for unit in self.fixed_units:
-            value = record.spend.get(unit)
-            if value is not None:
-                self.spend[unit] += value
+        self._add_spend(record)
         if self.quiet:
             return
-        spent = ", ".join(f"{u}={v:,.0f}" for u, v in self.spend.items())
+        spent = self.totals_text()
         if self.bar is not None:
             self.bar.set_postfix_str(f"suite total: errors={self.errors} {spent}", refresh=False)
             self.bar.update(1)
@@ -61,13 +62,34 @@ class Progress:
             status = f"ERROR {record.error.get('type')}" if isinstance(record.error, dict) else (
                 "ERROR" if record.error else f"reward={record.reward:.4g}" if record.reward is not None
                 else "reward=none")
-            own = ", ".join(f"{u}={'—' if record.spend.get(u) is None else format(record.spend[u], ',.0f')}"
-                            for u in self.fixed_units if u in record.spend)
+            own = ", ".join(_cell_spend(record, u) for u in self.fixed_units if u in record.spend)
             status = f"{status}, {own}" if own else status
             elapsed = time.monotonic() - self.started
             eta = elapsed / self.done * (self.total - self.done)
             print(f"[{self.done}/{self.total}] {record.workload} {record.arm} seed={record.seed}: {status} "
                   f"| suite total: errors={self.errors} {spent} | eta {eta:.0f}s", file=self.stream, flush=True)
+
+    def _add_spend(self, record: RunRecord) -> None:
+        """Add a cell's spend: an unreported unit is unknown, so it makes the total a lower bound, never +0."""
+        partial = set(record.partial or ())
+        for unit in self.fixed_units:
+            if unit not in record.spend:
+                continue  # the cell does not measure this unit at all (nothing to add, nothing unknown)
+            value = record.spend[unit]
+            if value is None:
+                self.unknown[unit] += 1
+                continue
+            self.spend[unit] += value
+            if unit in partial:
+                self.unknown[unit] += 1
+            else:
+                self.reported[unit] += 1
+
+    def totals_text(self) -> str:
+        """`tokens=1,234` when every cell reported it, `tokens≥1,234` when some did not, `tokens=—` when none did."""
+        return ", ".join(f"{u}={DASH}" if self.unknown[u] and not self.reported[u] and not self.spend[u]
+                         else f"{u}{'≥' if self.unknown[u] else '='}{self.spend[u]:,.0f}"
+                         for u in self.fixed_units)
 
     def _first_error(self, record: RunRecord) -> None:
         """Printed even with --quiet: a failing arm must be loud."""
@@ -82,12 +104,34 @@ class Progress:
             self.bar.close()
 
 
+def _cell_spend(record: RunRecord, unit: str) -> str:
+    value = record.spend.get(unit)
+    if value is None:
+        return f"{unit}={DASH}"
+    return f"{unit}{'≥' if unit in (record.partial or ()) else '='}{value:,.0f}"
+
+
 def first_error_text(record: RunRecord, frames: int = 3) -> str:
-    """`arm X failed first on W seed S: Type: message` and the last `frames` frames of its traceback."""
+    """The first error of an arm, worded by the stage that failed, and the last `frames` frames of its traceback.
+
+    Why by stage: a workload whose `score()` raises made every arm "fail",
+    and the user went looking for the bug in the arm. The record's `stage`
+    says whose code raised: the arm's run, the workload's set-up or scoring,
+    the worker, or the record itself.
+    """
     error = record.error if isinstance(record.error, dict) else {"message": str(record.error)}
-    head = (f"costmatch: arm {record.arm!r} failed (first error of this arm) on {record.workload} "
-            f"seed={record.seed} [{record.stop_reason}]: {error.get('type', 'Error')}: "
-            f"{str(error.get('message', '')).splitlines()[0] if error.get('message') else ''}")
+    message = str(error.get("message") or "").splitlines()
+    what = f"{error.get('type', 'Error')}: {message[0] if message else ''}"
+    arm, w, at = repr(record.arm), repr(record.workload), f"seed={record.seed} [{record.stop_reason}]"
+    first = "(first error of this arm)"
+    lead = {
+        "score": f"scoring by workload {w} failed on the choice of arm {arm} {first} on {at}",
+        "workload": f"workload {w} failed before arm {arm} ran {first} on {at}",
+        "setup": f"setting up arm {arm} on workload {w} failed {first} on {at}",
+        "worker": f"the worker running arm {arm} on workload {w} died {first} on {at}",
+        "record": f"arm {arm} on workload {w} made a record costmatch cannot store {first} on {at}",
+    }.get(error.get("stage"), f"arm {arm} failed {first} on {record.workload} {at}")
+    head = f"costmatch: {lead}: {what}"
     tb = error.get("traceback") or ""
     lines = [line for line in tb.splitlines() if line.startswith("  ")]
     # a frame is a `  File ...` line and its source line; keep the innermost ones

@@ -13,6 +13,7 @@ Why it is built this way:
 from __future__ import annotations
 
 import contextlib
+import errno
 import gc
 import json
 import math
@@ -36,8 +37,8 @@ from .fileio import ensure_dir
 from .gc_pause import gc_paused
 from .protocols import ArmOutput
 from .meter import BudgetExhausted, CellTimeout, Meter
-from .provenance import provenance
-from .records import _KNOWN, RunRecord, parse_line, record_from_json, write_records
+from .provenance import changed_code_lines, provenance
+from .records import _KNOWN, RunRecord, parse_line, record_from_json, show, write_records
 from .suite import Cell, Suite, resolve
 
 
@@ -159,6 +160,7 @@ def execute_record(cell: Cell) -> RunRecord:
 def _run_arm(cell: Cell, run: _CellRun) -> None:
     """Build the workload, instance, meter and arm and run the arm, turning every failure into `run` fields."""
     spec_w, spec_a = cell.workload, cell.arm
+    stage = "workload"  # a failure before the arm is built is the workload's, and its record says so
     try:
         try:
             with _alarm(cell.timeout):
@@ -167,6 +169,7 @@ def _run_arm(cell: Cell, run: _CellRun) -> None:
                 measures = tuple(dict.fromkeys(("calls", "seconds") + tuple(run.workload.measures)))
                 run.meter = Meter(cell.budget, measures=measures,
                                   deadline=None if cell.timeout is None else time.perf_counter() + cell.timeout)
+                stage = "arm"
                 arm = _loaded(spec_a.path, spec_a.name)(**spec_a.params)
                 try:
                     run.output = arm.run(run.instance, run.meter, arm_rng(cell.seed, spec_a.name))
@@ -180,7 +183,7 @@ def _run_arm(cell: Cell, run: _CellRun) -> None:
         run.stop_reason, run.error = "error", {"type": "InputError", "message": str(exc), "where": "",
                                                "stage": "setup", "traceback": ""}
     except Exception as exc:  # an arm or workload bug: a record, not a crashed run
-        run.stop_reason, run.error = "error", _error(exc, "arm")
+        run.stop_reason, run.error = "error", _error(exc, stage)
 
 
 def _loaded(path: str, name: str) -> Any:
@@ -365,10 +368,17 @@ def load_existing(path: Path) -> list[RunRecord]:
         raise InputError(f"{path}: cannot read results file ({exc.strerror})") from None
     cut = data.rfind(b"\n") + 1
     body, tail = data[:cut], data[cut:]
-    records = []
+    records, seen = [], {}
     for number, line in enumerate(body.split(b"\n")[:-1], 1):
         if line.strip():
-            records.append(parse_line(line, f"{path}:{number}"))
+            record = parse_line(line, f"{path}:{number}")
+            first = seen.setdefault(record.identity(), number)
+            if first != number:  # found now, before any cell runs, not by the report after them
+                workload, bkey, arm, seed = record.identity()
+                raise InputError(f"{path}:{number}: duplicate run (workload={show(workload)}, budget={bkey}, "
+                                 f"arm={show(arm)}, seed={seed}) first seen at line {first}; remove one of the "
+                                 "two lines, or pass --fresh to start over")
+            records.append(record)
     if tail.strip():
         where = f"{path}:{body.count(NEWLINE) + 1}"
         try:
@@ -392,8 +402,11 @@ def check_same_params(records: list[RunRecord], suite: Suite, path: Path) -> Non
     """Refuse to mix runs made with other parameters under the same arm or workload name."""
     arms = {a.name: _canonical(a.params) for a in suite.arms.values()}
     workloads = {w.name: _canonical(w.params) for w in suite.workloads}
+    arm_paths = {a.name: a.path for a in suite.arms.values()}
+    workload_paths = {w.name: w.path for w in suite.workloads}
     for r in records:
         if r.arm in arms and r.workload in workloads:
+            _check_same_path(r, arm_paths[r.arm], workload_paths[r.workload], suite, path)
             if _canonical(r.params) != arms[r.arm]:
                 raise InputError(
                     f"{path}: arm {r.arm!r} ran with params {_canonical(r.params)} but {suite.source} now "
@@ -403,6 +416,54 @@ def check_same_params(records: list[RunRecord], suite: Suite, path: Path) -> Non
                 raise InputError(
                     f"{path}: workload {r.workload!r} ran with params {old} but {suite.source} now says "
                     f"{workloads[r.workload]}; give it a new name, use another --out, or pass --fresh")
+
+
+def _check_same_path(r: RunRecord, arm_path: str, workload_path: str, suite: Suite, path: Path) -> None:
+    """Refuse runs of another class under the same name (records carry the path they ran from).
+
+    Why: pointing `[arms.x] path` at another class and resuming kept the old
+    class's seeds beside the new one's under one arm name, and nothing in the
+    records could tell them apart afterwards.
+    """
+    prov = r.extra.get("provenance") if r.extra else None
+    if not isinstance(prov, dict):
+        return
+    for kind, name, old, new in (("arm", r.arm, prov.get("arm_path"), arm_path),
+                                 ("workload", r.workload, prov.get("workload_path"), workload_path)):
+        if isinstance(old, str) and old != new:
+            raise InputError(f"{path}: {kind} {name!r} ran from {old} but {suite.source} now says {new}; give the "
+                             f"changed {kind} a new name, use another --out, or pass --fresh")
+
+
+def _names(names, limit: int = 5) -> str:
+    names = sorted(names)
+    return ", ".join(names[:limit]) + (f" and {len(names) - limit} more" if len(names) > limit else "")
+
+
+def check_other_runs(records: list[RunRecord], suite: Suite, path: Path) -> None:
+    """Refuse a results file of another suite; name the kept runs of arms or workloads this suite dropped.
+
+    Why refuse only when nothing is shared: a second suite run into the same
+    folder appended its runs to the first one's file, and every later
+    `compare` of that file mixed two experiments. But a user who removed an
+    arm from a suite (or a workload) must not be made to rerun the rest: those
+    runs stay in the file, are left out of this run's report, and are named.
+    """
+    arms = set(suite.arms)
+    workloads = {w.name for w in suite.workloads}
+    other = [r for r in records if r.arm not in arms or r.workload not in workloads]
+    if not other:
+        return
+    other_arms = {r.arm for r in other if r.arm not in arms}
+    other_workloads = {r.workload for r in other if r.workload not in workloads}
+    what = "; ".join(part for part in (f"arm(s) {_names(other_arms)}" if other_arms else "",
+                                       f"workload(s) {_names(other_workloads)}" if other_workloads else "") if part)
+    if len(other) == len(records):
+        raise InputError(f"{path}: holds {len(records)} run(s) of another suite ({what}) and none of "
+                         f"{suite.source}'s arms on its workloads; use another --out, or pass --fresh to move "
+                         "the old file aside")
+    print(f"costmatch: {path}: {len(other)} kept run(s) of {what}, which {suite.source} does not have, stay in "
+          "the file and are left out of this run's report", file=sys.stderr)
 
 
 # -- one run per output folder ------------------------------------------------------
@@ -422,24 +483,27 @@ def output_lock(out_dir: Path):
 
     path = out_dir / LOCK_NAME
     try:
-        handle = open(path, "a+", encoding="utf-8")
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     except OSError as exc:
+        from .fileio import DiskError, describe_os_error
+
+        described = describe_os_error(exc, path, "run lock")
+        if isinstance(described, DiskError):
+            raise described from None
         raise InputError(f"{path}: cannot create the run lock ({exc.strerror}); choose a writable --out") from None
     try:
         try:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
-            handle.seek(0)
-            holder = handle.read().strip() or "unknown"
+            holder = os.pread(fd, 64, 0).decode("ascii", "replace").strip() or "unknown"
             raise InputError(f"{out_dir}: another costmatch run (pid {holder}) is writing to this folder; "
                              "wait for it to finish, stop it, or choose another --out") from None
-        handle.seek(0)
-        handle.truncate()
-        handle.write(f"{os.getpid()}\n")
-        handle.flush()
+        with contextlib.suppress(OSError):  # the pid only names the holder; a full disk must not stop the run here
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
         yield
     finally:
-        handle.close()
+        os.close(fd)
 
 
 # -- the run ---------------------------------------------------------------------
@@ -452,6 +516,32 @@ class RunOutcome:
     interrupted: bool = False
     lost: str | None = None  # the cluster was lost: the message; finished cells are kept
     records: list[RunRecord] = field(default_factory=list)
+
+
+class AppendFailed(Exception):
+    """The results file refused a line (`os_error` says why); :func:`run_suite` turns it into one line."""
+
+    def __init__(self, os_error: OSError):
+        super().__init__(str(os_error))
+        self.os_error = os_error
+
+
+def append_error(exc: OSError, results: Path, kept: int) -> Exception:
+    """A refused append as the CLI's one line: DiskError (exit 1) for a full disk, else an OutputError (exit 2)."""
+    from .fileio import DiskError, describe_os_error
+
+    described = describe_os_error(exc, results, "results file")
+    if not isinstance(described, DiskError):
+        return described
+    reason = "the disk is full" if exc.errno != errno.EFBIG else "the file is over a size limit"
+    kept_text = f"the {kept} finished cell(s) before it are kept whole; " if kept else ""
+    return DiskError(f"{results}: cannot append a finished cell: {reason}; {kept_text}free space (or raise the "
+                     "limit) and run the same command to resume")
+
+
+def open_results(path: Path):
+    """The results file for appending, unbuffered: a refused write leaves nothing in a buffer for close() to retry."""
+    return open(path, "ab", buffering=0)
 
 
 class LineSink:
@@ -475,14 +565,35 @@ class LineSink:
         self.handle, self.kept = handle, kept
         self.pending: list[tuple[RunRecord, bytes]] = []  # records whose trace is still in their line
         self.last_sync = time.monotonic()
+        self.size = os.fstat(handle.fileno()).st_size  # where the file ends after the last whole line
+
+    def append(self, data: bytes) -> None:
+        """Write `data` whole or not at all: on a refused write (a full disk) the file is cut back.
+
+        Raises AppendFailed with the OSError; the lines before stay, so the
+        same command resumes, and no torn line is left for it to set aside.
+        """
+        try:
+            view = memoryview(data)
+            while view:
+                written = self.handle.write(view)
+                view = view[len(view) if written is None else written:]
+            self.handle.flush()
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                os.ftruncate(self.handle.fileno(), self.size)
+            raise AppendFailed(exc) from None
+        self.size += len(data)
 
     def take(self, item: bytes | tuple[bytes, bytes]) -> RunRecord:
         line, head = (item, None) if isinstance(item, bytes) else item
-        self.handle.write(line + b"\n")
-        self.handle.flush()
+        self.append(line + b"\n")
         now = time.monotonic()
         if now - self.last_sync >= 1.0:
-            os.fsync(self.handle.fileno())
+            try:
+                os.fsync(self.handle.fileno())
+            except OSError as exc:
+                raise AppendFailed(exc) from None
             self.last_sync = now
         record = trusted_record(orjson.loads(line if head is None else head))
         if head is not None:
@@ -510,15 +621,20 @@ def _sync(handle) -> None:
 
 def run_suite(suite: Suite, out_dir: Path, jobs: int | None = None, backend: str | None = None,
               fresh: bool = False, retry_errors: bool = False, progress=None, *, address: str | None = None,
-              worker_wait: float = 60.0, retries: int = 2, meanwhile: Callable[[], None] | None = None
-              ) -> RunOutcome:
+              worker_wait: float = 60.0, retries: int = 2, meanwhile: Callable[[], None] | None = None,
+              other_runs: str = "keep") -> RunOutcome:
     """Run every cell not yet in ``out_dir/results.jsonl``; return what happened.
 
     ``address``: a Dask scheduler or Ray cluster to use (Dask also reads
     DASK_SCHEDULER_ADDRESS); ``worker_wait``: seconds to wait for a first
     worker; ``retries``: reruns of a cell alone after its worker died;
     ``meanwhile``: the caller's set-up, run once while the workers start
-    (see :func:`baselines.execution.run_cells`); never when nothing runs.
+    (see :func:`baselines.execution.run_cells`); never when nothing runs;
+    ``other_runs``: "keep" leaves kept runs of arms or workloads the suite
+    does not have alone (the Python API may append several experiments to
+    one file), "check" (``costmatch run``, which writes one report per
+    folder) refuses a file that holds none of this suite's arms and
+    workloads and says which kept runs the report leaves out.
     """
     explicit_jobs = jobs
     jobs = jobs or suite.jobs
@@ -527,12 +643,18 @@ def run_suite(suite: Suite, out_dir: Path, jobs: int | None = None, backend: str
     out_dir = ensure_dir(out_dir, "output folder")
     results = out_dir / "results.jsonl"
     with output_lock(out_dir):
-        existing = _kept_records(suite, results, fresh, retry_errors)
-        done = {r.identity() for r in existing}
+        existing = _kept_records(suite, results, fresh, retry_errors, other_runs)
+        kept_identities = [r.identity() for r in existing]
+        done = set(kept_identities)
         cells = suite.cells()
         identities = _identities(cells)
+        wanted = set(identities)
         todo = [c for c, ident in zip(cells, identities) if ident not in done]
         outcome = RunOutcome(results, skipped=len(cells) - len(todo))
+        kept = [r for r, ident in zip(existing, kept_identities) if ident in wanted]
+        for line in changed_code_lines(kept, {a.name: a.path for a in suite.arms.values()},
+                                       {w.name: w.path for w in suite.workloads}):
+            print(f"costmatch: {line}", file=sys.stderr)
         new_records: list[RunRecord] = []
         if progress is not None:
             progress.start(len(todo), outcome.skipped)
@@ -542,8 +664,7 @@ def run_suite(suite: Suite, out_dir: Path, jobs: int | None = None, backend: str
         _run_todo(todo, results, outcome, new_records, progress, backend, jobs, address, worker_wait, retries,
                   meanwhile)
     # kept records of cells the suite no longer has are left out; new records all come from its cells
-    wanted = set(identities)
-    outcome.records = [r for r in existing if r.identity() in wanted] + new_records
+    outcome.records = kept + new_records
     return outcome
 
 
@@ -572,14 +693,40 @@ def _cluster_address(backend: str, address: str | None, worker_wait: float, retr
     return address
 
 
-def _kept_records(suite: Suite, results: Path, fresh: bool, retry_errors: bool) -> list[RunRecord]:
+def _set_aside(results: Path) -> Path:
+    """Move the results file to a name no other file has (`results.<time>[-k].jsonl`) and return it.
+
+    Why never overwrite: two `--fresh` runs within one second gave the same
+    name, and `rename` replaced the first backup: the old results were lost.
+    A hard link fails instead of replacing, so the name is claimed atomically.
+    """
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    for k in range(1, 10_000):
+        backup = results.with_name(f"results.{stamp}{'' if k == 1 else f'-{k}'}.jsonl")
+        try:
+            os.link(results, backup)
+        except FileExistsError:
+            continue
+        except OSError:  # a file system without hard links: rename, after checking the name is free
+            if backup.exists():
+                continue
+            results.rename(backup)
+            return backup
+        results.unlink()
+        return backup
+    raise InputError(f"{results}: too many earlier results files beside it; move some away and run again")
+
+
+def _kept_records(suite: Suite, results: Path, fresh: bool, retry_errors: bool,
+                  other_runs: str = "keep") -> list[RunRecord]:
     """The records a run resumes from: none after --fresh (old file moved aside), errors dropped with --retry-errors."""
     if fresh and results.exists():
-        backup = results.with_name(f"results.{time.strftime('%Y%m%d-%H%M%S')}.jsonl")
-        results.rename(backup)
+        backup = _set_aside(results)
         print(f"costmatch: --fresh: moved the old results to {backup}", file=sys.stderr)
     existing = load_existing(results)
     check_same_params(existing, suite, results)
+    if other_runs == "check":
+        check_other_runs(existing, suite, results)
     if retry_errors and any(r.error is not None for r in existing):
         existing = [r for r in existing if r.error is None]
         write_records(results, existing)
@@ -599,15 +746,20 @@ def _run_todo(todo: list, results: Path, outcome: RunOutcome, new_records: list[
 
     signal.signal(signal.SIGTERM, on_term)
     pool = sink = None
+    refused: OSError | None = None
     try:
         if todo:  # the engine first: a bad address leaves the folder as it was
             opts = ExecOptions(backend, max(1, min(jobs, len(todo))), address, worker_wait, retries)
             pool = open_pool(opts)
-        with open(results, "ab") as handle:
-            if results.stat().st_size and not _ends_with_newline(results):
-                handle.write(b"\n")  # a kept last line without its newline
+        try:
+            handle = open_results(results)
+        except OSError as exc:
+            raise AppendFailed(exc) from None
+        with handle:
+            sink = LineSink(handle, new_records)
+            if sink.size and not _ends_with_newline(results):
+                sink.append(b"\n")  # a kept last line without its newline
             if todo:
-                sink = LineSink(handle, new_records)
                 for _, item in run_cells(todo, pool, retries, opts.batch_seconds, failure_line,
                                          meanwhile=meanwhile):
                     record = sink.take(item)
@@ -620,15 +772,19 @@ def _run_todo(todo: list, results: Path, outcome: RunOutcome, new_records: list[
         outcome.interrupted = True
     except ClusterLost as exc:
         outcome.lost = str(exc)
+    except AppendFailed as exc:
+        refused = exc.os_error
     finally:
         if sink is not None:
             sink.finish()
         gc.unfreeze()
         if pool is not None:
-            pool.close(cancel=outcome.interrupted or outcome.lost is not None)
+            pool.close(cancel=outcome.interrupted or outcome.lost is not None or refused is not None)
         signal.signal(signal.SIGTERM, previous)
         if progress is not None:
             progress.close()
+    if refused is not None:
+        raise append_error(refused, results, outcome.skipped + outcome.ran)
 
 
 def _ends_with_newline(path: Path) -> bool:

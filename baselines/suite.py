@@ -143,13 +143,38 @@ def isolated_workers():
             os.environ["PYTHONSAFEPATH"] = previous
 
 
-def _import_failure(exc: BaseException, module_name: str, where: str) -> InputError:
+def _is_the_module(exc: ImportError, module_name: str) -> bool:
+    """Whether an ImportError says the suite's module itself (or a parent package of it) was not found.
+
+    Why: a user module that imports a missing dependency raises the same
+    ModuleNotFoundError as a wrong path; only `exc.name` tells them apart,
+    and "check the path" for a module that was found sends the user to the
+    wrong place. Any other ImportError (`from x import y` failing, one raised
+    by hand) happened inside a module that was found.
+    """
+    if not isinstance(exc, ModuleNotFoundError) or not exc.name:
+        return False
+    parts = module_name.split(".")
+    return exc.name in {".".join(parts[:i]) for i in range(1, len(parts) + 1)}
+
+
+def _import_failure(exc: BaseException, module_name: str, where: str, root: str | None = None) -> InputError:
     """One line for a user module that does not import: the file and line of the problem."""
     if isinstance(exc, SyntaxError):
         return InputError(f"{where}: cannot import {module_name!r}: {exc.filename}:{exc.lineno}: "
                           f"SyntaxError: {exc.msg}")
-    frames = traceback.extract_tb(exc.__traceback__)
+    # the innermost frame of the user's code: the import system's own frames say nothing useful
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if not f.filename.startswith("<frozen ")]
     at = f" at {frames[-1].filename}:{frames[-1].lineno}" if frames else ""
+    if isinstance(exc, ModuleNotFoundError) and exc.name:
+        top = exc.name.partition(".")[0]
+        if root and ((Path(root) / f"{top}.py").is_file() or (Path(root) / top).is_dir()):
+            fix = (f"{top!r} is in the suite's folder, but only the modules the suite's paths name are imported "
+                   "from there: put your modules in a package and name it in the path (\"mypkg.my_arms:MyArm\")")
+        else:
+            fix = "install it, or fix that import"
+        return InputError(f"{where}: importing {module_name!r} raised ModuleNotFoundError{at}: No module named "
+                          f"{exc.name!r}: {fix}")
     message = str(exc).splitlines()[0][:200] if str(exc) else ""
     return InputError(f"{where}: importing {module_name!r} raised {type(exc).__name__}{at}: {message}")
 
@@ -166,8 +191,11 @@ def resolve(path: str, where: str, root: str | None = None) -> Any:
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
+        if not _is_the_module(exc, module_name):  # the module was found; something it imports was not
+            raise _import_failure(exc, module_name, where, root) from None
         beside = " (a folder or file beside the suite named like an installed package is not searched; " \
                  "rename it)" if root and (Path(root) / module_name.partition(".")[0]).exists() else ""
+        beside = beside or _in_working_folder(module_name, root)
         raise InputError(f"{where}: cannot import module {module_name!r} ({exc}); check the path "
                          f"and that the module is installed or in the suite's folder{beside}") from None
     except Exception as exc:  # noqa: BLE001 - the user's module failed while importing
@@ -176,6 +204,18 @@ def resolve(path: str, where: str, root: str | None = None) -> Any:
         return getattr(module, attr)
     except AttributeError:
         raise InputError(f"{where}: module {module_name!r} has no {attr!r}") from None
+
+
+def _in_working_folder(module_name: str, root: str | None) -> str:
+    """A hint when the missing module sits in the working folder (never searched), not beside the suite."""
+    top = module_name.partition(".")[0]
+    here = Path.cwd()
+    if root and here.resolve() == Path(root).resolve():
+        return ""
+    if (here / f"{top}.py").is_file() or (here / top).is_dir():
+        return (f" ({top!r} is in the working folder, which is never searched: keep your modules beside the "
+                "suite)")
+    return ""
 
 
 class _UserClassSpec:

@@ -303,6 +303,7 @@ def report_html(sections: list[tuple[str, Comparison]], records: list[RunRecord]
             headline = comparison_headline(comparison)
         good = comparison.valid and not headline.startswith("INCOMPLETE")
         body.append(f"<p class=\"{'ok' if good else 'bad'}\">{esc(headline)}</p>")
+        body.extend(f"<p class=\"bad\">warning: {esc(w)}</p>" for w in comparison.warnings)
         if comparison.metric_note:
             body.append(f"<p class=\"note\">{esc(comparison.metric_note)}</p>")
         for g_i, group in enumerate(comparison.groups):

@@ -107,6 +107,8 @@ def comparison_markdown(comparison: Comparison, baseline: str | None = None, pap
     shared = [g.unit_nouns for g in comparison.groups]
     with nouns_of(shared[0] if shared and all(n == shared[0] for n in shared) else None):
         parts = [f"**{md(comparison_headline(comparison))}**", ""]
+    if comparison.warnings:  # e.g. runs of one arm from different code: the document says so, not only stderr
+        parts += [f"- warning: {md(w)}" for w in comparison.warnings] + [""]
     if comparison.metric_note:
         parts += [md(comparison.metric_note), ""]
     for group in comparison.groups:

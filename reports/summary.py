@@ -23,13 +23,67 @@ def group_state(group: Group) -> str:
     return "valid" if group.valid else "NOT VALID"
 
 
-def group_line(group: Group) -> str:
+#: Incomplete arms described in full; the rest are named after "and N more".
+SHOWN_ARMS = 3
+#: Names listed after "and N more" (a suite of hundreds of arms must not print a page).
+NAMED_ARMS = 20
+
+_STAGE_WORDS = {"score": "in the workload's score()", "workload": "in the workload, before the arm ran",
+                "setup": "while setting up", "worker": "its worker died", "record": "its record could not be stored"}
+
+
+def first_errors(records) -> dict[tuple[str, str, str], tuple[int, str | None]]:
+    """(workload, budget key, arm) -> (seed, stage) of the arm's error on its earliest seed.
+
+    The comparison quotes the error of the earliest failing seed; the run's
+    progress printed the first error to arrive, which with parallel cells or
+    a resume can be another seed. Naming the seed (and whose code failed)
+    says which one the summary quotes.
+    """
+    from baselines.records import budget_key
+
+    out: dict[tuple[str, str, str], tuple[int, str | None]] = {}
+    for r in records or ():
+        if r.error is None:
+            continue
+        key = (r.workload, budget_key(r.budget), r.arm)
+        if key not in out or r.seed < out[key][0]:
+            stage = r.error.get("stage") if isinstance(r.error, dict) else None
+            out[key] = (r.seed, stage if isinstance(stage, str) else None)
+    return out
+
+
+def _incomplete_text(group: Group, errors: dict) -> str:
+    """Each incomplete arm with its scored count and first error; past SHOWN_ARMS, "and N more: names"."""
+    from baselines.records import budget_key
+
+    arms = group.incomplete_arms()
+    shown = arms if len(arms) <= SHOWN_ARMS + 1 else arms[:SHOWN_ARMS]
+    key = budget_key(group.budget)
+    texts = []
+    for a in shown:
+        text = f"{a.arm} scored {a.scored} of {len(group.seeds)} seeds"
+        if a.first_error:
+            seed, stage = errors.get((group.workload, key, a.arm), (None, None))
+            where = "".join([f"seed {seed}" if seed is not None else "",
+                             f", {_STAGE_WORDS[stage]}" if stage in _STAGE_WORDS and seed is not None else ""])
+            text += f" ({where + ': ' if where else ''}{a.first_error})"
+        texts.append(text)
+    rest = arms[len(shown):]
+    if rest:
+        names = ", ".join(a.arm for a in rest[:NAMED_ARMS]) + (f" and {len(rest) - NAMED_ARMS} others"
+                                                                if len(rest) > NAMED_ARMS else "")
+        texts.append(f"and {len(rest)} more: {names}")
+    return "; ".join(texts)
+
+
+def group_line(group: Group, errors: dict | None = None) -> str:
+    """One line per group; `errors` (:func:`first_errors` of the records) names the seed of each quoted error."""
     state = group_state(group)
     scored = [a for a in group.arms if a.scored and not math.isnan(a.mean)]
     parts = [f"{group.workload} at {budget_text(group.budget)} (fixed {group.fixed}): {state}"]
     if state == "INCOMPLETE":
-        parts.append("; ".join(f"{a.arm} scored {a.scored} of {len(group.seeds)} seeds"
-                               + (f" ({a.first_error})" if a.first_error else "") for a in group.incomplete_arms()[:3]))
+        parts.append(_incomplete_text(group, errors or {}))
     if scored:
         best = max(scored, key=lambda a: a.mean)
         parts.append(f"leader {best.arm} {best.mean:.3g}")
@@ -42,13 +96,15 @@ def group_line(group: Group) -> str:
     return "; ".join(parts)
 
 
-def _in_own_words(group: Group) -> str:
+def _in_own_words(group: Group, errors: dict) -> str:
     with nouns_of(group.unit_nouns):
-        return group_line(group)
+        return group_line(group, errors)
 
 
-def run_summary(comparisons: list[Comparison], report: Path) -> str:
-    lines = [_in_own_words(g) for c in comparisons for g in c.groups]
+def run_summary(comparisons: list[Comparison], report: Path, records=None) -> str:
+    """The summary `run` prints; `records` (the run's) let each quoted first error name its seed."""
+    errors = first_errors(records)
+    lines = [_in_own_words(g, errors) for c in comparisons for g in c.groups]
     lines += [f"skipped {s.workload}: {s.reason}" for c in comparisons for s in c.skipped]
     page = Path(report).with_name("report.html")
     lines.append(f"full report: {report}" + (f" and {page}" if page.is_file() else ""))

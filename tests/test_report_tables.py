@@ -273,3 +273,19 @@ def test_latex_minus_signs_and_no_claim_about_differences_it_does_not_show():
     assert "Differences are per-seed paired" in with_diff
     only_means = comparison_latex(c, baseline="a", columns=parse_columns("arm,mean,ci", ["tokens"]))
     assert "Differences are per-seed paired" not in only_means
+
+
+def test_the_report_itself_carries_the_comparisons_warnings():
+    """A resumed run with edited code: `compare` warned on stderr, report.md and report.html said nothing."""
+    from baselines import compare
+    from reports.html import report_html
+    from reports.markdown import comparison_markdown
+    from tests.builders import make_arms
+
+    recs = make_arms({"a": {"calls": 10}, "b": {"calls": 10}}, budget={"calls": 10}, seeds=4)
+    for r in recs:
+        r.extra["provenance"] = {"costmatch": "0.1", "arm_module": "x" if r.seed < 2 else "y", "workload_module": "w"}
+    c = compare(recs, "calls")
+    assert "warning: arm 'a' on workload 'w' ran from different code" in comparison_markdown(c)
+    assert "warning: arm &#x27;a&#x27; on workload &#x27;w&#x27; ran from different code" in report_html([("r", c)], recs) \
+        or "warning: arm 'a' on workload 'w' ran from different code" in report_html([("r", c)], recs)

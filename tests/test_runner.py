@@ -211,7 +211,7 @@ def test_plan_lists_cells_and_total_allowance(tmp_path, capsys):
     assert main(["plan", str(suite)]) == 0
     out = capsys.readouterr().out
     assert out.count("toy\trollouts=20\t") == 9
-    assert "9 cells; they may spend at most: 180 rollouts" in out
+    assert "9 cells;" in out and "rollouts: at most 180 over all 9 cells" in out
 
 
 def test_default_suite_loads_and_has_the_promised_shape():

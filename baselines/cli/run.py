@@ -70,7 +70,7 @@ def run(*, suite, out, jobs, backend, fresh, retry_errors, quiet, no_plots, look
     progress = Progress(loaded.fixed_units, quiet=quiet)
     with isolated_workers():
         outcome = run_suite(loaded, out_dir, jobs, backend, fresh, retry_errors, progress, address=address,
-                            worker_wait=worker_wait, retries=retries, meanwhile=_import_report)
+                            worker_wait=worker_wait, retries=retries, meanwhile=_import_report, other_runs="check")
     if outcome.lost is not None:
         print(f"costmatch: {outcome.lost}; {len(outcome.records)} finished cell(s) are kept in {outcome.results}; "
               "restart the cluster (or drop --address) and run the same command to resume", file=sys.stderr)
@@ -81,17 +81,56 @@ def run(*, suite, out, jobs, backend, fresh, retry_errors, quiet, no_plots, look
         return EXIT_INTERRUPTED
     from reports.run_report import write_run_report
 
+    earlier = _report_files(out_dir)
     comparisons = write_run_report(loaded, outcome.records, out_dir, plots=not no_plots)
+    _name_stale_files(out_dir, earlier)
     if not quiet:
         from reports.summary import run_summary
 
-        sys.stdout.write(run_summary(comparisons, out_dir / "report.md"))
+        sys.stdout.write(run_summary(comparisons, out_dir / "report.md", outcome.records))
     failed = sum(r.error is not None for r in outcome.records)
     if failed:
         print(f"costmatch: {failed} cell(s) failed; their records carry the error "
               "(rerun with --retry-errors to try them again)", file=sys.stderr)
         return EXIT_NEGATIVE
     return EXIT_OK
+
+
+def _report_files(out_dir: Path) -> dict[Path, tuple[int, int]]:
+    """The comparison JSON and figure files in `out_dir` now, each with (inode, mtime) to tell a rewrite."""
+    found = {}
+    for path in [*out_dir.glob("comparison-*.json"), *(out_dir / "plots").glob("*")]:
+        try:
+            st = path.stat()
+        except OSError:
+            continue
+        if path.is_file():
+            found[path] = (st.st_ino, st.st_mtime_ns)
+    return found
+
+
+def _name_stale_files(out_dir: Path, earlier: dict[Path, tuple[int, int]]) -> None:
+    """Say which comparison and figure files an earlier run left that this run did not rewrite.
+
+    Why not delete them: the folder is the user's, and a file there may be
+    theirs. Why say it: a stale comparison-calls.json or figure beside a
+    fresh report.md reads as this run's. The reports list only the files this
+    run wrote (every one is replaced atomically, so an untouched inode and
+    time means this run did not write it).
+    """
+    stale = []
+    for path, signature in earlier.items():
+        try:
+            st = path.stat()
+        except OSError:
+            continue
+        if (st.st_ino, st.st_mtime_ns) == signature:
+            stale.append(path.relative_to(out_dir).as_posix())
+    if stale:
+        stale.sort()
+        shown = ", ".join(stale[:4]) + (f" and {len(stale) - 4} more" if len(stale) > 4 else "")
+        print(f"costmatch: {out_dir}: {len(stale)} file(s) from an earlier run are not this run's and were left "
+              f"as they were ({shown}); report.md and report.html list only this run's files", file=sys.stderr)
 
 
 def _import_report() -> None:
