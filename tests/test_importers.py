@@ -159,9 +159,9 @@ def _arms(**change):
 @pytest.mark.parametrize("content, words", [
     (_arms().replace(b'"test_reward": 0.5', b'"test_reward": NaN'), "NaN, which is not a finite number"),
     (_arms().replace(b'"calls": 5', b'"calls": Infinity'), "Infinity, which is not a finite number"),
-    (_arms(arm=None), "field 'arm' must be a non-empty string, got None"),
+    (_arms(arm=None), "field 'arm' must be a non-empty string, got null"),
     (_arms(arm=""), "field 'arm' must be a non-empty string"),
-    (_arms(seed="abc"), "field 'seed' must be an integer seed, got 'abc'"),
+    (_arms(seed="abc"), "field 'seed' must be an integer seed, got \"abc\""),
     (_arms(seed=1.5), "field 'seed' must be an integer seed"),
     (_arms(test_reward="0.5"), "field 'reward' must be a number or null, got \"0.5\""),
     (_arms(dev_reward=[1]), "field 'dev_reward' must be a number or null"),
