@@ -127,9 +127,51 @@ _SURROGATE = re.compile(rb"\\u[dD][89abcdefABCDEF]")
 
 
 def show(value: Any) -> str:
-    """repr of a value for a one-line message, cut to a readable length."""
+    """repr of a value for a one-line message, cut to a readable length (suite files; records use `quote`)."""
     text = repr(value) if not isinstance(value, int) or abs(value) < 10**30 else f"an integer of {len(str(abs(value)))} digits"
     return text if len(text) <= _SHOW else text[:_SHOW - 5] + "...'" + f" ({len(text)} characters)"
+
+
+def quote(value: Any) -> str:
+    """A value of a results line as JSON text for a one-line message (null, true, "x"), cut to a readable length.
+
+    Why JSON: the user wrote JSON; Python's None, True and 'x' name values
+    that are not in their file. Long integers are described by their length.
+    """
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**30:
+        try:
+            return f"an integer of {len(str(abs(value)))} digits"
+        except ValueError:  # past Python's digit limit for str(int)
+            return "an integer of thousands of digits"
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: escaped, so the message stays printable
+        text = json.dumps(value)
+    except (TypeError, ValueError, RecursionError):
+        text = repr(value)
+    if len(text) <= _SHOW:
+        return text
+    return text[:_SHOW - 5] + "..." + ('"' if text.startswith('"') else "") + f" ({len(text)} characters)"
+
+
+def declared_range(value: Any) -> tuple[float, float] | None:
+    """A line's `reward_range` as (lo, hi) floats, or None when it is absent or malformed.
+
+    Well formed is a list of two finite numbers (not booleans) with lo <= hi;
+    anything else is ignored by both readers, as it always was.
+    """
+    if not (isinstance(value, (list, tuple)) and len(value) == 2):
+        return None
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value):
+        return None
+    try:
+        lo, hi = float(value[0]), float(value[1])
+    except OverflowError:  # an integer past the float range
+        return None
+    if math.isfinite(lo) and math.isfinite(hi) and lo <= hi:
+        return lo, hi
+    return None
 
 
 def json_depth(line: bytes) -> int:
@@ -178,27 +220,37 @@ def _number(value: Any, where: str, name: str, *, nullable: bool, nonneg: bool =
             return None
         raise InputError(f"{where}: field '{name}' is null; give a number")
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise InputError(f"{where}: field '{name}' must be a number{' or null' if nullable else ''}, got {show(value)}")
+        raise InputError(f"{where}: field '{name}' must be a number{' or null' if nullable else ''}, got {quote(value)}")
     limit = MAX_AMOUNT if nonneg else MAX_REWARD
     if isinstance(value, int) and abs(value) > limit:
-        raise InputError(f"{where}: field '{name}' is {show(value)}, beyond the largest accepted "
+        raise InputError(f"{where}: field '{name}' is {quote(value)}, beyond the largest accepted "
                          f"magnitude {limit:g}; check the unit or the scale")
     if not math.isfinite(value):
         fix = "write null for a run without a score" if name in ("reward", "dev_reward") \
             else "write null for a unit that was not reported"
-        raise InputError(f"{where}: field '{name}' is {value!r}, which is not finite; {fix}")
+        raise InputError(f"{where}: field '{name}' is {quote(value)}, which is not finite; {fix}")
     if nonneg and value < 0:
-        raise InputError(f"{where}: field '{name}' is negative ({value!r}); spend cannot be negative")
+        what = "a budget" if name.startswith("budget") else "spend"
+        raise InputError(f"{where}: field '{name}' is negative ({quote(value)}); {what} cannot be negative")
     if abs(value) > limit:
-        raise InputError(f"{where}: field '{name}' is {value!r}, beyond the largest accepted "
+        raise InputError(f"{where}: field '{name}' is {quote(value)}, beyond the largest accepted "
                          f"magnitude {limit:g}; check the unit or the scale")
     return value
 
 
+def _missing_or_null(obj: dict, key: str, where: str, what: str) -> InputError:
+    """The error for a required field that is absent or null (saying which: the fixes differ)."""
+    if key not in obj:
+        return InputError(f"{where}: field '{key}' is missing; give {what}")
+    return InputError(f"{where}: field '{key}' is null; give {what}")
+
+
 def _text(obj: dict, key: str, where: str) -> str:
     value = obj.get(key)
+    if value is None:
+        raise _missing_or_null(obj, key, where, "a non-empty string")
     if not isinstance(value, str) or not value:
-        raise InputError(f"{where}: field '{key}' must be a non-empty string, got {show(value)}")
+        raise InputError(f"{where}: field '{key}' must be a non-empty string, got {quote(value)}")
     return value
 
 
@@ -208,7 +260,7 @@ def _table(obj: dict, key: str, where: str, what: str) -> dict:
     if value is None:
         return {}
     if not isinstance(value, dict):
-        raise InputError(f"{where}: field '{key}' must be {what} or null, got {show(value)}")
+        raise InputError(f"{where}: field '{key}' must be {what} or null, got {quote(value)}")
     return value
 
 
@@ -224,19 +276,29 @@ def _units(table: dict, where: str, name: str, *, nullable: bool) -> dict[str, f
 def record_from_json(obj: Any, where: str) -> RunRecord:
     """Validate one parsed line and build its record; InputError names the field."""
     if not isinstance(obj, dict):
-        raise InputError(f"{where}: a line must be a JSON object (one run), got {type(obj).__name__}")
+        raise InputError(f"{where}: a line must be a JSON object (one run), got {_json_kind(obj)}")
     schema = obj.get("schema", SCHEMA)
     if schema != SCHEMA:
-        raise InputError(f"{where}: field 'schema' is {show(schema)}; this costmatch reads {SCHEMA!r}")
+        if schema is None:
+            raise InputError(f"{where}: field 'schema' is null; write \"{SCHEMA}\" or leave the field out")
+        raise InputError(f"{where}: field 'schema' is {quote(schema)}; this costmatch reads \"{SCHEMA}\" "
+                         "(write that, or leave the field out)")
     workload = _text(obj, "workload", where)
     arm = _text(obj, "arm", where)
     seed = obj.get("seed")
     if isinstance(seed, bool) or not isinstance(seed, int):
-        raise InputError(f"{where}: field 'seed' must be an integer, got {show(seed)}")
+        if seed is None:
+            raise _missing_or_null(obj, "seed", where, "an integer (the run's random seed)")
+        raise InputError(f"{where}: field 'seed' must be an integer, got {quote(seed)}")
     if not SEED_MIN <= seed <= SEED_MAX:
-        raise InputError(f"{where}: field 'seed' is {show(seed)}, outside the 64-bit range; use a smaller seed")
-    if "spend" not in obj or not isinstance(obj["spend"], dict):
-        raise InputError(f"{where}: field 'spend' must be an object of unit -> number or null")
+        raise InputError(f"{where}: field 'seed' is {quote(seed)}, which is beyond a 64-bit integer; "
+                         "use a seed from -2^63 to 2^63-1")
+    if "spend" not in obj:
+        raise InputError(f"{where}: field 'spend' is missing; give an object of unit -> number "
+                         "(null for a unit that was not reported)")
+    if not isinstance(obj["spend"], dict):
+        got = " (null is not allowed)" if obj["spend"] is None else f", got {quote(obj['spend'])}"
+        raise InputError(f"{where}: field 'spend' must be an object of unit -> number{got}")
     spend = _units(obj["spend"], where, "spend", nullable=True)
     if spend.get("tokens") is None and spend.get("prompt_tokens") is not None \
             and spend.get("completion_tokens") is not None:
@@ -253,16 +315,44 @@ def record_from_json(obj: Any, where: str) -> RunRecord:
     if partial is None:
         partial = ()
     if not isinstance(partial, (list, tuple)) or not all(isinstance(u, str) and u for u in partial):
-        raise InputError(f"{where}: field 'partial' must be a list of unit names, got {show(partial)}")
+        raise InputError(f"{where}: field 'partial' must be a list of unit names, got {quote(partial)}")
     trace = obj.get("trace")
     if trace is not None:
         trace = _trace(trace, where)
     stop = obj.get("stop_reason")
     if stop is not None and not isinstance(stop, str):
-        raise InputError(f"{where}: field 'stop_reason' must be a string or null, got {show(stop)}")
+        raise InputError(f"{where}: field 'stop_reason' must be a string or null, got {quote(stop)}")
     extra = {k: v for k, v in obj.items() if k not in _KNOWN}
+    if reward is not None and "reward_range" in extra:
+        _check_range(reward, extra["reward_range"], where)
     return RunRecord(workload, arm, seed, spend, reward, budget, params, dev, trace, stop,
                      obj.get("error"), tuple(partial), extra)
+
+
+def _check_range(reward: float, declared: Any, where: str) -> None:
+    """A reward outside the range its own line declares is an input error.
+
+    Why: `reward_range` says every reward lies in it, and reports clip means
+    and intervals to it, so a reward of 1.4 under [0, 1] was printed as
+    1.000 without a word. A malformed range is ignored (see `declared_range`).
+    """
+    if type(declared) is list and len(declared) == 2:
+        lo, hi = declared
+        if type(lo) is float and type(hi) is float and lo <= reward <= hi:
+            return  # the runner's [0.0, 1.0]: inside, whatever else holds (a line reader per-line cost)
+    bounds = declared_range(declared)
+    if bounds is not None and not bounds[0] <= float(reward) <= bounds[1]:
+        raise InputError(f"{where}: reward {quote(reward)} is outside the line's reward_range "
+                         f"[{quote(declared[0])}, {quote(declared[1])}]; fix the range or the reward")
+
+
+def _json_kind(value: Any) -> str:
+    """What a parsed JSON value is, in JSON's words (an array, not a list)."""
+    if value is None or isinstance(value, bool):
+        return quote(value)
+    if isinstance(value, (int, float)):
+        return "a number"
+    return {str: "a string", list: "an array", dict: "an object"}.get(type(value), type(value).__name__)
 
 
 def _trace(trace: Any, where: str) -> list[dict[str, Any]]:
@@ -289,8 +379,13 @@ def _trace(trace: Any, where: str) -> list[dict[str, Any]]:
 
 
 # -- files -------------------------------------------------------------------
-def _loads(line: bytes | str, where: str) -> Any:
-    if _orjson is not None:
+_CONTROL_NAMES = {"\t": "a tab", "\n": "a line feed", "\r": "a carriage return", "\x00": "a NUL byte"}
+
+
+def _loads(line: str, where: str, exact: bool = False) -> Any:
+    """The parsed line; `exact` parses with the stdlib, which keeps integers past 64 bits exact (orjson
+    reads them as floats)."""
+    if _orjson is not None and not exact:
         try:
             return _orjson.loads(line)
         except _orjson.JSONDecodeError:
@@ -298,11 +393,51 @@ def _loads(line: bytes | str, where: str) -> Any:
     try:
         return json.loads(line)
     except json.JSONDecodeError as exc:
-        raise InputError(f"{where}: not valid JSON ({exc.msg} at column {exc.colno}); "
-                         "each line must be one JSON object") from None
+        raise InputError(f"{where}: {_json_problem(exc)}") from None
     except (ValueError, RecursionError) as exc:  # e.g. an integer of more than 4,300 digits
-        raise InputError(f"{where}: not valid JSON ({str(exc).splitlines()[0][:100]}); "
-                         "each line must be one JSON object") from None
+        raise InputError(f"{where}: {_value_problem(line, exc)}") from None
+
+
+def _json_problem(exc: json.JSONDecodeError) -> str:
+    """What is wrong with a line the JSON parser refused, and the fix, in the user's terms."""
+    text, pos = exc.doc, exc.pos
+    pieces = [p.strip() for p in text.split("\r") if p.strip()]
+    if len(pieces) > 1 and all(p.startswith("{") and p.endswith("}") for p in pieces):
+        return ("not valid JSON: the line ends are CR only (\\r), so several runs read as one line; "
+                "convert the line ends to LF (\\n)")
+    if exc.msg == "Extra data" and text[pos:].lstrip().startswith("{"):
+        return (f"two runs on one line (the second starts at column {exc.colno}); put each run on its own "
+                "line (a file without a final newline may have been joined to the next)")
+    if exc.msg.startswith("Expecting") and text[:1] == "{" and not text[pos:].strip():
+        return (f"not valid JSON: the line ends at column {exc.colno} before its object closes (a run cut "
+                "short, or wrapped over two lines); put each whole run on one line")
+    msg = exc.msg[:-3] if exc.msg.endswith(" at") else exc.msg  # the stdlib says "Invalid control character at"
+    if msg.startswith("Invalid control character") and pos < len(text):
+        char = text[pos]
+        name = _CONTROL_NAMES.get(char, "a control character")
+        return (f"not valid JSON ({name} (U+{ord(char):04X}) inside a string at column {exc.colno}); "
+                f"write it escaped as {json.dumps(char)[1:-1]}")
+    return f"not valid JSON ({msg} at column {exc.colno}); each line must be one JSON object"
+
+
+def _value_problem(text: str, exc: Exception) -> str:
+    """The message for a parse that failed past the grammar (a number too long for Python's int)."""
+    long = re.search(r"\d{4301,}", text)
+    if long is not None:
+        return (f"a number of {len(long.group())} digits at column {long.start() + 1} is longer than any "
+                "field takes; fix the writer")
+    first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    if len(first) > 100:
+        first = first[:100].rsplit(" ", 1)[0] + " ..."
+    return f"not valid JSON ({first}); each line must be one JSON object"
+
+
+#: byte-order marks at the start of a line, and what to do (pyarrow skips a UTF-8 BOM; neither reader may)
+_BOMS = {
+    b"\xef\xbb\xbf": "saved with a byte-order mark (BOM) before this line; save the file as UTF-8 without BOM",
+    b"\xff\xfe": "saved as UTF-16 (it starts with a UTF-16 byte-order mark); save the file as UTF-8 without BOM",
+    b"\xfe\xff": "saved as UTF-16 (it starts with a UTF-16 byte-order mark); save the file as UTF-8 without BOM",
+}
 
 
 def parse_line(line: bytes, where: str) -> RunRecord:
@@ -315,19 +450,38 @@ def parse_line(line: bytes, where: str) -> RunRecord:
     try:
         text = line.decode("utf-8")
     except UnicodeDecodeError as exc:
+        _refuse_bom(line, where)
         raise InputError(f"{where}: not UTF-8 text (byte {exc.object[exc.start]:#04x} at column "
                          f"{exc.start + 1}); results files are UTF-8 JSON Lines") from None
     depth = json_depth(line)
     if depth > MAX_DEPTH:
         raise InputError(f"{where}: JSON nested {depth} levels deep; a run record nests at most "
                          f"{MAX_DEPTH} levels")
-    obj = _loads(text, where)
+    try:
+        obj = _loads(text, where)
+    except InputError:
+        _refuse_bom(line, where)
+        raise
     if has_surrogate_escape(line):
         bad = _lone_surrogate(obj)
         if bad is not None:
-            raise InputError(f"{where}: the string {show(bad)} holds an unpaired UTF-16 surrogate "
+            raise InputError(f"{where}: the string {quote(bad)} holds an unpaired UTF-16 surrogate "
                              "escape (\\ud800-\\udfff), which is not text; fix the writer")
-    return record_from_json(obj, where)
+    try:
+        return record_from_json(obj, where)
+    except InputError:
+        if isinstance(obj, dict) and isinstance(obj.get("seed"), float):
+            # orjson reads an integer literal past 64 bits as a float (2^64 became 1.8e+19, so the seed
+            # "must be an integer"); the stdlib keeps it exact, and the message names the real value
+            return record_from_json(_loads(text, where, exact=True), where)
+        raise
+
+
+def _refuse_bom(line: bytes, where: str) -> None:
+    """A line that failed to decode or parse because it starts with a byte-order mark: say so."""
+    for bom, problem in _BOMS.items():
+        if line.startswith(bom):
+            raise InputError(f"{where}: {problem}") from None
 
 
 def iter_records(path: str | os.PathLike) -> Iterator[RunRecord]:
@@ -382,8 +536,8 @@ def read_records(paths: Iterable[str | os.PathLike] | str | os.PathLike,
 def duplicate_error(where: str, ident: tuple, first_where: str) -> InputError:
     """The one-line error for a run identity seen twice (it would count a seed twice)."""
     workload, bkey, arm, seed = ident
-    return InputError(f"{where}: duplicate run (workload={show(workload)}, budget={bkey}, "
-                      f"arm={show(arm)}, seed={seed}) first seen at {first_where}; "
+    return InputError(f"{where}: duplicate run (workload={quote(workload)}, budget={bkey}, "
+                      f"arm={quote(arm)}, seed={seed}) first seen at {first_where}; "
                       "remove one line or pass --keep-last")
 
 

@@ -38,7 +38,7 @@ from .gc_pause import gc_paused
 from .protocols import ArmOutput
 from .meter import BudgetExhausted, CellTimeout, Meter
 from .provenance import changed_code_lines, provenance
-from .records import _KNOWN, RunRecord, parse_line, record_from_json, show, write_records
+from .records import _KNOWN, RunRecord, parse_line, quote, record_from_json, write_records
 from .suite import Cell, Suite, resolve
 
 
@@ -375,8 +375,8 @@ def load_existing(path: Path) -> list[RunRecord]:
             first = seen.setdefault(record.identity(), number)
             if first != number:  # found now, before any cell runs, not by the report after them
                 workload, bkey, arm, seed = record.identity()
-                raise InputError(f"{path}:{number}: duplicate run (workload={show(workload)}, budget={bkey}, "
-                                 f"arm={show(arm)}, seed={seed}) first seen at line {first}; remove one of the "
+                raise InputError(f"{path}:{number}: duplicate run (workload={quote(workload)}, budget={bkey}, "
+                                 f"arm={quote(arm)}, seed={seed}) first seen at line {first}; remove one of the "
                                  "two lines, or pass --fresh to start over")
             records.append(record)
     if tail.strip():

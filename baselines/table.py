@@ -25,11 +25,16 @@ from typing import Iterable
 import numpy as np
 import pandas as pd
 
+try:  # the null rows' lines are parsed again (see _null_rows_keyed)
+    import orjson as _orjson
+except ImportError:  # pragma: no cover - orjson is a declared dependency
+    _orjson = None
+
 from .errors import InputError
 from .gc_pause import gc_paused
 from .provenance import code_key
 from .records import (MAX_AMOUNT, MAX_DEPTH, MAX_REWARD, SCHEMA, RunRecord, _trace, budget_key,
-                      canonical_budget, duplicate_error, json_depth, parse_line)
+                      canonical_budget, declared_range, duplicate_error, json_depth, parse_line)
 from .table_store import ColumnStore
 from .units import ordered_units
 
@@ -83,13 +88,17 @@ class RunTable:
         return builder.build(keep_last)
 
     @classmethod
-    def read(cls, paths: Iterable[str | os.PathLike], keep_last: bool = False) -> "RunTable":
+    def read(cls, paths: Iterable[str | os.PathLike] | str | os.PathLike, keep_last: bool = False) -> "RunTable":
         """Read and validate JSON Lines files straight into columns.
 
+        One path (a str or Path) is one file, as in `read_records`: iterating
+        a str would read the files "r", "e", "s", ... one character each.
         The cyclic garbage collector is paused while reading: parsing creates
         millions of short-lived dicts without cycles, and collector passes
         over them more than doubled the read time of a million-line file.
         """
+        if isinstance(paths, (str, os.PathLike)):
+            paths = [paths]
         paths = [Path(p) for p in paths]
         builder = _Builder(expected_bytes=sum(_size(p) for p in paths))
         with gc_paused(), _returning_arrow_pool():
@@ -144,6 +153,58 @@ def _blocks(path: Path):
 
 def _line_ends(block: bytes) -> np.ndarray:
     return np.flatnonzero(np.frombuffer(block, dtype=np.uint8) == 10)
+
+
+def _line_bounds(block: bytes, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(start, stop) byte offsets of every line of a block, the line end excluded; a final line without one too."""
+    stops = ends if block.endswith(b"\n") else np.append(ends, len(block))
+    starts = np.empty(len(stops), dtype=np.int64)
+    if len(stops):
+        starts[0] = 0
+        starts[1:] = stops[:-1] + 1
+    return starts, stops
+
+
+_OPEN, _CLOSE, _CR = ord("{"), ord("}"), ord("\r")
+
+
+def _object_lines(block: bytes, ends: np.ndarray) -> np.ndarray | None | bool:
+    """The lines pyarrow's rows must come from: None when every line is a row (row i is line i),
+    else the 1-based numbers of the non-blank lines; False when a non-blank line is not "{...}".
+
+    Why not "rows == lines" alone: pyarrow parses a block as a stream of JSON
+    values, so two runs joined on one line (`cat a b` where a has no final
+    newline) and one run wrapped over two lines are both accepted, and a blank
+    line or a second such accident cancels the count. The rule: every
+    non-blank line starts with "{" and ends with "}" (JSON whitespace and a CR
+    aside), and there are as many rows as non-blank lines (`_arrow_read`). A
+    line that ends with "}" cannot continue on a next line that starts with
+    "{" in valid JSON, so each line holds at least one row, and the count
+    makes it exactly one. Checked before pyarrow sees the block (a block whose
+    first value is `null` crashed pyarrow 26), on the first and last byte of
+    each line (array work); the few other lines (blank, indented) one by one.
+    """
+    starts, stops = _line_bounds(block, ends)
+    buf = np.frombuffer(block, dtype=np.uint8)
+    last = stops - 1
+    if len(buf):
+        last = last - (buf[np.maximum(last, 0)] == _CR)  # a CRLF line end: its "}" is one byte earlier
+        first = buf[np.minimum(starts, len(buf) - 1)]
+        plain = (last > starts) & (first == _OPEN) & (buf[np.maximum(last, 0)] == _CLOSE)
+    else:
+        plain = np.zeros(len(starts), dtype=bool)
+    if plain.all():
+        return None
+    keep = plain.copy()
+    for i in np.flatnonzero(~plain).tolist():
+        line = block[int(starts[i]):int(stops[i])]
+        if not line or line.isspace():  # blank, as the line reader skips it
+            continue
+        text = line.strip(b" \t\r")
+        if not (text.startswith(b"{") and text.endswith(b"}")):
+            return False
+        keep[i] = True
+    return np.flatnonzero(keep) + 1
 
 
 def _read_file(path: Path, builder: "_Builder") -> None:
@@ -244,13 +305,33 @@ def _safe_for_arrow(block: bytes, ends: np.ndarray) -> bool:
             return False
     if b"\r" in block and b"\r" in block.replace(b"\r\n", b""):
         return False
-    stops = np.append(ends, len(block)) if not block.endswith(b"\n") else ends
-    starts = np.concatenate(([0], stops[:-1] + 1))
+    starts, stops = _line_bounds(block, ends)
     for i in np.flatnonzero(stops - starts > _SAFE_OPENS):
         a, z = int(starts[i]), int(stops[i])
         if block.count(b"{", a, z) + block.count(b"[", a, z) > _SAFE_OPENS and json_depth(block[a:z]) > MAX_DEPTH:
             return False
     return True
+
+
+def _has_temporal(t) -> bool:
+    """Whether a type is, or holds (inside structs and lists), a timestamp, date, time or duration.
+
+    Why: pyarrow reads strings that look like ISO dates ("2024-06-01",
+    "12:00:00") as timestamps, so an error message, a unit word or a
+    provenance field would come back as a datetime, not the text the line
+    reader keeps. Such a block is read line by line.
+    """
+    import pyarrow as pa
+
+    if pa.types.is_temporal(t):
+        return True
+    if pa.types.is_struct(t):
+        return any(_has_temporal(t.field(i).type) for i in range(t.num_fields))
+    if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):
+        return _has_temporal(t.value_type)
+    if pa.types.is_map(t):
+        return _has_temporal(t.key_type) or _has_temporal(t.item_type)
+    return False
 
 
 def _type_depth(t) -> int:
@@ -294,10 +375,15 @@ def _arrow_columns(data: bytes, ends: np.ndarray):
         import pyarrow.json as pj
     except ImportError:  # pragma: no cover - pyarrow is a declared dependency
         return None
-    read = _arrow_read(pa, data, ends, _parse_json(pa, pj, data))
+    lines = _object_lines(data, ends)
+    if lines is False:
+        return None
+    read = _arrow_read(pa, data, ends, lines, _parse_json(pa, pj, data))
     if read is None or not _arrow_types_ok(pa, read[0]):
         return None
     cols, n, numbers = read
+    if "schema" in cols and not _schema_nulls_absent(data, cols["schema"]):
+        return None
     measured = _arrow_measures(pa, data, cols, n)
     if measured is None:
         return None
@@ -324,7 +410,7 @@ def _arrow_columns(data: bytes, ends: np.ndarray):
     return frame, budgets, traces, numbers
 
 
-def _arrow_read(pa, data: bytes, ends: np.ndarray, table):
+def _arrow_read(pa, data: bytes, ends: np.ndarray, lines, table):
     """(columns, rows, line numbers) of Arrow's parse, or None when the shape alone rules the bulk path out."""
     n = table.num_rows
     names = set(table.column_names)
@@ -332,16 +418,19 @@ def _arrow_read(pa, data: bytes, ends: np.ndarray, table):
         return None
     if 1 + max((_type_depth(f.type) for f in table.schema), default=0) > MAX_DEPTH or "" in names:
         return None
-    lines = len(ends) + (not data.endswith(b"\n"))
-    numbers = None if n == lines else np.asarray(_nonblank_lines(data)[1], dtype=np.int64)
-    if numbers is not None and len(numbers) != n:
+    # each non-blank line is "{...}" (`_object_lines`): one row per such line, or a line held two runs
+    expected = len(ends) + (not data.endswith(b"\n")) if lines is None else len(lines)
+    if n != expected:
         return None
     cols = {n: table.column(n).combine_chunks() for n in
             ("workload", "arm", "seed", "spend", "reward", "dev_reward", "budget", "schema",
              "stop_reason", "error", "partial", "trace", "params", "reward_range", "provenance", "unit_nouns",
              "instance")
             if n in names}
-    return cols, n, numbers
+    # params only needs to be an object (its values are not read here): a date in it changes nothing
+    if any(_has_temporal(c.type) for name, c in cols.items() if name != "params"):
+        return None
+    return cols, n, lines
 
 
 def _arrow_types_ok(pa, cols: dict) -> bool:
@@ -403,11 +492,14 @@ def _arrow_labels(pa, cols: dict, n: int, frame: dict) -> bool:
         failed_rows = np.flatnonzero(frame["failed"])
         frame["error"][failed_rows] = [error_summary(e) for e in cols["error"].take(failed_rows).to_pylist()]
     if "provenance" in cols and cols["provenance"].null_count < n:
-        if not pa.types.is_struct(cols["provenance"].type):
+        if not _code_fields_as_written(pa, cols["provenance"]):
             return False
         frame["code"] = _per_distinct(cols["provenance"], code_column)
     if "reward_range" in cols and cols["reward_range"].null_count < n:
-        frame["reward_lo"], frame["reward_hi"] = _arrow_reward_range(pa, cols["reward_range"])
+        frame["reward_lo"], frame["reward_hi"] = lo, hi = _arrow_reward_range(pa, cols["reward_range"])
+        reward = frame["reward"]
+        if ((reward < lo) | (reward > hi)).any():  # NaN (no score, no range) compares False
+            return False  # a reward outside its own line's range: the line reader words the error
     if "unit_nouns" in cols and cols["unit_nouns"].null_count < n:
         frame["nouns"] = _per_distinct(cols["unit_nouns"], nouns_column)
     if "instance" in cols and cols["instance"].null_count < n:
@@ -415,6 +507,31 @@ def _arrow_labels(pa, cols: dict, n: int, frame: dict) -> bool:
         if not (pa.types.is_string(kind) or pa.types.is_integer(kind)):
             return False  # a float or object instance: the line reader words it exactly
         frame["instance"] = _object_column(cols["instance"].cast(pa.string()))
+    return True
+
+
+def _code_fields_as_written(pa, col) -> bool:
+    """Whether the provenance fields `code_key` prints read back as the line reader reads them.
+
+    pyarrow makes a field that is 1 on one line and 1.5 on another a float
+    column, so the 1 would print as "1.0"; a nested value gains the keys of
+    other lines as nulls. Either way the code text would differ: such a block
+    is read line by line. Strings, integers, booleans and non-integral floats
+    print alike.
+    """
+    if not pa.types.is_struct(col.type):
+        return False
+    for name in ("costmatch", "arm_module", "workload_module"):
+        index = col.type.get_field_index(name)
+        if index < 0:
+            continue
+        kind = col.type.field(index).type
+        if pa.types.is_nested(kind):
+            return False
+        if pa.types.is_floating(kind):
+            values = col.field(index).drop_null().to_numpy(zero_copy_only=False)
+            if (values == np.round(values)).any():
+                return False
     return True
 
 
@@ -517,18 +634,51 @@ def _object_column(col) -> np.ndarray:
     return values[codes]
 
 
-def _rewards_present(data: bytes, reward_col) -> bool:
-    """Arrow reads a missing key as null; check the few null-reward lines really say "reward": null."""
-    rows = np.flatnonzero(np.asarray(reward_col.is_null().to_numpy(zero_copy_only=False), dtype=bool)).tolist()
+def _null_rows_keyed(data: bytes, col, key: str) -> list[bool] | None:
+    """For each null row of `col`, whether its line has `key` (written as null) rather than lacking it.
+
+    Arrow reads a missing key and an explicit null alike; where the rule
+    tells them apart ("reward": null is a run without a score, a missing
+    reward an error; a missing schema is the default, "schema": null an
+    error), the null rows' lines are parsed again. Rows are the block's
+    non-blank lines (`_object_lines` and `_arrow_read` checked that). None
+    when a line does not parse as an object: the line reader words it.
+    """
+    rows = np.flatnonzero(np.asarray(col.is_null().to_numpy(zero_copy_only=False), dtype=bool)).tolist()
     lines, _ = _nonblank_lines(data) if len(rows) > 0 else ([], [])
+    out = []
     for i in rows:
         try:
-            obj = json.loads(lines[i])
-        except (ValueError, IndexError):
-            return False
-        if not isinstance(obj, dict) or "reward" not in obj:
-            return False
-    return True
+            obj = _load(lines[i])
+        except (ValueError, IndexError, RecursionError):
+            return None
+        if not isinstance(obj, dict):
+            return None
+        out.append(key in obj)
+    return out
+
+
+def _load(line: bytes):
+    if _orjson is not None:
+        try:
+            return _orjson.loads(line)
+        except _orjson.JSONDecodeError:
+            pass  # NaN literals, integers past 64 bits: the stdlib
+    return json.loads(line)
+
+
+def _rewards_present(data: bytes, reward_col) -> bool:
+    """Arrow reads a missing key as null; check the few null-reward lines really say "reward": null."""
+    keyed = _null_rows_keyed(data, reward_col, "reward")
+    return keyed is not None and all(keyed)
+
+
+def _schema_nulls_absent(data: bytes, schema_col) -> bool:
+    """True when no line of the block writes "schema": null (which the line reader refuses); absent is fine."""
+    if not schema_col.null_count:
+        return True
+    keyed = _null_rows_keyed(data, schema_col, "schema")
+    return keyed is not None and not any(keyed)
 
 
 def _labels(col) -> tuple[np.ndarray, list[str]]:
@@ -615,10 +765,9 @@ def reward_range_columns(values: list) -> tuple[np.ndarray, np.ndarray]:
     """
     lo, hi = np.full(len(values), np.nan), np.full(len(values), np.nan)
     for i, value in enumerate(values):
-        if isinstance(value, (list, tuple)) and len(value) == 2 and \
-                all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in value) \
-                and value[0] <= value[1]:
-            lo[i], hi[i] = value
+        bounds = declared_range(value)
+        if bounds is not None:
+            lo[i], hi[i] = bounds
     return lo, hi
 
 

@@ -873,7 +873,7 @@ def ranking_plot(ranking, style: Style, name: str, title: str, width: str = "sin
                             textcoords="offset points", fontsize=4.5, color=st["color"], va="bottom")
         handles.append(line)
         labels.append(arm)
-    ax.set_xticks(range(len(units)), [f"equal {unit_noun(u)}" for u in units])
+    ax.set_xticks(range(len(units)), [f"equal\n{unit_noun(u)}" for u in units])  # two lines: they collided at 3.3 in
     ax.set_xlim(-0.25, len(units) - 0.6)
     n = max(len(r) for r in ranking.values())
     ax.set_yticks(range(1, n + 1))

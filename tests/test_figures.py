@@ -417,3 +417,23 @@ def test_saved_figures_are_as_wide_as_the_width_asked_for(width):
             _close(plot)
         inches = pixels.shape[1] / 300
         assert inches <= plots.WIDTHS[width] + 0.05, (plot.name, inches)
+
+
+def test_ranking_unit_labels_do_not_collide_at_single_width():
+    """"equal rollouts", "equal model calls" and "equal tokens" ran into each other on a 3.3 in figure."""
+    recs = _ranking_records(seeds=6, effect=0.2, noise=0.01)
+    for r in recs:  # a third unit, so three labels share the axis
+        r.spend["calls"] = 2 * r.spend["rollouts"]
+        for p in r.trace:
+            p["spend"]["calls"] = 2 * p["spend"]["rollouts"]
+    for r in recs:  # names as long as the demo's: the legend beside the axes leaves them 2 in
+        r.arm = {"frugal": "cost-efficient-puct-frugal", "lavish": "cost-efficient-puct-lavish"}[r.arm]
+    plot = plots.ranking_plot(_ranking(recs), plots.Style(sorted({r.arm for r in recs})), "ranking-w", "w: rank",
+                              "single")
+    try:
+        renderer, _ = _boxes(plot.fig)
+        labels = [t.get_window_extent(renderer) for t in plot.fig.axes[0].get_xticklabels() if t.get_text()]
+        assert len(labels) == 3
+        assert not any(_overlap(a, b) for i, a in enumerate(labels) for b in labels[i + 1:])
+    finally:
+        _close(plot)

@@ -78,3 +78,9 @@ def test_csv_any_cells_and_bytes(tmp_path, rows, raw):
 @pytest.mark.parametrize("content", [b"", b"null", b"[]", b"{}", b'{"arms": {}}', b'{"observations": null}'])
 def test_agentdescent_degenerate_files(tmp_path, content):
     _check(tmp_path, "agentdescent", content)
+
+
+def test_a_field_name_with_a_line_break_stays_one_line(tmp_path):
+    """Found by the fuzz test above: a budget key holding a newline was printed raw, making two lines."""
+    _check(tmp_path, "agentdescent", _dump({"model": 1, "budget": {"tokens\n": {"": []}},
+                                            "arms": [{"arm": "a", "seed": 0, "test_reward": 0.5}]}))

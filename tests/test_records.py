@@ -37,9 +37,9 @@ def test_contract_example_reads(tmp_path):
     ({**GOOD, "seed": "1"}, "field 'seed' must be an integer"),
     ({**GOOD, "seed": True}, "field 'seed' must be an integer"),
     ({k: v for k, v in GOOD.items() if k != "reward"}, "field 'reward' is missing"),
-    ('{"workload": "w", "arm": "a", "seed": 1, "spend": {}, "reward": NaN}', "field 'reward' is nan"),
+    ('{"workload": "w", "arm": "a", "seed": 1, "spend": {}, "reward": NaN}', "field 'reward' is NaN"),
     ('{"workload": "w", "arm": "a", "seed": 1, "spend": {"tokens": Infinity}, "reward": 1}',
-     "field 'spend.tokens' is inf"),
+     "field 'spend.tokens' is Infinity"),
     ({**GOOD, "spend": {"tokens": -3}}, "'spend.tokens' is negative"),
     ({**GOOD, "spend": [1]}, "field 'spend' must be an object"),
     ({**GOOD, "budget": {"tokens": "many"}}, "'budget.tokens' must be a number"),
@@ -124,7 +124,7 @@ from baselines.table import RunTable  # noqa: E402
     ("[1, 2]", "must be a JSON object"),
     ({**GOOD, "arm": ""}, "field 'arm' must be a non-empty string"),
     ({k: v for k, v in GOOD.items() if k != "reward"}, "field 'reward' is missing"),
-    ('{"workload": "w", "arm": "a", "seed": 1, "spend": {}, "reward": NaN}', "field 'reward' is nan"),
+    ('{"workload": "w", "arm": "a", "seed": 1, "spend": {}, "reward": NaN}', "field 'reward' is NaN"),
     ({**GOOD, "spend": {"tokens": -3}}, "'spend.tokens' is negative"),
     ({**GOOD, "seed": 1.5}, "field 'seed' must be an integer"),
     ({**GOOD, "reward": "0.5"}, "field 'reward' must be a number"),
@@ -187,10 +187,10 @@ HOSTILE = [
     (_deep(MAX_DEPTH + 1), f"nested {MAX_DEPTH + 1} levels deep"),
     (json.dumps(GOOD).replace('"a"', '"\\ud800"'), "unpaired UTF-16 surrogate"),
     (json.dumps(GOOD).replace('"a"', '"x\\udc00y"'), "unpaired UTF-16 surrogate"),
-    (json.dumps({**GOOD, "seed": 2**63}), "field 'seed' is 9223372036854775808, outside the 64-bit range"),
+    (json.dumps({**GOOD, "seed": 2**63}), "field 'seed' is 9223372036854775808, which is beyond a 64-bit integer"),
     (json.dumps(GOOD).replace('"seed": 1', '"seed": ' + "9" * 400), "field 'seed' is an integer of 400 digits"),
     (json.dumps(GOOD).replace('"reward": 0.5', '"reward": ' + "9" * 400), "'reward' is an integer of 400 digits"),
-    (json.dumps(GOOD).replace('"reward": 0.5', '"reward": ' + "9" * 5000), "not valid JSON"),
+    (json.dumps(GOOD).replace('"reward": 0.5', '"reward": ' + "9" * 5000), r"a number of 5000 digits at column \d+ is longer than any field takes; fix the writer$"),
     (json.dumps({**GOOD, "spend": {"tokens": 1.7e308}}), r"'spend.tokens' is 1.7e\+308, beyond"),
     (json.dumps({**GOOD, "reward": 1e101}), r"'reward' is 1e\+101, beyond"),
     (json.dumps({**GOOD, "budget": {"tokens": 10**16}}), "'budget.tokens' is 10000000000000000, beyond"),
@@ -199,9 +199,9 @@ HOSTILE = [
     (json.dumps({**GOOD, "params": 3}), "field 'params' must be an object"),
     (json.dumps({**GOOD, "partial": ["tokens", None]}), "field 'partial' must be a list of unit names"),
     (json.dumps({**GOOD, "spend": {"": 3}}), "empty unit name"),
-    (json.dumps({**GOOD, "arm": "x" * 10_000, "seed": "s"}), "field 'seed' must be an integer, got 's'"),
-    (json.dumps({**GOOD, "seed": "y" * 10_000}), r"got 'yyyy.*\(10002 characters\)$"),
-    (json.dumps(GOOD) + "\r" + json.dumps(GOOD), "not valid JSON"),
+    (json.dumps({**GOOD, "arm": "x" * 10_000, "seed": "s"}), 'field \'seed\' must be an integer, got "s"'),
+    (json.dumps({**GOOD, "seed": "y" * 10_000}), r'got "yyyy.*\.\.\." \(10002 characters\)$'),
+    (json.dumps(GOOD) + "\r" + json.dumps(GOOD), r"not valid JSON: the line ends are CR only .*convert the line ends to LF"),
 ]
 
 
@@ -316,7 +316,7 @@ def test_provenance_nouns_and_reward_ranges_read_in_bulk_equal_the_line_reader(t
              {"costmatch": "0.1", "arm_module": "a2", "workload_module": "w1", "worker": "pid-2"},
              {"costmatch": "0.1", "arm_module": "a1"}, None, {}]
     nouns = [{"calls": "function evaluations"}, {"calls": ""}, None, {}, {"calls": "evals", "tokens": "words"}]
-    ranges = [[0, 1], [1, 0], [0.5, 2.5], [0], None, [0, None], [-1, -1], [0, 1, 2]]
+    ranges = [[0, 1], [1, 0], [0.5, 2.5], [0], None, [0, None], [0.5, 0.5], [0, 1, 2]]  # each holds its reward 0.5
     lines = []
     for seed in range(80):
         line = GOOD | {"seed": seed, "reward_range": ranges[seed % len(ranges)]}
@@ -329,8 +329,8 @@ def test_provenance_nouns_and_reward_ranges_read_in_bulk_equal_the_line_reader(t
     code = list(fast.frame["code"][:8])
     assert code[1] == "0.1|a2|w1" and code[2] == "0.1|a1|None" and code[3] is None and code[7] is None
     lo, hi = fast.frame["reward_lo"].to_numpy(), fast.frame["reward_hi"].to_numpy()
-    assert np.array_equal(lo[:8], [0.0, np.nan, 0.5, np.nan, np.nan, np.nan, -1.0, np.nan], equal_nan=True)
-    assert np.array_equal(hi[:8], [1.0, np.nan, 2.5, np.nan, np.nan, np.nan, -1.0, np.nan], equal_nan=True)
+    assert np.array_equal(lo[:8], [0.0, np.nan, 0.5, np.nan, np.nan, np.nan, 0.5, np.nan], equal_nan=True)
+    assert np.array_equal(hi[:8], [1.0, np.nan, 2.5, np.nan, np.nan, np.nan, 0.5, np.nan], equal_nan=True)
     assert fast.frame["nouns"].iloc[1] is None and fast.frame["nouns"].iloc[4] == '{"calls": "evals", "tokens": "words"}'
 
 
@@ -380,7 +380,7 @@ json_values = st.recursive(
     lambda children: st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=4), children, max_size=3),
     max_leaves=8)
 FIELDS = ["workload", "arm", "seed", "spend", "reward", "dev_reward", "budget", "params", "partial", "trace",
-          "stop_reason", "error", "schema", "extra"]
+          "stop_reason", "error", "schema", "extra", "reward_range", "provenance", "unit_nouns", "instance"]
 good_values = {
     "spend": st.dictionaries(st.sampled_from(["tokens", "calls", "prompt_tokens", "completion_tokens"]),
                              st.none() | st.integers(0, 10**6) | st.floats(0, 1e6), max_size=3),
@@ -389,6 +389,13 @@ good_values = {
         {"spend": st.dictionaries(st.sampled_from(["tokens", "calls"]), st.none() | st.integers(0, 9), max_size=2)},
         optional={"best": st.none() | st.floats(-1, 1), "reward": st.none() | st.floats(-1, 1)}), max_size=3),
     "partial": st.none() | st.lists(st.sampled_from(["tokens", "calls"]), max_size=2, unique=True),
+    "schema": st.sampled_from(["costmatch.run/1", None]),
+    "reward_range": st.sampled_from([[0, 1], [0.0, 0.4], [0.6, 1.0], [1, 0], [0], None]),
+    "provenance": st.none() | st.fixed_dictionaries({}, optional={
+        "costmatch": st.sampled_from(["0.1", 1, 1.5, "2024-06-01"]), "arm_module": st.none() | st.text(max_size=3)}),
+    "unit_nouns": st.none() | st.dictionaries(st.sampled_from(["tokens", "calls"]),
+                                              st.sampled_from(["words", "2024-06-01", ""]), max_size=2),
+    "instance": st.none() | st.sampled_from(["f1-i1", 3, "12:00:00"]),
 }
 
 
@@ -407,10 +414,12 @@ def record_lines(draw):
 
 
 @settings(max_examples=120, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(lines=st.lists(record_lines(), min_size=1, max_size=6))
-def test_random_json_records_get_the_same_answer_from_both_readers(tmp_path, lines):
+@given(lines=st.lists(record_lines(), min_size=1, max_size=6),
+       ends=st.lists(st.sampled_from(["\n", "\n", "\n", "", "\n\n", " \n", "\r\n"]), min_size=6, max_size=6))
+def test_random_json_records_get_the_same_answer_from_both_readers(tmp_path, lines, ends):
+    """Also with lines joined (a missing newline), blank lines and CRLF between them."""
     path = tmp_path / "r.jsonl"
-    path.write_text("".join(line + "\n" for line in lines))
+    path.write_text("".join(line + end for line, end in zip(lines, ends)), newline="")
     _agree(path)
 
 

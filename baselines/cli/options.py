@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import difflib
 import math
+import stat
 from pathlib import Path
 
 from ..errors import InputError
@@ -170,12 +171,30 @@ def unit_list(text: str) -> list[str]:
 
 
 def check_results_files(paths: list[str]) -> None:
+    """Before any reading: every results path is a file (or a pipe) and none is given twice.
+
+    Why twice is an error: `compare out/*.jsonl out/results.jsonl` read one
+    file two times and then reported every run as a duplicate of itself.
+    Pipes (`cat r.jsonl | costmatch compare /dev/stdin`, `<(...)`) are read
+    once, as they stream; each verb reads its results files once.
+    """
+    seen: dict[tuple[int, int], str] = {}
     for path in paths:
         p = Path(path)
         if p.is_dir():
             raise InputError(f"{path}: is a folder; pass the results.jsonl inside it")
-        if not p.is_file():
-            raise InputError(f"{path}: no such results file; pass the results.jsonl that `costmatch run` wrote")
+        try:
+            info = p.stat()
+        except OSError:
+            raise InputError(f"{path}: no such results file; pass the results.jsonl that `costmatch run` wrote") \
+                from None
+        if not (stat.S_ISREG(info.st_mode) or stat.S_ISFIFO(info.st_mode)):
+            raise InputError(f"{path}: is a device, not a results file; pass a results.jsonl (or pipe one in)")
+        key = (info.st_dev, info.st_ino)
+        if key in seen:
+            also = "" if seen[key] == path else f" (also as {seen[key]})"
+            raise InputError(f"{path}: is given twice{also}; pass each results file once")
+        seen[key] = path
 
 
 def output_file(path: str, what: str) -> Path:

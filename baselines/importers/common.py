@@ -23,7 +23,7 @@ from typing import Any, Iterable
 
 from ..errors import InputError
 from ..fileio import atomic_open
-from ..records import RunRecord, record_from_json
+from ..records import RunRecord, quote, record_from_json
 
 _MAX_DEPTH = 200
 
@@ -60,7 +60,7 @@ def source_object(item: dict, key: str, where: str) -> dict:
     if value is None:
         return {}
     if not isinstance(value, dict):
-        raise InputError(f"{where}: field '{key}' must be an object, got {type(value).__name__}; "
+        raise InputError(f"{where}: field {key!r} must be an object, got {type(value).__name__}; "
                          "fix or remove it in the source file")
     return value
 
@@ -71,7 +71,7 @@ def source_number(item: dict, key: str, where: str) -> float | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
-        raise InputError(f"{where}: field '{key}' must be a finite number >= 0 or null, got {value!r}; "
+        raise InputError(f"{where}: field {key!r} must be a finite number >= 0 or null, got {quote(value)}; "
                          "fix it in the source file (null when it was not measured)")
     return value
 
@@ -80,7 +80,7 @@ def source_text(item: dict, key: str, where: str) -> str:
     """A name from the source (arm, mode, algorithm): a non-empty string, never `str(None)`."""
     value = item.get(key)
     if not isinstance(value, str) or not value.strip():
-        raise InputError(f"{where}: field '{key}' must be a non-empty string, got {value!r}; "
+        raise InputError(f"{where}: field {key!r} must be a non-empty string, got {quote(value)}; "
                          "fix it in the source file")
     return value
 
@@ -88,7 +88,7 @@ def source_text(item: dict, key: str, where: str) -> str:
 def source_seed(item: dict, key: str, where: str) -> int:
     value = item.get(key)
     if isinstance(value, bool) or not isinstance(value, int):
-        raise InputError(f"{where}: field '{key}' must be an integer seed, got {value!r}; "
+        raise InputError(f"{where}: field {key!r} must be an integer seed, got {quote(value)}; "
                          "fix it in the source file")
     return value
 
@@ -119,7 +119,7 @@ def check_unique(records: Iterable[RunRecord], hint: str) -> None:
         ident = record.identity()
         if ident in seen:
             workload, bkey, arm, seed = ident
-            raise InputError(f"import: run (workload={workload!r}, budget={bkey or '{}'}, arm={arm!r}, "
+            raise InputError(f"import: run (workload={quote(workload)}, budget={bkey or '{}'}, arm={quote(arm)}, "
                              f"seed={seed}) appears twice across the input files; {hint}")
         seen.add(ident)
 
