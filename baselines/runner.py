@@ -760,13 +760,14 @@ def _run_todo(todo: list, results: Path, outcome: RunOutcome, new_records: list[
             if sink.size and not _ends_with_newline(results):
                 sink.append(b"\n")  # a kept last line without its newline
             if todo:
-                for _, item in run_cells(todo, pool, retries, opts.batch_seconds, failure_line,
-                                         meanwhile=meanwhile):
+                def keep(item) -> None:
                     record = sink.take(item)
                     outcome.ran += 1
                     outcome.errors += record.error is not None
                     if progress is not None:
                         progress.update(record)
+                _take_all(run_cells(todo, pool, retries, opts.batch_seconds, failure_line, meanwhile=meanwhile),
+                          keep)
             _sync(handle)
     except KeyboardInterrupt:
         outcome.interrupted = True
@@ -785,6 +786,28 @@ def _run_todo(todo: list, results: Path, outcome: RunOutcome, new_records: list[
             progress.close()
     if refused is not None:
         raise append_error(refused, results, outcome.skipped + outcome.ran)
+
+
+def _take_all(lines, keep) -> None:
+    """Keep every line `run_cells` yields, also when Ctrl-C (or SIGTERM) lands here between two lines.
+
+    Why: the engine hands over finished lines when the interrupt reaches it
+    in its wait; one landing in this loop instead lost lines that had already
+    finished. Thrown into the engine, it still yields them (kept, not rerun),
+    then the interrupt goes on.
+    """
+    try:
+        for _, item in lines:
+            keep(item)
+    except KeyboardInterrupt:
+        try:
+            _, item = lines.throw(KeyboardInterrupt)
+            while True:
+                keep(item)
+                _, item = next(lines)
+        except StopIteration:
+            pass
+        raise KeyboardInterrupt from None
 
 
 def _ends_with_newline(path: Path) -> bool:

@@ -342,3 +342,29 @@ def test_a_local_dask_cluster_keeps_cell_output_off_stdout_and_runs_a_lone_kille
     assert len(log.read_text().splitlines()) == 2  # the scheduler's allowed-failures is --retries
     [record] = read_records(tmp_path / "die" / "results.jsonl")
     assert record.stop_reason == "worker-died"
+
+
+def test_an_interrupt_between_two_lines_still_keeps_the_lines_that_finished():
+    """Ctrl-C landing in the runner's loop (not in the engine's wait): thrown into the engine, which hands over
+    what had finished; every such line is kept, then the interrupt goes on."""
+    from baselines.runner import _take_all
+
+    def engine():
+        try:
+            yield 0, "a"
+            yield 1, "b"
+        except KeyboardInterrupt:
+            yield 2, "c"      # finished while the first interrupt was on its way
+            yield 3, "d"
+            raise
+
+    kept = []
+
+    def keep(item):
+        kept.append(item)
+        if item == "b":
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        _take_all(engine(), keep)
+    assert kept == ["a", "b", "c", "d"]
