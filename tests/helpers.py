@@ -76,3 +76,17 @@ class CrashInSeedTwo:
             raise RuntimeError("flaky")
         meter.rollouts(1)
         return 0.5
+
+
+class SubmitRecorder:
+    """A fake engine's bookkeeping for scheduling tests: two slots; each submitted batch is recorded and its
+    index is its handle. Subclasses set `self.submitted = []` and say how batches finish."""
+
+    submitted: list
+
+    def slots(self):
+        return 2
+
+    def submit(self, cells):
+        self.submitted.append(list(cells))
+        return len(self.submitted) - 1

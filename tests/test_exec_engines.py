@@ -20,6 +20,7 @@ from baselines import read_records
 from baselines import execution
 from baselines.cli import main
 from baselines.execution import ThreadPool, WorkerDied, run_cells
+from tests.helpers import SubmitRecorder
 
 from .test_runner import REPO, write_suite
 
@@ -138,20 +139,13 @@ def test_a_signal_ends_a_threading_run_with_a_cell_stuck_in_c_and_keeps_finished
     assert sorted(r.arm for r in read_records(results)) == ["guess", "guess"]
 
 
-class InterruptedWait:
+class InterruptedWait(SubmitRecorder):
     """Two batches done, a third running; Ctrl-C lands while the loop waits (where it spends its time)."""
 
     breaks_all = False
 
     def __init__(self):
         self.submitted = []
-
-    def slots(self):
-        return 2
-
-    def submit(self, cells):
-        self.submitted.append(list(cells))
-        return len(self.submitted) - 1
 
     def wait(self, handles, timeout):
         if timeout:
@@ -228,18 +222,11 @@ def test_the_run_summary_on_stdout_has_no_cell_output_and_stdout_works_after_the
 
 
 # -- 3. a cell that kills its worker runs 1 + retries times -----------------------------------------
-class DiesAlways:
+class DiesAlways(SubmitRecorder):
     """Every batch holding cell 0 dies; a batch never waits (like loky, a death breaks the pool)."""
 
     def __init__(self, breaks_all: bool):
         self.breaks_all, self.submitted = breaks_all, []
-
-    def slots(self):
-        return 2
-
-    def submit(self, cells):
-        self.submitted.append(list(cells))
-        return len(self.submitted) - 1
 
     def wait(self, handles, timeout):
         return list(handles)

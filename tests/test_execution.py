@@ -17,6 +17,7 @@ from baselines.cli import main
 from baselines.execution import WorkerDied, run_cells
 from baselines.provenance import provenance_warnings
 from baselines.runner import output_lock
+from tests.helpers import SubmitRecorder
 
 from .test_runner import REPO, comparable, costmatch, write_suite
 
@@ -29,20 +30,13 @@ def run_in_process(suite, out, *args):
 
 
 # -- the scheduling loop, with a fake engine ---------------------------------------
-class FakePool:
+class FakePool(SubmitRecorder):
     """Runs batches at once; any batch holding a 'bad' cell dies, and (like loky) takes the others with it."""
 
     breaks_all = True
 
     def __init__(self, bad: set[int], flaky: set[int] = frozenset()):
         self.bad, self.flaky, self.submitted, self.recovered = bad, set(flaky), [], 0
-
-    def slots(self):
-        return 2
-
-    def submit(self, cells):
-        self.submitted.append(list(cells))
-        return len(self.submitted) - 1
 
     def wait(self, handles, timeout):
         return list(handles)
