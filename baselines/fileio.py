@@ -15,6 +15,7 @@ import contextlib
 import errno
 import hashlib
 import os
+import stat
 import re
 import tempfile
 from pathlib import Path
@@ -62,9 +63,18 @@ def describe_os_error(exc: OSError, path: Path, what: str = "file") -> Exception
 @contextlib.contextmanager
 def atomic_open(path: str | os.PathLike, mode: str = "w", what: str = "file",
                 fsync: bool = False) -> Iterator[IO]:
-    """Open a temporary file beside `path`; rename it to `path` only if the block succeeds."""
+    """Open a temporary file beside `path`; rename it to `path` only if the block succeeds.
+
+    A `path` that exists and is not a regular file (`/dev/null`, `/dev/stdout`,
+    a pipe) is written to directly: renaming over it replaced the device with
+    a file (`--out /dev/null` as root turned /dev/null into a regular file).
+    """
     path = Path(path)
     binary = "b" in mode
+    if _is_special(path):
+        with _open_special(path, binary, what) as handle:
+            yield handle
+        return
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
     except OSError as exc:
@@ -86,6 +96,27 @@ def atomic_open(path: str | os.PathLike, mode: str = "w", what: str = "file",
     except BaseException:
         _remove_quietly(tmp)
         raise
+
+
+def _is_special(path: Path) -> bool:
+    """An existing path that is a device, a pipe or a socket: never replaced, only written to."""
+    try:
+        return not stat.S_ISREG(os.stat(path).st_mode) and not stat.S_ISDIR(os.stat(path).st_mode)
+    except OSError:
+        return False
+
+
+@contextlib.contextmanager
+def _open_special(path: Path, binary: bool, what: str) -> Iterator[IO]:
+    try:
+        handle = open(path, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8", "newline": ""}))
+    except OSError as exc:
+        raise describe_os_error(exc, path, what) from None
+    try:
+        with handle:
+            yield handle
+    except OSError as exc:
+        raise describe_os_error(exc, path, what) from None
 
 
 def _remove_quietly(name: str) -> None:

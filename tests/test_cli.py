@@ -330,3 +330,27 @@ def test_ctrl_c_outside_the_cells_is_one_line_and_exit_130(tmp_path, capsys, mon
     assert main(["report", str(path)]) == 130
     err = capsys.readouterr().err.strip()
     assert err.startswith("costmatch: interrupted;") and len(err.splitlines()) == 1
+
+
+def test_out_to_a_device_or_a_pipe_writes_to_it_and_never_replaces_it(tmp_path, capsys):
+    """`report --out /dev/null` renamed a temporary file over the device: as root it turned /dev/null into a
+    regular file for the whole machine. A path that is a device or a pipe is written to, never replaced."""
+    import os
+    import stat
+    import threading
+
+    path = tmp_path / "r.jsonl"
+    write_records(path, _runs("w", {"calls": 10}, ["a", "b"], seeds=3))
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    assert main(["report", str(path), "--out", str(fifo)]) == 0
+    reader.join(timeout=30)   # bounds only a broken run: a replaced pipe never gets its writer
+    assert got and got[0].startswith(b"**") and stat.S_ISFIFO(os.stat(fifo).st_mode)
+    if os.geteuid() == 0:  # a character device like /dev/null (only root may make one)
+        device = tmp_path / "null"
+        os.mknod(device, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+        assert main(["report", str(path), "--out", str(device)]) == 0
+        assert stat.S_ISCHR(os.stat(device).st_mode)
