@@ -15,8 +15,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-from .betting import _bounds01
-from .stats import PASS_FAIL_RANGE, usable_range
+from .betting import mean_bounds_many
+from .stats import usable_range
 
 T = "t"
 EXACT_BINOMIAL = "clopper-pearson"
@@ -47,7 +47,7 @@ def bounded_arm_intervals(groups, level: float = 0.95) -> None:
             continue
         declared = usable_range(scores, group.reward_range)
         finite = scores[np.isfinite(scores)]
-        binary = declared is None and finite.size and np.isin(finite, PASS_FAIL_RANGE).all()
+        binary = declared is None and finite.size and bool(((finite == 0) | (finite == 1)).all())
         if declared is None and not binary:
             continue
         for arm, row in zip(group.arms, scores):
@@ -57,10 +57,8 @@ def bounded_arm_intervals(groups, level: float = 0.95) -> None:
                 arm.ci, arm.interval = (float(lo), float(hi)), EXACT_BINOMIAL
             elif values.size:
                 by_length.setdefault(values.size, []).append((arm, values, *declared))
-    for n, rows in by_length.items():
-        lows = np.array([lo for _, _, lo, _ in rows])
-        widths = np.array([hi - lo for _, _, lo, hi in rows])
-        u = np.clip((np.stack([v for _, v, _, _ in rows]) - lows[:, None]) / widths[:, None], 0.0, 1.0)
-        low, up = _bounds01(u, (1 - level) / 2, n)
-        for (arm, _, lo, _), a, b, w in zip(rows, low.tolist(), up.tolist(), widths.tolist()):
-            arm.ci, arm.interval = (lo + a * w, lo + b * w), BETTING
+    for rows in by_length.values():
+        low, up = mean_bounds_many(np.stack([v for _, v, _, _ in rows]), (1 - level) / 2,
+                                   np.array([lo for _, _, lo, _ in rows]), np.array([hi for _, _, _, hi in rows]))
+        for (arm, *_), a, b in zip(rows, low.tolist(), up.tolist()):
+            arm.ci, arm.interval = (a, b), BETTING

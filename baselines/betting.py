@@ -136,6 +136,15 @@ def diff_bounds(diffs, alpha: float, reward_range: tuple[float, float], planned_
 def diff_bounds_many(diffs: np.ndarray, alpha: float, width: float, planned_n: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """`diff_bounds` for many rows of differences at once (simulation and many pairs)."""
     d = np.asarray(diffs, dtype=float)
-    u = np.clip((d + width) / (2 * width), 0.0, 1.0)
-    low, up = _bounds01(u, alpha, planned_n or d.shape[1])
-    return -width + low * 2 * width, -width + up * 2 * width
+    return mean_bounds_many(d, alpha, np.full(d.shape[0], -width), np.full(d.shape[0], width), planned_n)
+
+
+def mean_bounds_many(x: np.ndarray, alpha: float, lo: np.ndarray, hi: np.ndarray,
+                     planned_n: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """`mean_bounds` for many rows of equal length at once, row i's values in [lo[i], hi[i]] (no range check)."""
+    x = np.asarray(x, dtype=float)
+    lo, hi = np.asarray(lo, dtype=float), np.asarray(hi, dtype=float)
+    width = hi - lo
+    u = np.clip((x - lo[:, None]) / width[:, None], 0.0, 1.0)
+    low, up = _bounds01(u, alpha, planned_n or x.shape[1])
+    return lo + low * width, lo + up * width

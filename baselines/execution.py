@@ -36,6 +36,7 @@ from collections import Counter, deque
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
+from .environ import scoped_env
 from .errors import InputError
 
 WORKER_DIED = "worker-died"
@@ -535,18 +536,13 @@ def _start_quiet_resource_tracker() -> None:
             trackers.append(importlib.import_module(name))
         except ImportError:
             pass
-    previous = os.environ.get("PYTHONWARNINGS")
-    os.environ["PYTHONWARNINGS"] = ",".join(filter(None, [previous, "ignore:resource_tracker:UserWarning"]))
-    try:
-        for tracker in trackers:
-            tracker.ensure_running()
-    except Exception:  # noqa: BLE001 - loky starts them itself when it needs them, with the warning
-        pass
-    finally:
-        if previous is None:
-            os.environ.pop("PYTHONWARNINGS", None)
-        else:
-            os.environ["PYTHONWARNINGS"] = previous
+    quiet = ",".join(filter(None, [os.environ.get("PYTHONWARNINGS"), "ignore:resource_tracker:UserWarning"]))
+    with scoped_env("PYTHONWARNINGS", quiet):
+        try:
+            for tracker in trackers:
+                tracker.ensure_running()
+        except Exception:  # noqa: BLE001 - loky starts them itself when it needs them, with the warning
+            pass
 
 
 class LokyPool(_FuturesPool):

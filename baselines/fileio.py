@@ -101,9 +101,10 @@ def atomic_open(path: str | os.PathLike, mode: str = "w", what: str = "file",
 def _is_special(path: Path) -> bool:
     """An existing path that is a device, a pipe or a socket: never replaced, only written to."""
     try:
-        return not stat.S_ISREG(os.stat(path).st_mode) and not stat.S_ISDIR(os.stat(path).st_mode)
+        mode = os.stat(path).st_mode
     except OSError:
         return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
 
 
 @contextlib.contextmanager

@@ -39,7 +39,6 @@ import importlib.abc
 import importlib.machinery
 import json
 import math
-import os
 import re
 import sys
 import tomllib
@@ -49,6 +48,7 @@ from pathlib import Path
 from typing import Any
 
 from .budget import Budget
+from .environ import scoped_env
 from .errors import InputError
 from .protocols import check_arm, check_workload, incompatibility
 from .records import MAX_AMOUNT, MAX_DEPTH, SEED_MAX, json_depth, show
@@ -132,15 +132,8 @@ def isolated_workers():
     inside this block; the variable is restored afterwards, so nothing else
     this process starts later is affected.
     """
-    previous = os.environ.get("PYTHONSAFEPATH")
-    os.environ["PYTHONSAFEPATH"] = "1"
-    try:
+    with scoped_env("PYTHONSAFEPATH", "1"):
         yield
-    finally:
-        if previous is None:
-            os.environ.pop("PYTHONSAFEPATH", None)
-        else:
-            os.environ["PYTHONSAFEPATH"] = previous
 
 
 def _is_the_module(exc: ImportError, module_name: str) -> bool:
