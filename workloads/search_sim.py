@@ -97,7 +97,10 @@ class SearchInstance:
         parent = self.candidates[cand_id]
         k = parent.children
         rng = self._rng("child", self.prefix, cand_id, k)
+        # Nothing is spent on an expansion the budget cannot pay for whole (its calls and its dev evaluation).
+        meter.check(calls=self.sim.calls_per_expansion, rollouts=self.sim.rollouts_per_eval)
         for call in range(self.sim.calls_per_expansion):
+            meter.check()  # before the call: a budget of N calls makes N calls, never N + 1
             prompt = self.expansion_prompt_tokens(cand_id)
             wanted = int(rng.lognormal(math.log(self.sim.completion_median_tokens), self.sim.completion_sigma))
             completion = int(max(0, min(wanted, meter.token_allowance() - (
