@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .compare_options import CompareOptions
 from .gate import FAIL, INCONCLUSIVE, PASS, decide_gate, overall, run_gate, spending_schedule
 
 
@@ -64,10 +65,13 @@ def simulate(true_diff: float, sd: float, margin: float, looks: list[int] | None
 
 def run_sequential(suite, out_dir: Path, looks: list[int], baseline: str, candidate: str, margin,
                    alpha: float, lower_is_better: bool, run, progress_factory,
-                   reward_range: tuple[float, float] | None = None, bounds: str = "auto"):
+                   reward_range: tuple[float, float] | None = None, bounds: str = "auto",
+                   options: CompareOptions | None = None):
     """Run the suite look by look (resuming each time) until the gate decides.
 
     `run` is runner.run_suite; seeds are the suite's first `looks[-1]` seeds.
+    Each look gates the comparison the run report makes: `options` (default
+    CompareOptions()) with the suite's tolerance for that fixed unit.
     Returns (verdict, seeds used, gate results of the last look, outcome).
     """
     spend = spending_schedule(looks, alpha)
@@ -81,20 +85,29 @@ def run_sequential(suite, out_dir: Path, looks: list[int], baseline: str, candid
         outcome = run(look_suite, out_dir, progress=progress_factory())
         if outcome.interrupted:
             return INCONCLUSIVE, n, results, outcome
-        fixed = {w.fixed for w in suite.workloads}
-        results = []
-        for unit in fixed:
-            keys = {(w.name, b.key()) for w in suite.workloads if w.fixed == unit for b in w.budgets}
-            from .records import budget_key
-            subset = [r for r in outcome.records if (r.workload, budget_key(r.budget)) in keys]
-            try:
-                res, _ = run_gate(subset, unit, baseline, candidate, margin, a, lower_is_better=lower_is_better,
-                                  reward_range=reward_range, planned_n=looks[-1], alpha_total=alpha,
-                                  bounds=bounds)
-            except ValueError:
-                continue
-            results += res
+        results = _look(suite, outcome.records, baseline, candidate, margin, a, lower_is_better, reward_range,
+                        looks[-1], alpha, bounds, options)
         verdict = overall(results)
         if verdict != INCONCLUSIVE:
             return verdict, n, results, outcome
     return INCONCLUSIVE, looks[-1], results, outcome
+
+
+def _look(suite, records, baseline, candidate, margin, look_alpha, lower_is_better, reward_range, planned_n,
+          alpha, bounds, options):
+    """The gate results of one look, per fixed unit where both arms run (an error in the gate is raised)."""
+    from .records import budget_key
+
+    results = []
+    for unit in dict.fromkeys(w.fixed for w in suite.workloads):
+        both = [w for w in suite.workloads if w.fixed == unit and baseline in w.arms and candidate in w.arms]
+        if not both:
+            continue
+        keys = {(w.name, b.key()) for w in both for b in w.budgets}
+        subset = [r for r in records if (r.workload, budget_key(r.budget)) in keys]
+        unit_options = dataclasses.replace(options or CompareOptions(), tolerance=suite.tolerance_of(unit))
+        res, _ = run_gate(subset, unit, baseline, candidate, margin, look_alpha, lower_is_better=lower_is_better,
+                          reward_range=reward_range, planned_n=planned_n, alpha_total=alpha, bounds=bounds,
+                          options=unit_options)
+        results += res
+    return results

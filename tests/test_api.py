@@ -37,13 +37,7 @@ def test_run_with_out_writes_and_resumes(tmp_path):
     assert compare(again).groups[0].fixed == "rollouts"
 
 
-def test_run_refuses_what_workers_cannot_import():
-    class Local:
-        def run(self, instance, meter, rng):
-            return 0
-
-    with pytest.raises(InputError, match="cannot import it"):
-        run("tests.helpers:Toy", {"local": Local}, Budget(rollouts=5), seeds=1)
+def test_run_refuses_what_it_cannot_run():
     with pytest.raises(InputError, match="pass fixed=UNIT"):
         run("tests.helpers:Toy", {"guess": "tests.helpers:Guess"}, Budget(rollouts=5, calls=3), seeds=1)
     with pytest.raises(InputError, match="has no"):

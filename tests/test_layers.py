@@ -54,7 +54,8 @@ ALLOWED = {
     "arms": {"core", "arms"},
     "workloads": {"core", "workloads"},
     "reports": {"core", "analysis", "reports"},
-    "api": {"core", "analysis", "execution", "api"},
+    # the Python API is the command line's twin: `run(out=...)` writes the report `costmatch run` writes
+    "api": {"core", "analysis", "execution", "api", "reports"},
     "cli": {"core", "analysis", "execution", "api", "reports", "cli", "arms", "workloads"},
 }
 
