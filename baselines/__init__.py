@@ -22,6 +22,11 @@ _EXPORTS: dict[str, str] = {
     "write_records": "records",
     "RunTable": "table",
     "Comparison": "comparison",
+    "Group": "comparison",
+    "ArmSummary": "comparison",
+    "PairResult": "stats",
+    "GateResult": "gate",
+    "CheckResult": "api",
     "compare": "comparing",
     "CompareOptions": "compare_options",
     "run": "api",
@@ -46,9 +51,11 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from .budget import Budget
-    from .api import check, run
+    from .api import CheckResult, check, run
     from .comparing import compare
-    from .comparison import Comparison
+    from .comparison import ArmSummary, Comparison, Group
+    from .gate import GateResult
+    from .stats import PairResult
     from .compare_options import CompareOptions
     from .errors import InputError
     from .meter import BudgetExhausted, Meter

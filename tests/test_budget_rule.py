@@ -9,6 +9,7 @@ overshoot measured. These tests run every built-in arm (and the starter arms
 from __future__ import annotations
 
 import importlib.util
+import sys
 import types
 
 import numpy as np
@@ -148,8 +149,12 @@ def test_a_budget_of_one_call_scores_every_run():
 def test_a_budget_of_one_call_scores_every_starter_run(tmp_path, monkeypatch):
     _starter_modules(tmp_path)   # writes my_workload.py and my_arms.py
     monkeypatch.syspath_prepend(str(tmp_path))
+    for name in ("my_workload", "my_arms"):   # imported here, then forgotten: later tests import their own
+        monkeypatch.delitem(sys.modules, name, raising=False)
     records = run("my_workload:HiddenPoint", {"random-guess": "my_arms:RandomGuess",
                                               "local-search": "my_arms:LocalSearch"},
                   Budget(calls=1), seeds=3, backend="sequential")
+    for name in ("my_workload", "my_arms"):
+        sys.modules.pop(name, None)
     assert len(records) == 6
     assert all(r.reward is not None and r.spend["calls"] == 1 and r.stop_reason == "budget:calls" for r in records)

@@ -185,9 +185,12 @@ def _run_sequential(suite, out_dir: Path, *, looks, gate, margin, alpha, lower_i
 
     if fresh and (out_dir / "results.jsonl").exists():
         run_suite(dataclasses.replace(suite, workloads=[]), out_dir, fresh=True)
-    verdict, used, results, outcome = run_sequential(
-        suite, out_dir, planned, baseline, candidate, margin, alpha, lower_is_better,
-        run_look, lambda: Progress(suite.fixed_units, quiet=quiet), reward_range=reward_range, bounds=bounds)
+    try:   # a gate that cannot decide a look (e.g. --bounds betting without a range) says why: exit 2
+        verdict, used, results, outcome = run_sequential(
+            suite, out_dir, planned, baseline, candidate, margin, alpha, lower_is_better,
+            run_look, lambda: Progress(suite.fixed_units, quiet=quiet), reward_range=reward_range, bounds=bounds)
+    except ValueError as exc:
+        raise InputError(f"run: --gate {gate}: {exc}") from None
     if outcome is not None and outcome.interrupted:
         print("costmatch: interrupted; finished cells are kept; run the same command to resume", file=sys.stderr)
         return EXIT_INTERRUPTED
