@@ -1,7 +1,7 @@
 """costmatch core: budgets, metered spend, run records and cost-matched comparison.
 
 The public surface is what a user's arm, workload or analysis script needs.
-Names load on first use (PEP 562), so `import baselines.meter` in an arm's
+Names load on first use (PEP 562), so `import baselines.core.meter` in an arm's
 worker, or `costmatch --help`, does not pay for pandas, scipy or matplotlib.
 """
 from __future__ import annotations
@@ -13,22 +13,22 @@ __version__ = "0.1.0"
 
 #: public name -> module that defines it
 _EXPORTS: dict[str, str] = {
-    "Budget": "budget",
-    "BudgetExhausted": "meter",
-    "Meter": "meter",
-    "InputError": "errors",
-    "RunRecord": "records",
-    "read_records": "records",
-    "write_records": "records",
-    "RunTable": "table",
-    "Comparison": "comparison",
-    "Group": "comparison",
-    "ArmSummary": "comparison",
-    "PairResult": "stats",
-    "GateResult": "gate",
+    "Budget": "core.budget",
+    "BudgetExhausted": "core.meter",
+    "Meter": "core.meter",
+    "InputError": "core.errors",
+    "RunRecord": "core.records",
+    "read_records": "core.records",
+    "write_records": "core.records",
+    "RunTable": "analysis.table",
+    "Comparison": "analysis.comparison",
+    "Group": "analysis.comparison",
+    "ArmSummary": "analysis.comparison",
+    "PairResult": "analysis.stats",
+    "GateResult": "analysis.gate",
     "CheckResult": "api",
-    "compare": "comparing",
-    "CompareOptions": "compare_options",
+    "compare": "analysis.comparing",
+    "CompareOptions": "analysis.compare_options",
     "run": "api",
     "check": "api",
 }
@@ -50,14 +50,14 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
-    from .budget import Budget
+    from .core.budget import Budget
     from .api import CheckResult, check, run
-    from .comparing import compare
-    from .comparison import ArmSummary, Comparison, Group
-    from .gate import GateResult
-    from .stats import PairResult
-    from .compare_options import CompareOptions
-    from .errors import InputError
-    from .meter import BudgetExhausted, Meter
-    from .records import RunRecord, read_records, write_records
-    from .table import RunTable
+    from .analysis.comparing import compare
+    from .analysis.comparison import ArmSummary, Comparison, Group
+    from .analysis.gate import GateResult
+    from .analysis.stats import PairResult
+    from .analysis.compare_options import CompareOptions
+    from .core.errors import InputError
+    from .core.meter import BudgetExhausted, Meter
+    from .core.records import RunRecord, read_records, write_records
+    from .analysis.table import RunTable

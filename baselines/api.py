@@ -22,13 +22,13 @@ import tempfile
 from pathlib import Path
 from typing import Any, Iterable, Mapping, NamedTuple
 
-from .budget import Budget
-from .compare_options import CompareOptions
-from .comparison import Comparison
-from .errors import InputError
-from .gate import GateResult
-from .provenance import register_class
-from .records import RunRecord
+from .analysis.compare_options import CompareOptions
+from .analysis.comparison import Comparison
+from .analysis.gate import GateResult
+from .core.budget import Budget
+from .core.errors import InputError
+from .core.provenance import register_class
+from .core.records import RunRecord
 
 #: What an arm or a workload may be given as: an import path, a class, or (either, params).
 Spec = Any
@@ -86,7 +86,7 @@ def build_suite(workload: Spec, arms: Mapping[str, Spec] | Iterable[Spec],
                 fixed: str | None = None, name: str | None = None, timeout: float | None = None,
                 tolerance: float = 0.1, jobs: int = 1, backend: str = "loky"):
     """The suite that `run` runs: checked completely (imports, parameters, units) before anything runs."""
-    from .suite import parse_suite
+    from .running.suite import parse_suite
 
     arms = _arm_table(arms)
     if not arms:
@@ -133,7 +133,7 @@ def run(workload: Spec, arms: Mapping[str, Spec] | Iterable[Spec], budget: Budge
     ``keep_stale=True``. Without `out` the records are kept in a temporary
     folder that is removed afterwards.
     """
-    from .runner import run_suite
+    from .running.runner import run_suite
 
     suite = build_suite(workload, arms, budget, seeds, fixed=fixed, name=name, timeout=timeout,
                         tolerance=tolerance, jobs=jobs, backend=backend)
@@ -192,9 +192,9 @@ def check(records: list[RunRecord] | str | Path, *, baseline: str, candidate: st
     `CompareOptions`, given whole as `options=`; a keyword beside it wins).
     Returns a `CheckResult`: `.verdict` is the worst over the groups.
     """
-    from .comparing import options_with
-    from .gate import overall, run_gate
-    from .records import read_records
+    from .analysis.comparing import options_with
+    from .analysis.gate import overall, run_gate
+    from .core.records import read_records
 
     if baseline == candidate:
         raise InputError(f"check: baseline and candidate are both {baseline!r}; name two different arms")

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import sys
 
-from baselines.comparison import Comparison, register_views
-from baselines.records import RunRecord
-from baselines.units import nouns_of
+from baselines.analysis.comparison import Comparison, register_views
+from baselines.core.records import RunRecord
+from baselines.core.units import nouns_of
 
 from .flags import comparison_headline
 from .html import STYLE, _group_html, esc, inline_svg, report_html

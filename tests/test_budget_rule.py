@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from baselines import Budget, BudgetExhausted, Meter, run
-from baselines.scaffold import starter_templates
+from baselines.running.scaffold import starter_templates
 
 
 def _run_arm(arm, instance, budget: Budget, measures=("calls", "seconds", "rollouts")) -> Meter:

@@ -96,7 +96,7 @@ def run_sequential(suite, out_dir: Path, looks: list[int], baseline: str, candid
 def _look(suite, records, baseline, candidate, margin, look_alpha, lower_is_better, reward_range, planned_n,
           alpha, bounds, options):
     """The gate results of one look, per fixed unit where both arms run (an error in the gate is raised)."""
-    from .records import budget_key
+    from ..core.records import budget_key
 
     results = []
     for unit in dict.fromkeys(w.fixed for w in suite.workloads):
