@@ -65,6 +65,7 @@ class GateResult:
     unit_nouns: dict[str, str] = field(default_factory=dict)  # the workload's words for its units (printing)
     crashed: dict[str, list[int]] = field(default_factory=dict)  # unscored seeds per role (candidate, baseline)
     items: int | None = None        # paired items the verdict rests on (None: decided per seed)
+    earlier_looks: list[int] = field(default_factory=list)  # seed counts of earlier checks (looks ledger)
 
     def to_json(self) -> dict[str, Any]:
         num = lambda x: None if x is None or not math.isfinite(x) else float(x)  # noqa: E731
@@ -77,7 +78,7 @@ class GateResult:
                 "confounds": list(self.confounds),
                 "crashed_seeds": {"candidate": list(self.crashed.get("candidate", [])),
                                   "baseline": list(self.crashed.get("baseline", []))},
-                "items": self.items}
+                "items": self.items, "earlier_looks": list(self.earlier_looks)}
 
 
 @dataclass

@@ -45,6 +45,7 @@ def pair_group(group: Group, options: CompareOptions) -> None:
     pairs = all_pairs(arms, matrix, level, options.seed, baseline,
                       reward_range=usable_range(matrix, getattr(group, "reward_range", None)))
     group.pairs = decide(pairs, options.alpha, options.equivalence_margin)
+    name_family(group.pairs, baseline)
     if options.bootstrap:
         add_bootstrap(group.pairs, arms, matrix, level, options.seed)
 
@@ -120,3 +121,12 @@ def _pair_batch(groups: list[Group], group_range, options: CompareOptions) -> No
     results = _complete_pairs(names, np.vstack(rows), pairs, 1 - options.alpha, options.seed, group_range)
     for group, own in zip(groups, spans):
         group.pairs = decide([results[p] for p in own], options.alpha, options.equivalence_margin)
+        name_family(group.pairs, None)
+
+
+def name_family(pairs: list, baseline: str | None) -> None:
+    """Say on each pair which pairs were Holm-adjusted together: a pair's verdict depends on its family, so
+    "all pairs" and "against a baseline" tables of one result can differ and must say which they are."""
+    what = f"all {len(pairs)} pairs" if baseline is None else f"{len(pairs)} pairs against {baseline}"
+    for pair in pairs:
+        pair.family = f"{what}, Holm"

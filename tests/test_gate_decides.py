@@ -237,3 +237,63 @@ def test_sequential_look_uses_each_workloads_tolerance_and_raises(monkeypatch):
     suite.workloads = [w, types.SimpleNamespace(**{**vars(other), "arms": ("a", "b")})]
     with pytest.raises(InputError, match="something is wrong"):
         seq._gate_look(suite, [], "a", "b", 0.1, 0.01, 0.05, False, None, 20, "auto")
+
+
+# -- repeated looks: the ledger ----------------------------------------------------------------------
+def _binary_records(n):
+    return [RunRecord("w", arm, s, {"tokens": 1}, 1.0, budget={"tokens": 1}) for s in range(n)
+            for arm in ("base", "cand")]
+
+
+def test_a_grown_file_is_gated_with_anytime_bounds_after_an_earlier_look(tmp_path, capsys):
+    path = tmp_path / "r.jsonl"
+    args = ["check", str(path), "--baseline", "base", "--candidate", "cand", "--margin", "0.1", "--json"]
+    write_records(path, _binary_records(5))
+    assert main(args) == 3
+    first = json.loads(capsys.readouterr().out)["groups"][0]
+    assert first["method"].startswith("exact") and first["earlier_looks"] == []
+    ledger = json.loads((tmp_path / ".costmatch-looks.json").read_text())
+    assert [e["n"] for e in next(iter(ledger["looks"].values()))] == [5]
+    write_records(path, _binary_records(30))
+    code = main(args)
+    group = json.loads(capsys.readouterr().out)["groups"][0]
+    assert group["earlier_looks"] == [5] and "anytime-valid" in group["method"]
+    assert "looked at before with 5 seed(s) (.costmatch-looks.json)" in group["reason"]
+    assert code == 3   # the exact test alone would PASS 30 agreeing seeds; after a look it may not
+    fresh = tmp_path / "fresh"
+    fresh.mkdir()
+    write_records(fresh / "r.jsonl", _binary_records(30))
+    assert main(["check", str(fresh / "r.jsonl")] + args[2:]) == 0   # a first look at 30 seeds: the exact test
+    capsys.readouterr()
+
+
+def test_the_same_seed_count_again_is_not_a_new_look(tmp_path, capsys):
+    path = tmp_path / "r.jsonl"
+    write_records(path, _binary_records(30))
+    args = ["check", str(path), "--baseline", "base", "--candidate", "cand", "--margin", "0.1"]
+    assert main(args) == 0 and main(args) == 0
+    capsys.readouterr()
+
+
+def _repeated_check_pass_rate(draw, sims, seed, first=5, last=20):
+    """`check` after every new seed from `first` to `last`, stopping at the first decision (the ledger rule)."""
+    rng = np.random.default_rng(seed)
+    hits = 0
+    for _ in range(sims):
+        base, cand = draw(rng, last)
+        d = cand - base
+        verdict = gate_decision(d[:first], 0.1, reward_range=(0.0, 1.0)).verdict
+        for n in range(first + 1, last + 1):
+            if verdict != INCONCLUSIVE:
+                break
+            verdict = gate_decision(d[:n], 0.1, reward_range=(0.0, 1.0), anytime=True).verdict
+        hits += verdict == PASS
+    return hits / sims
+
+
+def test_repeated_checks_on_a_growing_file_hold_alpha_at_the_margin():
+    """Independent 0/1, .9 vs .8 (worse by exactly the margin): a check per new seed from 5 to 20."""
+    def draw(rng, n):
+        return (rng.random(n) < 0.9).astype(float), (rng.random(n) < 0.8).astype(float)
+    sims = 200
+    assert _repeated_check_pass_rate(draw, sims, seed=11) <= ALPHA + _mc(sims)
