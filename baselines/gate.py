@@ -66,6 +66,7 @@ class GateResult:
     crashed: dict[str, list[int]] = field(default_factory=dict)  # unscored seeds per role (candidate, baseline)
     items: int | None = None        # paired items the verdict rests on (None: decided per seed)
     earlier_looks: list[int] = field(default_factory=list)  # seed counts of earlier checks (looks ledger)
+    shared: int = 0                 # seeds both arms scored
 
     def to_json(self) -> dict[str, Any]:
         num = lambda x: None if x is None or not math.isfinite(x) else float(x)  # noqa: E731
@@ -329,6 +330,7 @@ def _gate_group(group: Group, baseline: str, candidate: str, margin_text, alpha:
     if crash_fail is not None:
         return crash_fail
     shared = sorted(set(base) & set(cand))
+    result.shared = len(shared)
     if len(shared) >= 2:
         looks = anytime or alpha_total is not None
         decided = _paired_verdict(result, shared, base, cand, sign, margin, alpha, alpha_total, bounded,
@@ -457,8 +459,10 @@ def _gate_reason(result: GateResult, lower_is_better: bool) -> str:
     """The one-line reason a gate prints: the verdict, the bounds it rests on, notes and the unpaired label."""
     verdict, mean, lower, upper, needed = result.verdict, result.diff, result.lower, result.upper, result.seeds_needed
     direction = "candidate - baseline" if not lower_is_better else "baseline - candidate (lower is better)"
-    bound_text = (f"{direction} = {mean:+.4g}, one-sided {format_level(1 - result.alpha)} bounds "
-                  f"[{lower:+.4g}, {upper:+.4g}] ({result.method}), margin {result.margin:.4g}")
+    bounds = (f"one-sided {format_level(1 - result.alpha)} bounds [{lower:+.4g}, {upper:+.4g}]"
+              if math.isfinite(lower) or math.isfinite(upper) else "no bounds (fewer than 2 seeds per arm)")
+    shown = f"{mean:+.4g}" if math.isfinite(mean) else "n/a"
+    bound_text = f"{direction} = {shown}, {bounds} ({result.method}), margin {result.margin:.4g}"
     if verdict == PASS:
         reason = f"no regression beyond the margin: {bound_text}"
     elif verdict == FAIL:
@@ -469,7 +473,8 @@ def _gate_reason(result: GateResult, lower_is_better: bool) -> str:
     if result.notes:
         reason += "; " + "; ".join(result.notes)
     if not result.paired:
-        reason += " [unpaired: the arms share no seeds]"
+        reason += (f" [unpaired: the arms share only {result.shared} seed]" if result.shared
+                   else " [unpaired: the arms share no seeds]")
     return reason
 
 
@@ -478,8 +483,8 @@ def _unpaired(sign, base, cand, margin, alpha, reward_range=None):
 
     With a reward range, the difference of per-arm betting bounds (alpha/2 each).
     """
-    if len(base) < 2 or len(cand) < 2:
-        return INCONCLUSIVE, math.nan, -math.inf, math.inf, None
+    if len(base) < 2 or len(cand) < 2:   # the difference of means is still what the reason prints
+        return INCONCLUSIVE, sign * float(np.mean(cand) - np.mean(base)), -math.inf, math.inf, None
     if reward_range is not None:
         from .betting import mean_bounds
         lo, hi = reward_range

@@ -291,9 +291,48 @@ def _repeated_check_pass_rate(draw, sims, seed, first=5, last=20):
     return hits / sims
 
 
+@pytest.mark.slow
 def test_repeated_checks_on_a_growing_file_hold_alpha_at_the_margin():
     """Independent 0/1, .9 vs .8 (worse by exactly the margin): a check per new seed from 5 to 20."""
     def draw(rng, n):
         return (rng.random(n) < 0.9).astype(float), (rng.random(n) < 0.8).astype(float)
     sims = 200
     assert _repeated_check_pass_rate(draw, sims, seed=11) <= ALPHA + _mc(sims)
+
+
+# -- smaller: one shared seed, different declared ranges ---------------------------------------------
+def test_one_shared_seed_prints_no_nan(tmp_path, capsys):
+    path = tmp_path / "r.jsonl"
+    write_records(path, [RunRecord("w", "base", 0, {"tokens": 1}, 0.5, budget={"tokens": 1}),
+                         RunRecord("w", "cand", 0, {"tokens": 1}, 0.6, budget={"tokens": 1})])
+    assert main(["check", str(path), "--baseline", "base", "--candidate", "cand", "--margin", "0.1"]) == 3
+    out = capsys.readouterr().out
+    assert "nan" not in out and "+0.1" in out and "share only 1 seed" in out
+
+
+def test_arms_declaring_different_ranges_use_the_hull_and_say_so():
+    from baselines import compare
+    recs = []
+    for s in range(6):
+        recs.append(RunRecord("w", "a", s, {"tokens": 1}, 0.5, budget={"tokens": 1}, extra={"reward_range": [0, 1]}))
+        recs.append(RunRecord("w", "b", s, {"tokens": 1}, 0.6, budget={"tokens": 1}, extra={"reward_range": [0, 10]}))
+    group = compare(recs, "tokens").groups[0]
+    assert group.reward_range == (0.0, 10.0)
+    assert any("different reward ranges ([0, 1], [0, 10])" in n for n in group.notes)
+    assert group.pairs[0].interval_method.startswith("betting")
+
+
+# -- the docs' table (benchmarks/gate_power.py), asserted ---------------------------------------------
+@pytest.mark.slow
+def test_gate_power_table_claims():
+    from benchmarks import gate_power as gp
+    sims = 600
+    rows = {(name, proc, n): rate for name, proc, n, (rate, _) in gp.run(sims)}
+    tol = _mc(sims)
+    assert rows[("power: 20 questions, .7 vs .8 (effect +0.1)", "gate (items, seed-clustered)", 5)] >= 0.80
+    assert rows[("power: 0/1 shared difficulty, .8 vs .9 (effect +0.1)", "gate", 10)] >= 0.26 - 2 * math.sqrt(
+        0.26 * 0.74 / sims)
+    assert rows[("power: two identical 0/1 arms (shared, .8 vs .8)", "gate", 30)] == 1.0
+    for (name, proc, n), rate in rows.items():
+        if name.startswith("size") and proc.startswith("gate"):
+            assert rate <= ALPHA + tol, (name, proc, n, rate)
