@@ -25,7 +25,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from baselines import gate, sequential, stats  # noqa: E402
+from baselines.analysis import gate, sequential, stats  # noqa: E402
 
 ALPHA = 0.05
 NS = (3, 5, 10, 20)
@@ -345,6 +345,6 @@ if __name__ == "__main__":
     text = markdown(res, a.sims, time.time() - t0)
     from benchmarks import gate_power  # issue 27's section: size and power against named alternatives
     text += "\n" + gate_power.section(gate_power.run(min(a.sims, 1000)), min(a.sims, 1000))
-    from baselines.fileio import atomic_write_text
+    from baselines.core.fileio import atomic_write_text
     atomic_write_text(Path(a.out), text + "\n")
     print(text)

@@ -28,8 +28,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from baselines import gate  # noqa: E402
-from baselines.clustered import clustered_bounds  # noqa: E402
+from baselines.analysis import gate  # noqa: E402
+from baselines.analysis.clustered import clustered_bounds  # noqa: E402
 
 ALPHA, MARGIN = 0.05, 0.1
 HEADING = "## Deciding at 5-10 seeds (issue 27)"
@@ -168,7 +168,7 @@ def section(results, sims: int) -> str:
 
 
 def update(path: Path, text: str) -> None:
-    from baselines.fileio import atomic_write_text
+    from baselines.core.fileio import atomic_write_text
 
     old = path.read_text(encoding="utf-8") if path.exists() else ""
     keep = old.split(HEADING, 1)[0].rstrip("\n")

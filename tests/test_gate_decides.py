@@ -16,9 +16,9 @@ from scipy import stats as sps
 
 from baselines import RunRecord, write_records
 from baselines.cli import main
-from baselines.clustered import clustered_bounds
-from baselines.exact_paired import ni_pvalue
-from baselines.gate import EXACT, FAIL, INCONCLUSIVE, PASS, gate_decision, margin_verdict, run_gate
+from baselines.analysis.clustered import clustered_bounds
+from baselines.analysis.exact_paired import ni_pvalue
+from baselines.analysis.gate import EXACT, FAIL, INCONCLUSIVE, PASS, gate_decision, margin_verdict, run_gate
 
 ALPHA = 0.05
 
@@ -216,7 +216,7 @@ def test_without_a_range_more_crashes_than_the_baseline_is_fail():
 
 # -- the sequential gate: the suite's tolerance, errors not swallowed --------------------------------
 def test_sequential_look_uses_each_workloads_tolerance_and_raises(monkeypatch):
-    import baselines.sequential as seq
+    import baselines.analysis.sequential as seq
     from baselines import InputError
 
     seen = []

@@ -98,8 +98,8 @@ def _gate_look(suite, records, baseline: str, candidate: str, margin, look_alpha
     not run both arms are not gated; any other problem is an InputError,
     never a group skipped in silence.
     """
-    from .errors import InputError
-    from .records import budget_key
+    from ..core.errors import InputError
+    from ..core.records import budget_key
 
     by_setting: dict[tuple, set] = {}
     for w in suite.workloads:
