@@ -336,3 +336,18 @@ def test_gate_power_table_claims():
     for (name, proc, n), rate in rows.items():
         if name.startswith("size") and proc.startswith("gate"):
             assert rate <= ALPHA + tol, (name, proc, n, rate)
+
+
+def test_compare_pairs_by_item_when_runs_carry_items():
+    from baselines import compare
+    [group] = compare(_item_records(n=5, delta=0.25), "tokens").groups
+    [pair] = group.pairs
+    assert pair.interval_method.startswith("seed-clustered") and pair.items == 100
+    assert pair.verdict == "a>b" if pair.a == "cand" else pair.verdict == "b>a"
+    assert pair.ci[0] > 0 if pair.a == "cand" else pair.ci[1] < 0
+    assert pair.to_json()["items"] == 100 and pair.family == "1 pair, Holm"
+    recs = _item_records(n=5, delta=0.25)
+    for r in recs:
+        r.items = None
+    [pair] = compare(recs, "tokens").groups[0].pairs
+    assert pair.items is None and not pair.interval_method.startswith("seed-clustered")

@@ -117,3 +117,25 @@ def seeds_to_decide(clusters: list[np.ndarray], margin: float, alpha: float, cap
             return n
         n = n + 1 if n < 100 else int(n * 1.1)
     return None
+
+
+def clustered_pair(a: str, b: str, clusters: list[np.ndarray], level: float, pairing: ItemPairing):
+    """A `PairResult` for arm a - arm b from per-seed item differences: the clustered t test and its interval.
+
+    The p-value and the interval are one inference (the two-sided t test on
+    G - 1 degrees of freedom and the interval it inverts to), so `decide`
+    cannot print a verdict beside an interval that spans 0.
+    """
+    from .stats import PairResult, _t_sf
+
+    alpha = 1 - level
+    bounds = clustered_bounds(clusters, alpha / 2)
+    if bounds is None:
+        return None
+    mean, lower, upper, se = bounds
+    g = len(clusters)
+    p = min(1.0, 2 * _t_sf(abs(mean) / se, g - 1))
+    pair = PairResult(a, b, g, mean, (lower, upper), p, METHOD, p, se * math.sqrt(g), True, math.nan,
+                      interval_method=METHOD, method=METHOD)
+    pair.items = pairing.items
+    return pair

@@ -37,7 +37,7 @@ from .comparison import MEASURED, PARTIAL, UNREPORTED, ArmSummary, Comparison, F
 from .screen import screen_groups
 from ..core.scoped import gc_paused
 from .anytime import metric_frame
-from .pairing import pair_groups
+from .pairing import item_pairs, pair_groups
 from ..core.provenance import different_code_lines
 from ..core.records import RunRecord, budget_key, budget_label
 from .group_selection import select_groups
@@ -88,6 +88,8 @@ def _compare(records, fixed: str | None, options: CompareOptions) -> Comparison:
     range_notes(groups, split)
     bounded_arm_intervals(groups)
     pair_groups(groups, options)
+    if "items" in frame.columns and options.metric == "reward":
+        item_pairs(groups, frame, options)
     _mark_not_comparisons(groups)
     fixed_units = {g.fixed for g in groups}
     shown_fixed = fixed if fixed is not None else (fixed_units.pop() if len(fixed_units) == 1 else None)

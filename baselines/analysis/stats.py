@@ -328,6 +328,7 @@ class PairResult:
     p_decide: float = math.nan
     reward_range: tuple[float, float] | None = None
     family: str = ""          # the pairs Holm adjusted together ("all 21 pairs", "6 pairs against base")
+    items: int | None = None  # paired items behind a seed-clustered pair (None: per-seed statistics)
 
     def __post_init__(self) -> None:
         if not math.isfinite(self.p_decide):
@@ -342,7 +343,7 @@ class PairResult:
                 "p_decide": _num(self.p_decide), "method": self.method,
                 "p_adjusted": _num(self.p_adjusted), "paired": self.paired,
                 "mde": _num(self.mde), "verdict": self.verdict, "notes": list(self.notes),
-                "family": self.family,
+                "family": self.family, "items": self.items,
                 **({"reward_range": list(self.reward_range)} if self.reward_range is not None else {}),
                 **({"bootstrap_ci": [_num(self.bootstrap_ci[0]), _num(self.bootstrap_ci[1])]}
                    if self.bootstrap_ci is not None else {})}
@@ -699,8 +700,9 @@ def decide(pairs: list[PairResult], alpha: float = 0.05, margin: float | None = 
         if p_adj < alpha and math.isfinite(pair.diff) and pair.diff != 0:
             if _interval_agrees(pair):
                 pair.verdict = "a>b" if pair.diff > 0 else "b>a"
-                pair.notes.append(f"decided by {pair.method} (Holm-adjusted p {p_adj:.3g}; both the t and the "
-                                  f"exact test reject) and the {pair.interval_method} interval, which excludes 0")
+                tests = "" if pair.items else "; both the t and the exact test reject"
+                pair.notes.append(f"decided by {pair.method} (Holm-adjusted p {p_adj:.3g}{tests}) and the "
+                                  f"{pair.interval_method} interval, which excludes 0")
                 _degenerate_note(pair)
                 continue
             pair.notes.append(f"the tests reject (Holm-adjusted p {p_adj:.3g}) but the {pair.interval_method} "
