@@ -15,7 +15,6 @@ from pathlib import Path
 
 import numpy as np
 
-from .compare_options import CompareOptions
 from .gate import FAIL, INCONCLUSIVE, PASS, decide_gate, overall, run_gate, spending_schedule
 
 
@@ -34,7 +33,7 @@ def sequential_verdict(diffs, looks: list[int], margin: float, alpha: float,
     spend = [alpha] * len(looks) if reward_range is not None else spending_schedule(looks, alpha)
     verdict = INCONCLUSIVE
     for n, a in zip(looks, spend):
-        verdict, *_ = decide_gate(diffs[:n], margin, a, reward_range, planned_n=looks[-1])
+        verdict, *_ = decide_gate(diffs[:n], margin, a, reward_range, planned_n=looks[-1], anytime=True)
         if verdict != INCONCLUSIVE:
             return verdict, n
     return verdict, looks[-1]
@@ -65,13 +64,10 @@ def simulate(true_diff: float, sd: float, margin: float, looks: list[int] | None
 
 def run_sequential(suite, out_dir: Path, looks: list[int], baseline: str, candidate: str, margin,
                    alpha: float, lower_is_better: bool, run, progress_factory,
-                   reward_range: tuple[float, float] | None = None, bounds: str = "auto",
-                   options: CompareOptions | None = None):
+                   reward_range: tuple[float, float] | None = None, bounds: str = "auto"):
     """Run the suite look by look (resuming each time) until the gate decides.
 
     `run` is runner.run_suite; seeds are the suite's first `looks[-1]` seeds.
-    Each look gates the comparison the run report makes: `options` (default
-    CompareOptions()) with the suite's tolerance for that fixed unit.
     Returns (verdict, seeds used, gate results of the last look, outcome).
     """
     spend = spending_schedule(looks, alpha)
@@ -85,29 +81,38 @@ def run_sequential(suite, out_dir: Path, looks: list[int], baseline: str, candid
         outcome = run(look_suite, out_dir, progress=progress_factory())
         if outcome.interrupted:
             return INCONCLUSIVE, n, results, outcome
-        results = _look(suite, outcome.records, baseline, candidate, margin, a, lower_is_better, reward_range,
-                        looks[-1], alpha, bounds, options)
+        results = _gate_look(suite, outcome.records, baseline, candidate, margin, a, alpha, lower_is_better,
+                             reward_range, looks[-1], bounds)
         verdict = overall(results)
         if verdict != INCONCLUSIVE:
             return verdict, n, results, outcome
     return INCONCLUSIVE, looks[-1], results, outcome
 
 
-def _look(suite, records, baseline, candidate, margin, look_alpha, lower_is_better, reward_range, planned_n,
-          alpha, bounds, options):
-    """The gate results of one look, per fixed unit where both arms run (an error in the gate is raised)."""
+def _gate_look(suite, records, baseline: str, candidate: str, margin, look_alpha: float, alpha: float,
+               lower_is_better: bool, reward_range, planned_n: int, bounds: str) -> list:
+    """The gate results of one look: one `run_gate` per (fixed unit, tolerance) of the suite's workloads.
+
+    Each workload's own `tolerance` decides its spend checks (the sequential
+    gate used the default 0.1 whatever the suite said). Workloads that do
+    not run both arms are not gated; any other problem is an InputError,
+    never a group skipped in silence.
+    """
+    from ..core.errors import InputError
     from ..core.records import budget_key
 
+    by_setting: dict[tuple, set] = {}
+    for w in suite.workloads:
+        if baseline in w.arms and candidate in w.arms:
+            by_setting.setdefault((w.fixed, w.tolerance), set()).update((w.name, b.key()) for b in w.budgets)
     results = []
-    for unit in dict.fromkeys(w.fixed for w in suite.workloads):
-        both = [w for w in suite.workloads if w.fixed == unit and baseline in w.arms and candidate in w.arms]
-        if not both:
-            continue
-        keys = {(w.name, b.key()) for w in both for b in w.budgets}
+    for (unit, tolerance), keys in by_setting.items():
         subset = [r for r in records if (r.workload, budget_key(r.budget)) in keys]
-        unit_options = dataclasses.replace(options or CompareOptions(), tolerance=suite.tolerance_of(unit))
-        res, _ = run_gate(subset, unit, baseline, candidate, margin, look_alpha, lower_is_better=lower_is_better,
-                          reward_range=reward_range, planned_n=planned_n, alpha_total=alpha, bounds=bounds,
-                          options=unit_options)
+        try:
+            res, _ = run_gate(subset, unit, baseline, candidate, margin, look_alpha, tolerance=tolerance,
+                              lower_is_better=lower_is_better, reward_range=reward_range, planned_n=planned_n,
+                              alpha_total=alpha, bounds=bounds)
+        except ValueError as exc:
+            raise InputError(f"run --looks: {exc}") from None
         results += res
     return results
