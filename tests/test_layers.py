@@ -17,12 +17,12 @@ PACKAGES = ("baselines", "workloads", "arms", "reports")
 #: the core: what an arm, a workload or a model client needs at run time
 CORE = {"baselines.errors", "baselines.units", "baselines.budget", "baselines.meter",
         "baselines.records", "baselines.fileio", "baselines.protocols", "baselines.clients", "baselines.prices",
-        "baselines.provenance", "baselines.gc_pause", "baselines.environ"}
+        "baselines.provenance", "baselines.gc_pause", "baselines.environ", "baselines.governor"}
 #: analysis of records (imports only the core)
 ANALYSIS_PREFIXES = ("baselines.table", "baselines.columns", "baselines.comparing", "baselines.comparison",
                      "baselines.metrics", "baselines.selection", "baselines.pairing", "baselines.stats", "baselines.compare_options",
                      "baselines.anytime", "baselines.gate", "baselines.sequential", "baselines.betting",
-                     "baselines.arm_intervals")
+                     "baselines.arm_intervals", "baselines.degradation")
 
 
 def layer(module: str) -> str:
