@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from baselines.meter import Meter
+from baselines.core.meter import Meter
 
 from .selection import SelectionPolicy
 

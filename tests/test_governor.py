@@ -9,15 +9,15 @@ from hypothesis import given, settings, strategies as st
 
 from arms.governed import VerifiedGreedy
 from baselines import read_records
-from baselines.budget import Budget
+from baselines.core.budget import Budget
 from baselines.cli import main
-from baselines.comparing import compare
-from baselines.governor import governor_fields
-from baselines.meter import BudgetExhausted, Meter
-from baselines.records import write_records
-from baselines.runner import execute_record
-from baselines.suite import load_suite
-from baselines.table import RunTable, _arrow_chunk, _line_ends
+from baselines.analysis.comparing import compare
+from baselines.core.governor import governor_fields
+from baselines.core.meter import BudgetExhausted, Meter
+from baselines.core.records import write_records
+from baselines.running.runner import execute_record
+from baselines.running.suite import load_suite
+from baselines.analysis.table import RunTable, _arrow_chunk, _line_ends
 from reports.markdown import comparison_markdown
 from reports.tables import group_latex
 from workloads.search_sim import SearchSim
