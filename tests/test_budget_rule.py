@@ -59,25 +59,31 @@ def test_every_bbob_arm_gets_n_function_values_from_n_evaluations(name):
 
 
 # -- search-sim: N calls or N rollouts are all used, none beyond ------------------------------------
-SELECTION_ARMS = ["Greedy", "UniformRandom", "UCB1", "PUCT", "CostEfficientPUCT", "Thompson", "BestOfNFork"]
+SELECTION_ARMS = ["Greedy", "UniformRandom", "UCB1", "PUCT", "CostEfficientPUCT", "Thompson", "BestOfNFork",
+                  "VerifiedGreedy"]
 
 
 @pytest.mark.parametrize("name", SELECTION_ARMS)
 @pytest.mark.parametrize("unit, n", [("calls", 12), ("rollouts", 9), ("rollouts", 1)])
 def test_every_selection_arm_uses_exactly_its_budget(name, unit, n):
+    import arms.governed as governed
     import arms.selection as selection
     from workloads.search_sim import SearchSim
 
+    policy = getattr(selection, name, None) or getattr(governed, name)
     sim = SearchSim()   # 2 calls per expansion, 1 rollout per evaluation
     instance = sim.instance(3)
     before = len(instance.registry)
-    meter = _run_arm(getattr(selection, name)(), instance, Budget({unit: n}),
+    meter = _run_arm(policy(), instance, Budget({unit: n}),
                      measures=("calls", "seconds", "rollouts", "prompt_tokens", "completion_tokens", "tokens"))
     spend = meter.spend()
     expansions = len(instance.registry) - before
     assert spend[unit] == n, spend   # the whole budget is used: the last result is not thrown away
-    per = sim.calls_per_expansion if unit == "calls" else sim.rollouts_per_eval
-    assert expansions == n // per and spend["rollouts"] == expansions  # every expansion was evaluated
+    looks = spend["calls"] - sim.calls_per_expansion * expansions   # a verifier's looks: one call each
+    assert spend["rollouts"] == expansions + looks   # every expansion and look was evaluated: no wasted call
+    if name != "VerifiedGreedy":
+        per = sim.calls_per_expansion if unit == "calls" else sim.rollouts_per_eval
+        assert looks == 0 and expansions == n // per
 
 
 # -- qa (test-time compute): N model calls are N answers ---------------------------------------------

@@ -130,4 +130,4 @@ def test_compare_honours_a_keyword_given_beside_options():
     assert both.valid and both.tolerance == 0.2
     assert compare(records, options=CompareOptions(tolerance=0.2), alpha=0.1).tolerance == 0.2
     with pytest.raises(TypeError):
-        compare(records, fixed="rollouts")   # keyword-only after the records
+        compare(records, "rollouts")   # keyword-only after the records
