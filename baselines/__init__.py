@@ -18,6 +18,7 @@ _EXPORTS: dict[str, str] = {
     "Meter": "meter",
     "InputError": "errors",
     "RunRecord": "records",
+    "Scored": "scored",
     "read_records": "records",
     "write_records": "records",
     "RunTable": "table",
@@ -53,4 +54,5 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from .errors import InputError
     from .meter import BudgetExhausted, Meter
     from .records import RunRecord, read_records, write_records
+    from .scored import Scored
     from .table import RunTable
