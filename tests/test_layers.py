@@ -22,7 +22,7 @@ CORE = {"baselines.errors", "baselines.units", "baselines.budget", "baselines.me
 ANALYSIS_PREFIXES = ("baselines.table", "baselines.columns", "baselines.comparing", "baselines.comparison",
                      "baselines.metrics", "baselines.selection", "baselines.pairing", "baselines.stats", "baselines.compare_options",
                      "baselines.anytime", "baselines.gate", "baselines.sequential", "baselines.betting",
-                     "baselines.arm_intervals")
+                     "baselines.arm_intervals", "baselines.tts_curves")
 
 
 def layer(module: str) -> str:
