@@ -34,7 +34,7 @@ def budget_curves_plot(curves: list[Curve], oracle: Curve | None = None, differe
     ax.set_xscale("log")
     _quantity_axis(ax.xaxis, log=True)
     ax.set_title(title)
-    ax.legend(loc="upper left", frameon=False)
+    ax.legend(loc="upper left", bbox_to_anchor=(0, -0.3), frameon=False)  # below the axes: never over the data
     if difference is not None:
         _difference_panel(axes[0][1], difference)
     fig.tight_layout()
@@ -55,7 +55,7 @@ def _difference_panel(ax, d: CurveDifference) -> None:
     ax.set_xlabel("expected completion tokens per problem")
     ax.set_ylabel("accuracy difference at equal tokens")
     ax.set_title(f"{d.a} - {d.b}")
-    ax.legend(loc="best", frameon=False)
+    ax.legend(loc="upper left", bbox_to_anchor=(0, -0.3), frameon=False)
 
 
 def write_budget_curves(curves: list[Curve], out_dir: str | Path, oracle: Curve | None = None,

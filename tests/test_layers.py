@@ -17,7 +17,7 @@ PACKAGES = ("baselines", "workloads", "arms", "reports")
 #: the core: what an arm, a workload or a model client needs at run time
 CORE = {"baselines.errors", "baselines.units", "baselines.budget", "baselines.meter",
         "baselines.records", "baselines.fileio", "baselines.protocols", "baselines.clients", "baselines.prices",
-        "baselines.provenance", "baselines.gc_pause", "baselines.environ"}
+        "baselines.provenance", "baselines.gc_pause", "baselines.environ", "baselines.scored"}
 #: analysis of records (imports only the core)
 ANALYSIS_PREFIXES = ("baselines.table", "baselines.columns", "baselines.comparing", "baselines.comparison",
                      "baselines.metrics", "baselines.selection", "baselines.pairing", "baselines.stats", "baselines.compare_options",

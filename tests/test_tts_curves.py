@@ -128,3 +128,16 @@ def test_the_figure_is_written(tmp_path):
     d = compare_curves(curves["adaptive"], curves["majority"], resamples=50)
     paths = write_budget_curves([curves["majority"], curves["adaptive"]], tmp_path / "figs", curves["oracle"], d)
     assert sorted(p.suffix for p in paths) == [".png", ".svg"] and all(p.stat().st_size > 1000 for p in paths)
+
+
+def test_the_curves_verb_prints_the_table_and_writes_figures(tmp_path, capsys):
+    from baselines.cli import main
+
+    assert main(["curves", "--models", "gpt-oss-20b,Qwen3-4B", "--draws", "8", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "gpt-oss-20b" in out and "Qwen3-4B" in out and "Best-of-1" in out
+    assert "gpt-oss-20b:adaptive - gpt-oss-20b:majority" in out
+    assert "gpt-oss-20b:majority - Qwen3-4B:majority" in out
+    assert len(list(tmp_path.glob("budget-curves-*.png"))) == 2
+    assert main(["curves", "--compare", "gpt-oss-20b:best"]) == 2
+    assert "--compare" in capsys.readouterr().err
