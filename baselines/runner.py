@@ -232,14 +232,11 @@ def _score(run: _CellRun, choice: Any) -> tuple[float | None, list | None]:
 def _cell_record(cell: Cell, run: _CellRun, reward, items, oracle, notes: list[str], started: float) -> RunRecord:
     """The record of a finished cell; without a meter its spend is only the seconds it took.
 
-    `items` (per-item outcomes, contract v3) travel in `extra` until RunRecord has a field of its own;
-    either way they are written as the line's top-level ``items`` array.
+    `items` are the per-item outcomes of a `Scored` score (contract v3), None for a plain number.
     """
     spec_w, spec_a, meter = cell.workload, cell.arm, run.meter
     spend = meter.spend() if meter is not None else {"seconds": time.perf_counter() - started}
     extra: dict[str, Any] = {"workload_params": dict(spec_w.params)}
-    if items is not None:
-        extra["items"] = items
     if oracle is not None:
         extra["oracle_reward"] = oracle
     if notes:
@@ -250,7 +247,7 @@ def _cell_record(cell: Cell, run: _CellRun, reward, items, oracle, notes: list[s
                      None if reward is None else float(reward), cell.budget.to_dict(),
                      dict(spec_a.params), meter.best if meter is not None else None,
                      list(meter.trace) if meter is not None else None, run.stop_reason, run.error,
-                     tuple(meter.partial()) if meter is not None else (), extra)
+                     tuple(meter.partial()) if meter is not None else (), extra, items)
 
 
 def _workload_fields(workload, instance) -> dict[str, Any]:
