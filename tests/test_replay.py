@@ -289,3 +289,20 @@ def test_the_shipped_suite_is_found_by_name(capsys):
 def test_the_shipped_suite_runs(tmp_path):
     assert main(["run", "replay-aime2025", "--out", str(tmp_path / "out"), "--quiet"]) == 0
     assert len(records(tmp_path / "out")) == 70
+
+
+def test_the_full_files_suite_in_docs_runs_on_files_by_path(tmp_path, monkeypatch):
+    """docs/replay-files-suite.toml, pointed at two synthetic MATH500-shaped files (the real ones are not shipped)."""
+    from benchmarks.replay_synthetic import write_synthetic
+
+    folder = tmp_path / "boinf" / "jsonl"
+    folder.mkdir(parents=True)
+    for i, model in enumerate(("gpt-oss-20b", "Qwen3-14B")):
+        write_synthetic(folder / f"analysis_math500_{model}.jsonl", problems=20, samples=12, seed=i)
+    text = (Path(__file__).resolve().parents[1] / "docs" / "replay-files-suite.toml").read_text()
+    suite = tmp_path / "suite.toml"
+    suite.write_text(text.replace("seeds = 5", "seeds = 2").replace("jobs = 2", 'jobs = 1\nbackend = "sequential"'))
+    monkeypatch.chdir(tmp_path)  # folder = "boinf/jsonl" is relative to where costmatch runs
+    assert main(["run", str(suite), "--quiet", "--no-plots"]) == 0
+    rows = records(tmp_path / "replay-math500-out")
+    assert len(rows) == 10 and all(len(r["items"]) == 20 and r["error"] is None for r in rows)
