@@ -59,6 +59,7 @@ class Replay:
     reward_range = (0.0, 1.0)  # fraction of problems answered correctly
     measures = ("calls", "completion_tokens", "seconds")
     unit_nouns = {"calls": "samples"}
+    score_trace = True  # scoring is a pass over the problems: anytime curves show held-out accuracy
 
     def __init__(self, benchmark: str = "aime2025", folder: str | None = None, models: list[str] | None = None,
                  files: dict[str, str] | None = None, problems: int | None = None, order: str = "shuffled",
