@@ -20,8 +20,8 @@ from math import comb
 
 import numpy as np
 
-from baselines.meter import BudgetExhausted, Meter
-from baselines.protocols import ArmOutput
+from baselines.core.meter import BudgetExhausted, Meter
+from baselines.core.protocols import ArmOutput
 
 
 class Tally:

@@ -1,4 +1,4 @@
-"""The CI gate's error rates by seeded simulation (the figures quoted in the README).
+"""The CI gate's error rates by seeded simulation (the figures quoted in docs/gate.md).
 
     python benchmarks/gate_simulation.py [--sims 1000]
 
@@ -15,7 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from baselines.sequential import simulate  # noqa: E402
+from baselines.analysis.sequential import simulate  # noqa: E402
 
 if __name__ == "__main__":
     p = argparse.ArgumentParser()

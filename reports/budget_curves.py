@@ -4,13 +4,13 @@ Left: each strategy's curve (majority@n, an adaptive rule, another model) with
 the oracle (pass@n) drawn apart, dashed and grey, labelled as not an arm.
 Right, when a difference is given: a - b at equal tokens with its paired band,
 zero, and the crossover budgets marked. The numbers come from
-`baselines.tts_curves`; this module only draws them.
+`baselines.analysis.tts_curves`; this module only draws them.
 """
 from __future__ import annotations
 
 from pathlib import Path
 
-from baselines.tts_curves import Curve, CurveDifference
+from baselines.analysis.tts_curves import Curve, CurveDifference
 
 from .plots import PALETTE, Plot, _mpl, _quantity_axis, save
 from .text import quantity

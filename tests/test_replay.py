@@ -14,11 +14,11 @@ import numpy as np
 import pytest
 
 from arms.replay_tts import AdaptiveMajority, FirstSample, Majority, ModelMix, leader_probability
-from baselines.budget import Budget
+from baselines.core.budget import Budget
 from baselines.cli import main
-from baselines.errors import InputError
-from baselines.meter import Meter
-from baselines.scored import Scored, unpack_score
+from baselines.core.errors import InputError
+from baselines.core.meter import Meter
+from baselines.core.scored import Scored, unpack_score
 from workloads.replay import Replay, shipped_folder
 
 SHIPPED = sorted(shipped_folder().glob("analysis_aime2025_*.jsonl"))
@@ -102,7 +102,7 @@ def test_majority_over_all_samples_matches_the_raw_file(path):
 @pytest.mark.parametrize("path", SHIPPED, ids=model_of)
 def test_single_sample_accuracy_matches_the_raw_file(path):
     """Best-of-1: the first recorded sample (generation order) and the pool's mean single-sample accuracy."""
-    from baselines.tts_curves import pool_curves
+    from baselines.analysis.tts_curves import pool_curves
 
     rows = raw(path)
     first = np.mean([r["all_answers"][0][0] == r["gold_answer"] for r in rows])

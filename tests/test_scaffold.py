@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from baselines import scaffold
+from baselines.running import scaffold
 from baselines.cli import main
-from baselines.errors import InputError
-from baselines.suite import _ARM_KEYS, _TOP_KEYS, _WORKLOAD_KEYS, parse_suite, resolve
-from baselines.units import STANDARD_UNITS
+from baselines.core.errors import InputError
+from baselines.running.suite import _ARM_KEYS, _TOP_KEYS, _WORKLOAD_KEYS, parse_suite, resolve
+from baselines.core.units import STANDARD_UNITS
 
 ROOT = Path(__file__).resolve().parents[1]
 SUITE_DOC = ROOT / "docs" / "suite.md"
@@ -46,17 +46,20 @@ def test_catalog_finds_every_builtin_workload_and_arm():
     cat = scaffold.catalog()
     workloads = {w.path for w in cat.workloads}
     arms = {a.path for a in cat.arms}
-    assert workloads == {"workloads.search_sim:SearchSim", "workloads.bbob:BBOB", "workloads.qa:QA"}
+    assert workloads == {"workloads.search_sim:SearchSim", "workloads.bbob:BBOB", "workloads.qa:QA",
+                         "workloads.replay:Replay"}
     for path in ("arms.selection:Greedy", "arms.selection:PUCT", "arms.selection:CostEfficientPUCT",
                  "arms.selection:UCB1", "arms.selection:Thompson", "arms.selection:UniformRandom",
                  "arms.selection:BestOfNFork", "arms.optimizers:CMAES", "arms.optimizers:OptunaTPE",
                  "arms.optimizers:RandomSearch", "arms.optimizers:NelderMead",
                  "arms.optimizers:DifferentialEvolution", "arms.tts:SingleSample", "arms.tts:SelfConsistency",
-                 "arms.tts:BestOfNVerifier", "arms.tts:SelfRevision"):
+                 "arms.tts:BestOfNVerifier", "arms.tts:SelfRevision", "arms.replay_tts:FirstSample",
+                 "arms.replay_tts:Majority", "arms.replay_tts:AdaptiveMajority", "arms.replay_tts:ModelMix"):
         assert path in arms
     # bases to subclass, protocols and helpers are not offered as arms
     assert not arms & {"arms.selection:SelectionPolicy", "arms.base:Arm", "arms.base:ArmOutput"}
-    assert not any(path.startswith(("baselines.", "arms.tts:_")) for path in arms)
+    assert not any(path.startswith(("baselines.", "arms.tts:_", "arms.replay_tts:_")) for path in arms)
+    assert "arms.replay_tts:Tally" not in arms and "workloads.replay:ReplayInstance" not in workloads
     assert "workloads.base:Workload" not in workloads
 
 
@@ -145,7 +148,7 @@ def test_init_into_a_file_or_an_unwritable_place_is_one_line(tmp_path, monkeypat
 
 
 def test_init_that_fails_mid_way_leaves_no_partial_project(tmp_path, monkeypatch):
-    from baselines import fileio
+    from baselines.core import fileio
 
     real, calls = fileio.atomic_write_text, []
 
@@ -233,12 +236,12 @@ def test_ci_workflow_installs_a_pinned_costmatch_and_its_commands_parse(tmp_path
     assert check.results == [f"{run.out}/results.jsonl"]
     upload = next(s for s in steps if str(s.get("uses", "")).startswith("actions/upload-artifact"))
     paths = upload["with"]["path"].split()
-    # what README step 5 promises in the artifact
+    # what docs/gate.md step 5 promises in the artifact
     assert {f"{run.out}/{name}" for name in ("report.md", "report.html", "results.jsonl")} <= set(paths)
     assert any(p.startswith(f"{run.out}/plots") for p in paths)
     assert upload.get("if") == "always()"
     # the suite the workflow runs is the documented gate suite, copied under the name it uses
     (tmp_path / run.suite).write_text((ROOT / "docs" / "gate-suite.toml").read_text(encoding="utf-8"))
     monkeypatch.chdir(tmp_path)
-    suite = __import__("baselines.suite", fromlist=["load_suite"]).load_suite(run.suite)
+    suite = __import__("baselines.running.suite", fromlist=["load_suite"]).load_suite(run.suite)
     assert {check.baseline, check.candidate} <= set(suite.arms) and check.fixed in suite.fixed_units

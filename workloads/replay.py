@@ -36,10 +36,10 @@ from typing import Any
 
 import numpy as np
 
-from baselines.errors import InputError
-from baselines.meter import BudgetExhausted, Meter
-from baselines.prices import load_prices
-from baselines.scored import Scored
+from baselines.core.errors import InputError
+from baselines.core.meter import BudgetExhausted, Meter
+from baselines.core.prices import load_prices
+from baselines.core.scored import Scored
 
 from .replay_data import benchmark_files, read_samples
 from .replay_pools import Pool, PoolSet, encode

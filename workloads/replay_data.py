@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 import orjson
 
-from baselines.errors import InputError
+from baselines.core.errors import InputError
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from baselines.errors import InputError
+from baselines.core.errors import InputError
 
 from .replay_data import Problem
 

@@ -5,7 +5,7 @@ single-sample accuracy, majority@n, majority over the whole pool = the
 finite-pool Best-of-infinity, the adaptive rule, the oracle pass@n apart),
 then the paired difference at equal expected tokens between two curves with
 its band and crossover, and writes the figure. Numbers come from
-`baselines.tts_curves`; this module reads the files and prints.
+`baselines.analysis.tts_curves`; this module reads the files and prints.
 """
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..errors import InputError
+from ..core.errors import InputError
 from .options import EXIT_OK, output_dir, positive_int
 
 HELP = "budget curves of test-time-compute strategies from recorded samples (the replay workload's files)"
@@ -36,7 +36,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(*, benchmark, folder, models, compare, confidence, draws, seed, empty_abstains, out) -> int:
-    from baselines.tts_curves import DEFAULT_CONFIDENCES, compare_curves, pool_curves
+    from ..analysis.tts_curves import DEFAULT_CONFIDENCES, compare_curves, pool_curves
     from workloads.replay import Replay
 
     chosen = [m.strip() for m in models.split(",") if m.strip()] if models else None
