@@ -174,16 +174,21 @@ class AdaptiveMajority(_Rounds):
 
 
 class ModelMix(Majority):
-    """Majority vote over samples from several models in turn, each charged its own model's tokens (and dollars)."""
+    """Majority vote over samples from several models in turn, each charged its own model's tokens (and dollars).
 
-    def __init__(self, models: list[str], n: int | None = None):
-        if isinstance(models, str) or not isinstance(models, list) or len(models) < 2 \
-                or not all(isinstance(m, str) for m in models) or len(set(models)) != len(models):
+    `models` omitted: every model of the workload, in its order.
+    """
+
+    def __init__(self, models: list[str] | None = None, n: int | None = None):
+        if models is not None and (isinstance(models, str) or not isinstance(models, list) or len(models) < 2
+                                   or not all(isinstance(m, str) for m in models) or len(set(models)) != len(models)):
             raise ValueError(f"models must be a list of two or more distinct model names, got {models!r}")
         super().__init__(n)
-        self.mix = list(models)
+        self.mix = None if models is None else list(models)
 
     def models(self, instance) -> list[str]:
+        if self.mix is None:
+            return list(instance.workload.models)
         for model in self.mix:
             instance.workload.pools.pool(model)  # an unknown model is named with the workload's models
         return list(self.mix)
