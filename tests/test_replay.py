@@ -165,6 +165,15 @@ def test_the_sample_that_crosses_a_token_budget_is_cut_and_its_answer_unused(tmp
     assert scored.items == {"p": 1.0, "q": 1.0}   # a call budget: the last sample is whole and counts
 
 
+@pytest.mark.parametrize("calls", [1, 2, 3, 5])
+def test_a_budget_of_n_calls_draws_exactly_n_samples_and_never_an_extra_call(tmp_path, calls):
+    write(tmp_path / "b_m.jsonl", [problem(f"p{k}", "1", ["1", "1"]) for k in range(3)])
+    workload = Replay(benchmark="b", folder=str(tmp_path), order="generation")
+    scored, _, meter = play(Majority(), workload, budget={"calls": calls})
+    assert meter.spend()["calls"] == calls
+    assert sum(v is not None and v > 0 for v in scored.items.values()) == min(calls, 3)
+
+
 def test_two_arms_at_one_seed_draw_the_same_samples_in_the_same_order(tmp_path):
     suite = suite_text(tmp_path, {"maj": ("Majority", {"model": "gpt-oss-20b"}),
                                   "ada": ("AdaptiveMajority", {"model": "gpt-oss-20b", "min_samples": 3}),

@@ -185,6 +185,11 @@ class Sampler:
         used up or the budget stopped the sample; `stopped` is then set when the budget ran out."""
         if self.left(model, i) <= 0:
             return None
+        try:  # a budget of N calls gives N samples: the check before sample N + 1 stops the arm
+            self.meter.check(calls=1)
+        except BudgetExhausted as exc:
+            self.stopped = exc
+            return None
         pool: Pool = self.instance.workload.pools.pool(model)
         cursor = self._cursor(model)
         row, column = self.instance.rows[i], self.instance.order(model)[i, cursor[i]]
