@@ -214,6 +214,16 @@ def output_dir(path: str, what: str) -> Path:
     return ensure_dir(path, what)
 
 
+def planned_dir(path: str, what: str) -> Path:
+    """An output folder checked but not made: the writer makes it, so a refused command leaves no folder (issue 31)."""
+    if not str(path).strip():
+        raise InputError(f"the {what} is an empty path; give a folder path")
+    planned = Path(path)
+    if planned.exists() and not planned.is_dir():
+        raise InputError(f"{planned}: the {what} is a file, not a folder; give a folder path")
+    return planned
+
+
 def suggest(word: str, choices: list[str]) -> str:
     close = difflib.get_close_matches(word, choices, n=1, cutoff=0.5)
     return f"; did you mean {close[0]!r}?" if close else ""

@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .options import EXIT_OK, add_results_args, output_dir, output_file, unit
+from .options import EXIT_OK, add_results_args, output_file, planned_dir, unit
 
 HELP = "paper-ready tables (md, latex, csv), a self-contained HTML page, and figures"
 
@@ -43,7 +43,7 @@ def run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_early
     if figure_format is not None and not plots:
         raise InputError("report: --figure-format needs --plots DIR, the folder the figures are written to")
     out_path = output_file(out, "table file") if out else None
-    plots_dir = output_dir(plots, "figures folder") if plots else None
+    plots_dir = planned_dir(plots, "figures folder") if plots else None
     records = read_runs(results, keep_last)
     comparison = load_comparison("report", results, fixed, tolerance=tolerance, keep_last=keep_last,
                                  allow_early_stop=allow_early_stop, alpha=alpha, metric=metric, start=start,

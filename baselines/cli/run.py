@@ -9,7 +9,7 @@ from pathlib import Path
 from ..core.errors import InputError
 from ..core.scoped import gc_paused
 from .check import add_gate_arguments
-from .options import (EXIT_INTERRUPTED, EXIT_NEGATIVE, EXIT_OK, alpha, default_suite, finite, output_dir,
+from .options import (EXIT_INTERRUPTED, EXIT_NEGATIVE, EXIT_OK, alpha, default_suite, finite, planned_dir,
                       positive_int)
 
 HELP = "run every cell of a suite (the built-in demo suite without SUITE)"
@@ -60,7 +60,7 @@ def run(*, suite, out, jobs, backend, fresh, retry_errors, quiet, no_plots, look
     from ..running.suite import isolated_workers, load_suite
 
     loaded = load_suite(suite or default_suite())
-    out_dir = output_dir(out or loaded.out, "output folder")
+    out_dir = planned_dir(loaded.out if out is None else out, "output folder")
     if looks or gate:
         return _run_sequential(loaded, out_dir, looks=looks, gate=gate, margin=margin, alpha=alpha,
                                lower_is_better=lower_is_better, inconclusive=inconclusive, as_json=as_json,
