@@ -112,3 +112,80 @@ def test_report_on_a_bad_file_leaves_no_figures_folder(tmp_path, capsys):
 def test_an_empty_output_folder_is_an_input_error(with_errors, capsys):
     assert main(["run", str(with_errors / "costmatch-suite.toml"), "--out", "", "--backend", "sequential"]) == 2
     assert "empty path" in capsys.readouterr().err
+
+
+# -- no command writes over one of its inputs ---------------------------------------------------
+CSV = "policy,s,acc\ngreedy,0,0.5\ngreedy,1,0.6\n"
+MAP = "arm=policy,seed=s,reward=acc"
+
+
+def import_csv_to(tmp_path: Path, output: Path, capsys) -> int:
+    capsys.readouterr()
+    code = main(["import", "csv", str(tmp_path / "in.csv"), "-o", str(output), "--map", MAP, "--workload", "w"])
+    err = capsys.readouterr().err
+    if code == 2:
+        assert len(err.strip().splitlines()) == 1, err
+    return code
+
+
+@pytest.mark.parametrize("how", ["same", "symlink", "hardlink"])
+def test_import_never_writes_over_its_own_input(tmp_path, capsys, how):
+    source = tmp_path / "in.csv"
+    source.write_text(CSV)
+    target = {"same": source, "symlink": tmp_path / "out.jsonl", "hardlink": tmp_path / "out.jsonl"}[how]
+    if how == "symlink":
+        target.symlink_to(source)
+    elif how == "hardlink":
+        os.link(source, target)
+    before = snapshot(tmp_path)
+    assert import_csv_to(tmp_path, target, capsys) == 2
+    assert snapshot(tmp_path) == before
+
+
+def test_import_of_agentdescent_onto_its_input_is_refused(tmp_path, agentdescent_dir, capsys):
+    source = tmp_path / "ad.json"
+    source.write_bytes((agentdescent_dir / "equal-budget-hotpotqa-3seed.json").read_bytes())
+    before = snapshot(tmp_path)
+    assert main(["import", "agentdescent", str(source), "-o", str(source)]) == 2
+    assert "also an input" in capsys.readouterr().err
+    assert snapshot(tmp_path) == before
+
+
+def test_the_rule_is_in_run_import_for_every_importer(tmp_path):
+    """A new importer goes through run_import: the rule holds without the CLI too."""
+    from baselines.core.errors import InputError
+    from baselines.importers import run_import
+
+    source = tmp_path / "in.csv"
+    source.write_text(CSV)
+    with pytest.raises(InputError, match="also an input"):
+        run_import("csv", [source], source, mapping=MAP, workload="w")
+    assert source.read_text() == CSV
+
+
+def test_import_and_init_never_replace_a_dangling_link(tmp_path, capsys):
+    (tmp_path / "in.csv").write_text(CSV)
+    link = tmp_path / "out.jsonl"
+    link.symlink_to(tmp_path / "gone.jsonl")
+    assert import_csv_to(tmp_path, link, capsys) == 2
+    assert link.is_symlink() and not (tmp_path / "gone.jsonl").exists()
+    project = tmp_path / "proj"
+    project.mkdir()
+    suite_link = project / "costmatch-suite.toml"
+    suite_link.symlink_to(tmp_path / "missing.toml")
+    assert main(["init", str(project)]) == 2
+    assert suite_link.is_symlink() and not (tmp_path / "missing.toml").exists()
+    assert [p.name for p in project.iterdir()] == ["costmatch-suite.toml"]
+
+
+def test_report_table_never_written_over_the_results_it_reads(with_errors, capsys):
+    results = with_errors / "rd" / "results.jsonl"
+    before = results.read_bytes()
+    assert main(["report", str(results), "--out", str(results)]) == 2
+    assert results.read_bytes() == before
+
+
+def test_init_of_an_empty_name_is_an_input_error(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert main(["init", ""]) == 2
+    assert list(tmp_path.iterdir()) == []

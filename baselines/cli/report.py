@@ -33,7 +33,7 @@ def run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_early
     from reports.run_report import render_report
 
     from ..core.errors import InputError
-    from ..core.fileio import atomic_write_text
+    from ..core.fileio import atomic_write_text, check_output_target
     from .results import load_comparison, read_runs
 
     # an option that would change nothing is a mistake worth one line, not silence
@@ -43,6 +43,8 @@ def run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_early
     if figure_format is not None and not plots:
         raise InputError("report: --figure-format needs --plots DIR, the folder the figures are written to")
     out_path = output_file(out, "table file") if out else None
+    if out_path:
+        check_output_target(out_path, results, "table file")  # never over a results file it reads
     plots_dir = planned_dir(plots, "figures folder") if plots else None
     records = read_runs(results, keep_last)
     comparison = load_comparison("report", results, fixed, tolerance=tolerance, keep_last=keep_last,
