@@ -46,6 +46,15 @@ class Parser(argparse.ArgumentParser):
         verb = self.prog.removeprefix("costmatch").strip()
         raise InputError(f"{verb + ': ' if verb else ''}{message} (see costmatch {verb + ' ' if verb else ''}--help)")
 
+    def _get_values(self, action, arg_strings):  # noqa: D102 - argparse hook, before any type conversion
+        # an empty value is a mistake, never "not given": `--address ''` started a local cluster and
+        # `init ''` wrote into the working folder (issue 31)
+        if action.nargs not in (argparse.PARSER, argparse.REMAINDER) and any(
+                isinstance(text, str) and not text.strip() for text in arg_strings):
+            name = "/".join(action.option_strings) or action.metavar or action.dest
+            self.error(f"{name}: an empty value; give one (or leave the option out)")
+        return super()._get_values(action, arg_strings)
+
 
 def unit(text: str) -> str:
     """A unit name, with common aliases (dollars -> usd, token -> tokens) mapped to the contract's."""

@@ -42,6 +42,8 @@ def run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_early
                          "--format latex")
     if figure_format is not None and not plots:
         raise InputError("report: --figure-format needs --plots DIR, the folder the figures are written to")
+    if x_unit is not None and not plots:
+        raise InputError("report: --x-unit needs --plots DIR, the folder the cost-reward figures are written to")
     out_path = output_file(out, "table file") if out else None
     if out_path:
         check_output_target(out_path, results, "table file")  # never over a results file it reads
@@ -51,6 +53,7 @@ def run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_early
                                  allow_early_stop=allow_early_stop, alpha=alpha, metric=metric, start=start,
                                  workloads=workloads, budgets=budgets, baseline=baseline, confounds=confounds,
                                  reward_range=reward_range, records=records)
+    _check_x_unit(x_unit, records, results)
     try:
         text, files, skipped = render_report(comparison, records, format, baseline=baseline, columns=columns,
                                              plots_dir=plots_dir, figure_format=figure_format,
@@ -67,3 +70,14 @@ def run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_early
     else:
         sys.stdout.write(text)
     return EXIT_OK
+
+
+def _check_x_unit(x_unit: str | None, records: list, results: list[str]) -> None:
+    """--x-unit names a unit some run reported: a figure over an unknown unit was an empty axis, exit 0."""
+    from ..core.errors import InputError
+
+    if x_unit is None or any(r.spend.get(x_unit) is not None for r in records):
+        return
+    reported = sorted({u for r in records for u, v in r.spend.items() if v is not None})
+    raise InputError(f"report: --x-unit {x_unit!r}: no run in {', '.join(results)} reports it; units reported: "
+                     f"{', '.join(reported) or 'none'}")
