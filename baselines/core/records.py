@@ -248,12 +248,20 @@ def _missing_or_null(obj: dict, key: str, where: str, what: str) -> InputError:
     return InputError(f"{where}: field '{key}' is null; give {what}")
 
 
+#: The longest workload or arm name a reader takes (characters), as a suite's names. Why a cap: a
+#: record with a 10 MB arm name grew to 23 GB through the figures and tables (issue 31).
+NAME_MAX = 200
+
+
 def _text(obj: dict, key: str, where: str) -> str:
     value = obj.get(key)
     if value is None:
         raise _missing_or_null(obj, key, where, "a non-empty string")
     if not isinstance(value, str) or not value:
         raise InputError(f"{where}: field '{key}' must be a non-empty string, got {quote(value)}")
+    if len(value) > NAME_MAX:
+        raise InputError(f"{where}: field '{key}' is {len(value):,} characters long; names are at most "
+                         f"{NAME_MAX} characters: shorten it")
     return value
 
 
