@@ -75,3 +75,30 @@ def test_report_x_unit_that_no_run_reports_is_refused(tmp_path, capsys):
     assert not (tmp_path / "p").exists()
     assert main(["report", str(path), "--x-unit", "tokens"]) == 2
     assert "--x-unit needs --plots" in one_line_error(capsys)
+
+
+# -- the Python API names the argument, and agrees with the CLI ---------------------------------
+def test_compare_of_no_records_raises_like_the_cli():
+    from baselines import InputError, compare
+
+    with pytest.raises(InputError, match="no runs to compare"):
+        compare([])
+
+
+def test_compare_workloads_given_as_one_string_is_one_exact_name():
+    from baselines import compare
+    from tests.builders import make_arms
+
+    records = make_arms({"a": {"tokens": 100}, "b": {"tokens": 100}}, seeds=3, workload="search-sim") + \
+        make_arms({"a": {"tokens": 100}, "b": {"tokens": 100}}, seeds=3, workload="other")
+    chosen = compare(records, workloads="search-sim")
+    assert [g.workload for g in chosen.groups] == ["search-sim"]
+    with pytest.raises(ValueError, match="no group matches"):  # never the substring's search-sim
+        compare(records, workloads="xx-search-sim-xx")
+
+
+def test_budget_beyond_any_allowance_names_the_unit():
+    from baselines import Budget, InputError
+
+    with pytest.raises(InputError, match="'rollouts' is an integer of 401 digits"):
+        Budget(rollouts=10**400)
