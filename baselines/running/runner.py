@@ -35,7 +35,8 @@ import orjson
 from ..core.alternatives import score_alternatives
 from ..core.errors import InputError
 from ..core.fileio import ensure_dir
-from ..core.scoped import gc_paused
+from ..core.code_identity import BACKEND_VARIABLE
+from ..core.scoped import gc_paused, scoped_env
 from ..core.protocols import ArmOutput
 from ..core.meter import BudgetExhausted, CellTimeout, Meter
 from ..core.provenance import changed_code_lines, provenance
@@ -645,7 +646,7 @@ def run_suite(suite: Suite, out_dir: Path, jobs: int | None = None, backend: str
     made = _missing_folders(Path(out_dir))
     out_dir = ensure_dir(out_dir, "output folder")
     results = out_dir / "results.jsonl"
-    with _undo_folders_on_refusal(made), output_lock(out_dir):
+    with _undo_folders_on_refusal(made), output_lock(out_dir), scoped_env(BACKEND_VARIABLE, backend):
         existing, prepare = _kept_records(suite, results, fresh, retry_errors, other_runs)
         kept_identities = [r.identity() for r in existing]
         done = set(kept_identities)
