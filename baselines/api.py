@@ -17,6 +17,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, Mapping
 
+from .core.arguments import budget_table, records_argument
 from .core.budget import Budget
 from .core.errors import InputError
 from .core.records import RunRecord
@@ -53,7 +54,7 @@ def build_suite(workload: Spec, arms: Mapping[str, Spec], budget: Budget | Mappi
     if not arms:
         raise InputError("run: arms is empty; give a dict of name -> class or 'module:Class'")
     budgets = budget if isinstance(budget, list) else [budget]
-    budget_tables = [dict(b.limits) if isinstance(b, Budget) else dict(b) for b in budgets]
+    budget_tables = [budget_table(b, "run: budget") for b in budgets]
     units = {u for b in budget_tables for u in b}
     if fixed is None:
         if len(units) != 1:
@@ -118,6 +119,7 @@ def check(records: list[RunRecord] | str | Path, baseline: str, candidate: str, 
 
     if baseline == candidate:
         raise InputError(f"check: baseline and candidate are both {baseline!r}; name two different arms")
+    records = records if isinstance(records, (str, Path)) else records_argument(records, "check: records")
     if isinstance(records, (str, Path)):
         records = read_records(records)
     results, comparison = run_gate(list(records), fixed, baseline, candidate, str(margin), alpha, tolerance,

@@ -102,3 +102,29 @@ def test_budget_beyond_any_allowance_names_the_unit():
 
     with pytest.raises(InputError, match="'rollouts' is an integer of 401 digits"):
         Budget(rollouts=10**400)
+
+
+def test_run_budget_that_is_not_a_budget_names_the_argument():
+    from baselines import run
+
+    with pytest.raises(TypeError, match="run: budget: give a Budget"):
+        run("workloads.search_sim:SearchSim", arms={"greedy": "arms.selection:Greedy"}, budget=30, seeds=2)
+
+
+@pytest.mark.parametrize("records, words", [([5], "check: records: item 0 is int 5, not a RunRecord"),
+                                            (5, "check: records: give a list of RunRecord")])
+def test_check_of_what_is_not_records_names_the_argument(records, words):
+    from baselines import check
+
+    with pytest.raises(TypeError, match=words):
+        check(records, baseline="a", candidate="b", margin=0.1)
+
+
+@pytest.mark.parametrize("margin", ["abc", "abc%", None])
+def test_check_margin_that_is_not_a_number_names_the_argument(margin):
+    from baselines import check
+    from tests.builders import make_arms
+
+    records = make_arms({"a": {"tokens": 100}, "b": {"tokens": 100}}, seeds=3)
+    with pytest.raises(ValueError, match="margin must be a number like 0.02 or a percentage"):
+        check(records, baseline="a", candidate="b", margin=margin)

@@ -273,10 +273,13 @@ def spending_schedule(looks: list[int], alpha: float) -> list[float]:
 
 def relative_margin(text: str | float, baseline_mean: float) -> float:
     """`--margin 0.02` in reward units, or `--margin 2%` of the baseline's mean reward."""
-    if isinstance(text, str) and text.endswith("%"):
-        value = float(text[:-1]) / 100 * abs(baseline_mean)
-    else:
-        value = float(text)
+    try:
+        if isinstance(text, str) and text.endswith("%"):
+            value = float(text[:-1]) / 100 * abs(baseline_mean)
+        else:
+            value = float(text)
+    except (TypeError, ValueError, OverflowError):  # was "could not convert string to float" (issue 31)
+        raise ValueError(f"margin must be a number like 0.02 or a percentage like '2%', got {text!r}") from None
     if not math.isfinite(value) or value < 0:
         raise ValueError(f"margin must be finite and non-negative, got {text!r}")
     return value
@@ -550,10 +553,7 @@ def run_gate(records, fixed: str, baseline: str, candidate: str, margin, alpha: 
         raise ValueError(f"alpha must be between 0 and 0.5 (one-sided), got {alpha}")
     if bounds not in BOUNDS:
         raise ValueError(f"bounds must be one of {', '.join(BOUNDS)}, got {bounds!r}")
-    if not isinstance(margin, str):
-        relative_margin(margin, 0.0)
-    elif not margin.endswith("%"):
-        relative_margin(margin, 0.0)
+    relative_margin(margin, 1.0)  # its form, before any group: "abc%" passed here and then gated nothing
 
     table = records if isinstance(records, RunTable) else None
     arms = set(table.frame["arm"].astype(str).unique()) if table is not None else {r.arm for r in records}
