@@ -484,6 +484,7 @@ def output_lock(out_dir: Path):
     import fcntl
 
     path = out_dir / LOCK_NAME
+    created = not os.path.lexists(path)
     try:
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     except OSError as exc:
@@ -504,6 +505,11 @@ def output_lock(out_dir: Path):
             os.ftruncate(fd, 0)
             os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
         yield
+    except InputError:
+        if created:  # a refused run leaves no lock behind; removed while held, so no other run can hold it
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+        raise
     finally:
         os.close(fd)
 
@@ -781,16 +787,14 @@ def _undo_folders_on_refusal(made: list[Path]):
 
     A refused command leaves nothing behind (issue 31): a bad address found
     while the engine starts must not leave a new ``--out`` holding only
-    ``.costmatch.lock``. Only a folder this run made, holding nothing but the
-    lock, is removed; anything else stays.
+    ``.costmatch.lock``. Only an empty folder this run made is removed.
     """
     try:
         yield
     except InputError:
         if made:
             with contextlib.suppress(OSError):
-                if [p.name for p in made[0].iterdir()] in ([], [LOCK_NAME]):
-                    (made[0] / LOCK_NAME).unlink(missing_ok=True)
+                if not any(made[0].iterdir()):  # its lock is gone already (output_lock)
                     for folder in made:
                         folder.rmdir()
         raise
