@@ -35,13 +35,14 @@ _CACHED: dict[str, Any] = {}
 
 def code_identity() -> dict[str, Any]:
     """The fields of this process's code and environment (cached; a copy each call)."""
-    if not _CACHED:
-        _CACHED["costmatch_code"] = package_hash(_PACKAGE)
+    if "libraries" not in _CACHED:  # filled whole, then published in one step: threads run cells too
+        fields: dict[str, Any] = {"costmatch_code": package_hash(_PACKAGE)}
         commit = git_commit(_PACKAGE.parent)
         if commit is not None:
-            _CACHED["costmatch_commit"] = commit
-        _CACHED["python"] = platform.python_version()
-        _CACHED["libraries"] = {name: _version(name) for name in LIBRARIES}
+            fields["costmatch_commit"] = commit
+        fields["python"] = platform.python_version()
+        fields["libraries"] = {name: _version(name) for name in LIBRARIES}
+        _CACHED.update(fields)
     return {**_CACHED, "libraries": dict(_CACHED["libraries"])}
 
 
