@@ -17,9 +17,8 @@ from types import SimpleNamespace
 import pytest
 
 from baselines import read_records
-from baselines.running import execution
 from baselines.cli import main
-from baselines.running.execution import ThreadPool, WorkerDied, run_cells
+from baselines.running.engines import ThreadPool, WorkerDied, run_cells
 from tests.helpers import SubmitRecorder
 
 from .test_runner import REPO, write_suite
@@ -71,24 +70,23 @@ def drain(gen, into: dict, box: dict):
 
 # -- 1. threading: a thread stuck in C is given up --------------------------------------------------
 @pytest.fixture
-def blocking_batches(monkeypatch):
-    """run_batch replaced: a batch holding 'stuck' blocks in one C call (a lock wait) until released."""
+def blocking_batches():
+    """The cell's work: the cell 'stuck' blocks in one C call (a lock wait) until released."""
     release = threading.Event()
 
-    def fake(cells):
-        names = [getattr(c, "name", c) for c in cells]
-        if "stuck" in names:
+    def work(cell):
+        name = getattr(cell, "name", cell)
+        if name == "stuck":
             release.wait()
-            return [b"late"] * len(cells), 0.0
-        return [f"ok {n}".encode() for n in names], 0.001
+            return b"late"
+        return f"ok {name}".encode()
 
-    monkeypatch.setattr(execution, "run_batch", fake)
-    yield release
+    yield SimpleNamespace(release=release, work=work)
     release.set()
 
 
 def test_abandon_gives_up_a_stuck_thread_and_a_replacement_keeps_the_pool_running(blocking_batches):
-    pool = ThreadPool(1)
+    pool = ThreadPool(1, blocking_batches.work)
     try:
         stuck = pool.submit(["stuck"])
         queued = pool.submit(["next"])
@@ -107,7 +105,7 @@ def test_abandon_gives_up_a_stuck_thread_and_a_replacement_keeps_the_pool_runnin
 def test_a_cell_stuck_in_c_on_a_thread_becomes_a_timeout_and_the_others_finish(blocking_batches):
     cells = [SimpleNamespace(name=n, timeout=0.01) for n in ("a", "stuck", "b", "c")]
     out, box = {}, {}
-    pool = ThreadPool(1)  # one thread: before, the stuck cell stalled every other cell for ever
+    pool = ThreadPool(1, blocking_batches.work)  # one thread: before, the stuck cell stalled every other cell for ever
     runner = threading.Thread(target=drain, daemon=True, args=(
         run_cells(cells, pool, retries=2, grace=0.05,
                   on_failure=lambda c, reason, err: f"{reason} {c.name}".encode()), out, box))

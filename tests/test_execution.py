@@ -14,7 +14,7 @@ import pytest
 
 from baselines import read_records
 from baselines.cli import main
-from baselines.running.execution import WorkerDied, run_cells
+from baselines.running.engines import WorkerDied, run_cells
 from baselines.core.provenance import provenance_warnings
 from baselines.running.runner import output_lock
 from tests.helpers import SubmitRecorder
@@ -164,7 +164,7 @@ def test_loky_workers_come_from_the_standalone_package_when_installed():
     package starts them without it, and raises the same BrokenProcessPool family on a death."""
     from concurrent.futures.process import BrokenProcessPool
 
-    from baselines.running.execution import loky_executor_class
+    from baselines.running.engines.loky_pool import loky_executor_class
 
     loky = pytest.importorskip("loky")
     cls = loky_executor_class()
@@ -234,11 +234,11 @@ def test_errors_keep_the_full_traceback_and_the_first_error_of_each_arm_is_print
 
 
 def test_jobs_are_capped_at_the_number_of_cells(tmp_path, monkeypatch):
-    import baselines.running.execution as execution
+    from baselines.running import runner
 
     seen = []
-    real = execution.open_pool
-    monkeypatch.setattr(execution, "open_pool", lambda opts: seen.append(opts) or real(opts))
+    real = runner.open_pool
+    monkeypatch.setattr(runner, "open_pool", lambda opts, work: seen.append(opts) or real(opts, work))
     suite = write_suite(tmp_path, seeds=1, arms='"guess"')
     assert run_in_process(suite, tmp_path / "out", "--jobs", 64, "--backend", "threading") == 0
     assert [o.jobs for o in seen] == [1]
