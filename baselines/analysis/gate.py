@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 from scipy import special
 
+from .alpha import check_alpha
 from .comparison import Comparison, Group
 from .stats import (SKEW_MAX_N, SKEW_MIN_N, SKEW_THRESHOLD, bootstrap_t_interval, degenerate, detect_range,
                     format_level, sample_skewness, t_interval, t_quantile, unpaired_test, usable_range)
@@ -118,8 +119,7 @@ def gate_decision(diffs, margin: float, alpha: float = 0.05, reward_range: tuple
     n = d.size
     if not (math.isfinite(margin) and margin >= 0):
         raise ValueError(f"margin must be finite and non-negative, got {margin}")
-    if not 0 < alpha < 0.5:
-        raise ValueError(f"alpha must be between 0 and 0.5 (one-sided), got {alpha}")
+    check_alpha(alpha)
     mean = float(d.mean()) if n else math.nan
     if reward_range is not None:
         from .betting import diff_bounds
@@ -398,8 +398,7 @@ def run_gate(records, fixed: str, baseline: str, candidate: str, margin, alpha: 
     if baseline == candidate:
         raise ValueError(f"the candidate and the baseline are the same arm ({baseline!r}); "
                          "name two different arms")
-    if not (isinstance(alpha, (int, float)) and 0 < alpha < 0.5):
-        raise ValueError(f"alpha must be between 0 and 0.5 (one-sided), got {alpha}")
+    check_alpha(alpha)
     if bounds not in BOUNDS:
         raise ValueError(f"bounds must be one of {', '.join(BOUNDS)}, got {bounds!r}")
     if not isinstance(margin, str):

@@ -36,6 +36,8 @@ from functools import lru_cache
 import numpy as np
 from scipy import special as _special
 
+from .alpha import check_alpha
+
 EXACT_MAX_N = 14          # full enumeration: 2**14 sign patterns (fewer than the Monte Carlo draws)
 MONTE_CARLO_MAX_N = 1000  # seeded Monte Carlo sign flips up to here (and beyond for heavy tails)
 MONTE_CARLO_DRAWS = 20000 # Monte Carlo error on p is at most ~0.0035
@@ -680,8 +682,7 @@ def decide(pairs: list[PairResult], alpha: float = 0.05, margin: float | None = 
     underpowered: n < 3, or no outcome of the exact test could reach alpha.
     no difference detected: otherwise, with the minimum detectable effect.
     """
-    if not 0 < alpha < 1 or not math.isfinite(alpha):
-        raise ValueError(f"alpha must be between 0 and 1, got {alpha}")
+    check_alpha(alpha)
     if margin is not None and (not math.isfinite(margin) or margin <= 0):
         raise ValueError(f"the equivalence margin must be a positive finite number, got {margin}")
     pvalues = [p.p_decide if math.isfinite(p.p_decide) else 1.0 for p in pairs]
