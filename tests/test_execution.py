@@ -173,6 +173,7 @@ def test_loky_workers_come_from_the_standalone_package_when_installed():
 
 
 # -- real engines ----------------------------------------------------------------------
+@pytest.mark.process
 def test_worker_death_under_loky_is_a_record_and_the_run_finishes(tmp_path):
     suite = write_suite(tmp_path, seeds=2, jobs=2, extra_arms=KILLER, arms='"guess", "killer"')
     out = tmp_path / "out"
@@ -185,10 +186,11 @@ def test_worker_death_under_loky_is_a_record_and_the_run_finishes(tmp_path):
     assert all(r.spend["rollouts"] is None for r in died)  # its spend is unknown, never 0
     ref = tmp_path / "ref"
     plain = write_suite(tmp_path, name="plain.toml", seeds=2, arms='"guess"')
-    assert run_in_process(plain, ref, "--jobs", "1") == 0
+    assert run_in_process(plain, ref, "--backend", "sequential") == 0
     assert comparable([r for r in records if r.arm == "guess"]) == comparable(read_records(ref / "results.jsonl"))
 
 
+@pytest.mark.process
 def test_a_worker_killed_once_is_retried_into_a_normal_record(tmp_path):
     markers = tmp_path / "markers"
     markers.mkdir()
@@ -201,7 +203,7 @@ def test_a_worker_killed_once_is_retried_into_a_normal_record(tmp_path):
     assert sorted(p.name for p in markers.iterdir()) == ["killed-0", "killed-1"]
 
 
-@pytest.mark.parametrize("backend", ["sequential", "threading", "loky"])
+@pytest.mark.parametrize("backend", ["sequential", "threading", pytest.param("loky", marks=pytest.mark.process)])
 def test_a_cell_over_its_time_is_a_timeout_on_every_local_backend(tmp_path, backend):
     suite = write_suite(tmp_path, seeds=1, timeout=0.5, extra_arms=SLEEPER, arms='"sleeper", "once"')
     out = tmp_path / backend
@@ -299,6 +301,7 @@ def test_a_file_that_is_not_results_is_refused_untouched(tmp_path, capsys):
 
 
 # -- provenance ---------------------------------------------------------------------------
+@pytest.mark.process
 def test_every_record_says_which_code_produced_it(tmp_path):
     suite = write_suite(tmp_path, seeds=1, extra_arms=KILLER, arms='"guess", "killer"')
     run_in_process(suite, tmp_path / "out", "--retries", "0")
@@ -324,6 +327,7 @@ def test_provenance_warnings_name_the_arm_with_two_code_versions(tmp_path):
 
 
 # -- processes ------------------------------------------------------------------------------
+@pytest.mark.process
 def test_workers_end_with_the_parent_after_sigkill(tmp_path):
     psutil = pytest.importorskip("psutil")
     suite = write_suite(tmp_path, seeds=40, jobs=2, sleep=0.05)

@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("baselines", "workloads", "arms", "reports")
 
@@ -179,6 +181,7 @@ def test_the_cycle_finder_finds_a_cycle():
     assert _cycles({"a": {"b": 1}, "b": {"c": 1}, "c": {"a": 1}, "d": {"a": 1}}) == [frozenset("abc")]
 
 
+@pytest.mark.process
 def test_an_arm_worker_loads_neither_pandas_scipy_nor_matplotlib():
     code = ("import sys, baselines.core.meter, baselines.core.budget, baselines.core.records, baselines.core.protocols\n"
             "print(sorted(m for m in ('pandas', 'scipy', 'matplotlib') if m in sys.modules))")
