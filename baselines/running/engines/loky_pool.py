@@ -26,7 +26,7 @@ def loky_executor_class():
     resource tracker before the first cell; on 2 cores that start-up was
     longer than 10,000 trivial cells. Same code, same semantics.
     """
-    try:
+    try:  # start-up: loky loads when this engine opens, never for --help or the other engines
         from loky.process_executor import ProcessPoolExecutor
     except ImportError:  # an install without the loky wheel: joblib's bundled copy works the same, slower to start
         from joblib.externals.loky.process_executor import ProcessPoolExecutor
