@@ -32,6 +32,7 @@ import numpy as np
 from scipy import special
 
 from .alpha import check_alpha
+from .betting import diff_bounds, mean_bounds
 from .comparison import Comparison, Group
 from .clustered import METHOD as CLUSTERED
 from .clustered import clustered_bounds, pair_items
@@ -188,8 +189,6 @@ def is_paired_binary(d: np.ndarray, width: float) -> bool:
 def _bounded_decision(d: np.ndarray, margin: float, alpha: float, reward_range, planned_n, anytime: bool
                       ) -> GateDecision:
     """Bounded rewards: the exact test for paired pass/fail at one look, else betting (fixed n or anytime)."""
-    from .betting import diff_bounds
-
     n = d.size
     mean = float(d.mean()) if n else math.nan
     lo, hi = reward_range
@@ -227,8 +226,6 @@ def _betting_seeds(d: np.ndarray, margin: float, alpha: float, reward_range, cap
     Capped at 2,560 seeds (beyond, "more than that" is the useful answer): the
     search to 10,000 cost a third of a second per INCONCLUSIVE group.
     """
-    from .betting import diff_bounds
-
     n = max(d.size, 2) * 2
     while n <= cap:
         lo, hi = diff_bounds(np.resize(d, n), alpha, reward_range)
@@ -486,7 +483,6 @@ def _unpaired(sign, base, cand, margin, alpha, reward_range=None):
     if len(base) < 2 or len(cand) < 2:   # the difference of means is still what the reason prints
         return INCONCLUSIVE, sign * float(np.mean(cand) - np.mean(base)), -math.inf, math.inf, None
     if reward_range is not None:
-        from .betting import mean_bounds
         lo, hi = reward_range
         c = [sign * x for x in cand]
         b = [sign * x for x in base]
@@ -540,7 +536,7 @@ def run_gate(records, fixed: str, baseline: str, candidate: str, margin, alpha: 
     `anytime`: earlier looks were taken at these results (the looks ledger),
     so bounded groups use the anytime-valid betting bounds.
     """
-    from .comparing import compare
+    from .comparing import compare  # start-up: gate_decision on arrays (simulations) needs no table
     from .table import RunTable
 
     if baseline == candidate:
