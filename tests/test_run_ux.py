@@ -251,6 +251,7 @@ def test_the_summary_says_and_n_more_with_their_names(tmp_path, capsys):
 
 
 # -- 5. code edited since the kept cells ran -------------------------------------------------------
+@pytest.mark.process  # the --fresh rerun imports the edited module anew: in worker processes
 def test_a_resume_after_editing_the_starter_arm_is_refused_naming_the_module(tmp_path, capsys, monkeypatch):
     """Never exit 0 with old numbers: an edited arm stops the resume (exit 2) until --fresh or --keep-stale."""
     project = starter(tmp_path)
@@ -276,7 +277,7 @@ def test_a_resume_after_editing_the_starter_arm_is_refused_naming_the_module(tmp
     assert "my_arms.py changed since 2 kept cell(s) of local-search ran; --keep-stale" in err
     assert results.read_bytes() == before
 
-    assert run_quiet(project, "--fresh") == 0        # reruns every cell with the edited arm
+    assert run_quiet(project, "--fresh", "--backend", "loky") == 0  # reruns every cell with the edited arm
     fresh = lines_of(results)
     assert len(fresh) == 4 and all(r["provenance"]["arm_module"] != lines_of_bytes(before)[0]["provenance"]
                                    ["arm_module"] for r in fresh)
