@@ -83,12 +83,12 @@ def test_a_refused_engine_leaves_no_new_folder_and_no_lock(with_errors, monkeypa
 def test_a_refusal_while_the_engine_starts_removes_the_folder_it_made(with_errors, monkeypatch, capsys):
     """A bad address is found when the engine opens, after the folder and its lock were made: both go."""
     from baselines.core.errors import InputError
-    from baselines.running import execution
+    from baselines.running import runner
 
-    def refuse(opts):
+    def refuse(*args):
         raise InputError("--address tcp://127.0.0.1:9: cannot reach a Dask scheduler there")
 
-    monkeypatch.setattr(execution, "open_pool", refuse)
+    monkeypatch.setattr(runner, "open_pool", refuse)
     out = with_errors / "made" / "rd"
     assert main(["run", str(with_errors / "costmatch-suite.toml"), "--out", str(out), "--quiet",
                  "--backend", "sequential"]) == 2

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Mapping
 
 from .errors import InputError
-from .records import MAX_AMOUNT
+from .records import MAX_AMOUNT, budget_key
 from .units import CONTINUOUS_UNITS, ordered_units
 
 
@@ -67,7 +67,6 @@ class Budget:
 
     def key(self) -> str:
         """The canonical JSON naming this budget by exact value (the records' `budget_key`)."""
-        from .records import budget_key
         return budget_key(self.limits)
 
     def split(self, ways: int) -> list["Budget"]:

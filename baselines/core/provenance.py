@@ -17,6 +17,7 @@ import socket
 import sys
 from typing import Any, Iterable
 
+from .. import __version__
 from .code_identity import code_identity, current_backend
 
 _MODULE_HASHES: dict[str, tuple[Any, str | None]] = {}
@@ -106,7 +107,6 @@ def module_hash(path: str) -> str | None:
 
 def _static() -> dict[str, Any]:
     if not _STATIC:
-        from .. import __version__
         _STATIC.update(costmatch=__version__, host=socket.gethostname())
     return _STATIC
 
