@@ -24,3 +24,10 @@ def agentdescent_dir() -> Path:
         pytest.fail(f"the real result files are missing at {AGENTDESCENT} (tests/data/agentdescent ships them; "
                     "COSTMATCH_SHARED_DATA=DIR reads DIR/agentdescent)")
     return AGENTDESCENT
+
+
+@pytest.fixture(autouse=True)
+def _no_looks_ledger(monkeypatch):
+    """`check` keeps `.costmatch-looks.json` beside its first results file; tests that check fixtures in the
+    repository must not write one there (tests/test_gate_decides.py turns it back on where it is tested)."""
+    monkeypatch.setenv("COSTMATCH_LOOKS_LEDGER", "off")

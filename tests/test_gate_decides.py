@@ -245,7 +245,8 @@ def _binary_records(n):
             for arm in ("base", "cand")]
 
 
-def test_a_grown_file_is_gated_with_anytime_bounds_after_an_earlier_look(tmp_path, capsys):
+def test_a_grown_file_is_gated_with_anytime_bounds_after_an_earlier_look(tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("COSTMATCH_LOOKS_LEDGER")
     path = tmp_path / "r.jsonl"
     args = ["check", str(path), "--baseline", "base", "--candidate", "cand", "--margin", "0.1", "--json"]
     write_records(path, _binary_records(5))
@@ -267,7 +268,8 @@ def test_a_grown_file_is_gated_with_anytime_bounds_after_an_earlier_look(tmp_pat
     capsys.readouterr()
 
 
-def test_the_same_seed_count_again_is_not_a_new_look(tmp_path, capsys):
+def test_the_same_seed_count_again_is_not_a_new_look(tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("COSTMATCH_LOOKS_LEDGER")
     path = tmp_path / "r.jsonl"
     write_records(path, _binary_records(30))
     args = ["check", str(path), "--baseline", "base", "--candidate", "cand", "--margin", "0.1"]
@@ -351,3 +353,12 @@ def test_compare_pairs_by_item_when_runs_carry_items():
         r.items = None
     [pair] = compare(recs, fixed="tokens").groups[0].pairs
     assert pair.items is None and not pair.interval_method.startswith("seed-clustered")
+
+
+def test_the_ledger_can_be_turned_off(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("COSTMATCH_LOOKS_LEDGER", "off")
+    path = tmp_path / "r.jsonl"
+    write_records(path, _binary_records(5))
+    main(["check", str(path), "--baseline", "base", "--candidate", "cand", "--margin", "0.1"])
+    capsys.readouterr()
+    assert not (tmp_path / ".costmatch-looks.json").exists()

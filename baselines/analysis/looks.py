@@ -10,6 +10,8 @@ with fewer seeds, bounded rewards are gated with the anytime-valid betting
 confidence sequence and every group says which earlier looks it knows of;
 unbounded rewards have no such bound here and get a warning naming them.
 A look at the same seed count again is the same data, not a new look.
+`COSTMATCH_LOOKS_LEDGER=off` turns the ledger off (the test suite does, so
+checks on the repository's fixtures write nothing beside them).
 The ledger is advisory: a folder that cannot be written leaves it out with
 a warning, never an error; a pipe has no folder and no ledger.
 """
@@ -28,7 +30,7 @@ SCHEMA = "costmatch.looks/1"
 
 def ledger_path(results: list[str]) -> Path | None:
     """The ledger beside the first results file, or None when that is not a regular file (a pipe)."""
-    if not results:
+    if not results or os.environ.get("COSTMATCH_LOOKS_LEDGER") == "off":
         return None
     path = Path(results[0])
     try:
