@@ -58,7 +58,7 @@ def test_unreported_columns_dropped_in_paper_tables_and_named_in_caption():
     recs = spec_records({"a": {"tokens": 1000, "usd": None}, "b": {"tokens": 1000, "usd": None}})
     tex = comparison_latex(compare(recs, "tokens"))
     assert "Not reported by any arm (no column): dollars" in tex and "dollars &" not in tex
-    assert "usd" in comparison_markdown(compare(recs, "tokens")).split("\n\n")[3].splitlines()[0]
+    assert "dollars (median)" in comparison_markdown(compare(recs, "tokens")).split("\n\n")[3].splitlines()[0]
 
 
 def test_partial_unit_gets_lower_bound_marker_in_every_format():
