@@ -115,8 +115,8 @@ def test_cost_reward_draws_the_off_budget_arm_open_and_keeps_it_off_the_frontier
         random_ = next(line for (x, _), line in markers.items() if x == 10)
         assert to_rgba(greedy.get_markerfacecolor()) == WHITE
         assert to_rgba(random_.get_markerfacecolor()) != WHITE
-        frontier = [line for line in ax.lines if len(line.get_xdata()) >= 2]
-        assert frontier and all(5 not in list(line.get_xdata()) for line in frontier)
+        assert not [line for line in ax.lines if len(line.get_xdata()) >= 2]   # no frontier in a not-valid group
+        assert any(n.startswith("No frontier: the group is not valid") for n in plot.notes)
         assert "NOT VALID" in plot.title and any("greedy spent 2,000 tokens" in n for n in plot.notes)
     finally:
         _close(plot)
@@ -170,7 +170,8 @@ def test_anytime_names_an_arm_whose_trace_lacks_the_unit():
     g = compare(recs, "tokens").groups[0]
     plot = plots.anytime_plot(g, recs, "tokens", plots.Style(["alpha", "beta"]))
     try:
-        assert any("beta (its trace does not report tokens)" in n for n in plot.notes)
+        assert plot.arms == {"alpha": "drawn", "beta": "unknown"}   # in the "unknown" strip, not dropped
+        assert any(n.startswith("Trace without tokens") and "beta" in n for n in plot.notes)
     finally:
         _close(plot)
 
@@ -276,7 +277,7 @@ def test_not_drawn_note_sits_below_the_x_label():
     try:
         renderer, legend = _boxes(plot.fig)
         ax = plot.fig.axes[0]
-        [note] = [t for t in plot.fig.texts if t.get_text().startswith("Not drawn")]
+        [note] = [t for t in plot.fig.texts if "'unknown' strip" in t.get_text()]
         box = note.get_window_extent(renderer)
         assert box.y1 <= ax.xaxis.label.get_window_extent(renderer).y0
         assert not _overlap(box, ax.get_tightbbox(renderer))

@@ -22,7 +22,7 @@ CORE = {"baselines.errors", "baselines.units", "baselines.budget", "baselines.me
 ANALYSIS_PREFIXES = ("baselines.table", "baselines.columns", "baselines.comparing", "baselines.comparison",
                      "baselines.metrics", "baselines.selection", "baselines.pairing", "baselines.stats", "baselines.compare_options",
                      "baselines.anytime", "baselines.gate", "baselines.sequential", "baselines.betting",
-                     "baselines.arm_intervals")
+                     "baselines.arm_intervals", "baselines.ranking", "baselines.frontier", "baselines.group_runs")
 
 
 def layer(module: str) -> str:
@@ -115,9 +115,10 @@ def test_an_arm_worker_loads_neither_pandas_scipy_nor_matplotlib():
 
 
 def test_no_function_in_the_core_is_longer_than_60_lines():
-    """Long functions hid four jobs each (parse, check, build, report); keep each one readable."""
+    """Long functions hid four jobs each (parse, check, build, report); keep each one readable (the
+    reports too: `_finish` was 84 lines and `cost_reward_plot` 82)."""
     long = []
-    for path in sorted((ROOT / "baselines").rglob("*.py")):
+    for path in sorted(p for folder in ("baselines", "reports") for p in (ROOT / folder).rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 length = node.end_lineno - node.lineno + 1
