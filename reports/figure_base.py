@@ -237,7 +237,8 @@ def _note_artist(fig, renderer, notes, avail: float, left_in: float):
     for _ in range(6):
         artist = fig.text(left_in / fig.get_size_inches()[0], 0,
                           "\n".join(_wrap_text(n, chars) for n in notes), fontsize=NOTE_PT, ha="left", va="top")
-        if artist.get_window_extent(renderer).x1 <= fig.get_size_inches()[0] * fig.dpi - 2 or chars <= 20:
+        # 6% spare: glyphs measured at screen resolution come out wider at 300 dpi (hinting)
+        if artist.get_window_extent(renderer).x1 <= 0.94 * fig.get_size_inches()[0] * fig.dpi or chars <= 20:
             return artist
         artist.remove()
         chars = int(chars * 0.93)

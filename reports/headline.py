@@ -23,7 +23,7 @@ from .text import budget_text
 
 @dataclass
 class Headline:
-    level: str      # ok | warn | bad
+    level: str      # ok | info (nothing decided) | warn | bad
     text: str
 
 
@@ -32,6 +32,10 @@ def main_confound(group: Group) -> str:
     flags = [f for f in group.confounded if f.reference]
     if not flags:
         return ""
+    for unit in ("tokens", "usd", "calls", "rollouts"):  # the totals a reader budgets in, before their parts
+        if any(f.unit == unit for f in flags):
+            flags = [f for f in flags if f.unit == unit]
+            break
     f = max(flags, key=lambda f: abs(math.log(max(f.spend, 1e-300) / f.reference)))
     bound = "at least " if f.lower_bound else ""
     return f"{f.arm} spent {bound}{f.spend / f.reference:.2g}\u00d7 the median {unit_noun(f.unit)}"
@@ -47,15 +51,25 @@ def group_headline(group: Group) -> Headline:
     scored = [a for a in group.arms if a.scored and not math.isnan(a.mean)]
     if scored:
         best = max(scored, key=lambda a: a.mean)
-        parts.append(f"leader {best.arm} ({best.mean:.3g}, not necessarily detected better)"
-                     if len(scored) > 1 else f"one arm: {best.arm} ({best.mean:.3g})")
+        parts.append(_leader(group, best.arm, best.mean) if len(scored) > 1 else f"one arm: {best.arm} ({best.mean:.3g})")
     decided = sum(p.verdict in ("a>b", "b>a") for p in group.pairs)
     if group.pairs:
         parts.append(f"{decided} of {len(group.pairs)} pairs decided")
     confound = main_confound(group)
     if confound:
         parts.append(f"main confound: {confound}")
-    return Headline("warn" if confound or state == "INCOMPLETE" else "ok", "; ".join(parts) + ".")
+    level = "warn" if confound or state == "INCOMPLETE" else "ok" if decided else "info"
+    return Headline(level, "; ".join(parts) + ".")
+
+
+def _leader(group: Group, arm: str, mean: float) -> str:
+    """"leader X" only when X is detected better than every other arm; else "highest mean X" (not a win)."""
+    others = {a.arm for a in group.arms} - {arm}
+    beaten = {p.b if p.a == arm else p.a for p in group.pairs
+              if (p.a == arm and p.verdict == "a>b") or (p.b == arm and p.verdict == "b>a")}
+    if others and others <= beaten:
+        return f"leader {arm} ({mean:.3g}, detected better than every other arm)"
+    return f"highest mean {arm} ({mean:.3g}; better than {len(beaten)} of {len(others)} others by the paired test)"
 
 
 def informative_first(groups: list[Group]) -> list[Group]:

@@ -56,7 +56,8 @@ th.sortable{cursor:pointer;user-select:none}th.sortable::after{content:" \\2195"
 th[aria-sort=ascending]::after{content:" \\2191";color:#111}th[aria-sort=descending]::after{content:" \\2193";color:#111}
 .bad{color:#a40000;font-weight:600}.note{color:#444}
 .headline{padding:.5em .8em;border-left:6px solid;margin:.6em 0;font-weight:600}
-.headline.ok{border-color:#1a7f37;background:#eef8f0}
+.headline.ok{border-color:#1a7f37;background:#eef8f0}.headline.info{border-color:#777;background:#f3f3f3}
+.glance a{color:inherit}
 .headline.warn{border-color:#b35900;background:#fff4e0;color:#4a2800}
 .headline.bad{border-color:#a40000;background:#fdecec;color:#5c0000}
 .headline.warn::before{content:"\\26A0\\FE0E  "}.headline.bad::before{content:"\\2716\\FE0E  "}
@@ -68,7 +69,7 @@ figure{margin:0;min-width:0}figure svg{width:100%;height:auto;display:block}
 figcaption{font-size:.9em;color:#333}
 details{margin:.3em 0}summary{cursor:pointer}
 .name{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;white-space:nowrap;hyphens:none}
-h3 .name,h4.name,li .name{white-space:normal;overflow-wrap:anywhere}
+h3 .name,h4.name,li .name,li.name{white-space:normal;overflow-wrap:anywhere}
 td.note{min-width:14em;max-width:32em;overflow-wrap:anywhere;font-size:.92em}
 """
 
@@ -308,10 +309,9 @@ def _figures_html(figures: list[Figure], start: int = 0) -> str:
     drawn, out = [], []
     for i, f in enumerate(figures):
         if f.svg:
-            notes = " ".join(f.notes)
             drawn.append(f"<figure data-arms=\"{esc(json.dumps(f.arms, ensure_ascii=False, sort_keys=True))}\">"
                          f"{inline_svg(_sans(f.svg), f.prefix or f'fig{start + i}')}<figcaption>{esc(f.title)}"
-                         f"{(': ' + esc(notes)) if notes else ''}</figcaption></figure>")
+                         "</figcaption></figure>")
         else:
             out.append(f"<p class=\"note\">Not drawn: {esc(f.title)}: {esc(f.reason)}</p>")
     return (f"<div class=\"figs\">{''.join(drawn)}</div>" if drawn else "") + "\n".join(out)

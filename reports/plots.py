@@ -54,23 +54,32 @@ def reward_name(index: RunIndex, group: Group) -> str | None:
 
 
 def cost_units(group: Group, fixed: str, x_unit: str | None = None) -> list[str]:
-    """Units for cost-reward x axes: `x_unit` if given, else the unit that the most arms report in full.
+    """Units for cost-reward x axes: `x_unit` if given, else the first of tokens, dollars, calls, rollouts
+    that at least half the arms report in full and in which the arms' spends differ.
 
-    Ties go to the order tokens, dollars, calls, rollouts. Preferring tokens
-    whenever any arm reports them drew one arm of three on the real
-    reflective files (the other two reported calls only); the arms left out
-    are still named in the figure's note. Seconds only when asked for
-    (``--x-unit seconds``): on simulators wall time measures the machine, not
-    the arm (the same rule keeps it out of confounds).
+    Why half: preferring tokens whenever any arm reports them drew one arm of
+    three on the real reflective files (the other two reported calls only);
+    arms that do not report the unit are drawn in the figure's "unknown"
+    strip, so a unit most arms report is shown with the rest beside it. A
+    unit every arm spends alike (calls at equal rollouts) would stack every
+    point on one vertical line. Seconds only when asked for
+    (``--x-unit seconds``): on simulators wall time measures the machine.
     """
     if x_unit is not None:
         return [x_unit]
     held = set(group.budget) | ({fixed} if fixed else set())
     order = ("tokens", "usd", "calls", "rollouts")  # not seconds: wall time measures the machine
-    counts = {unit: sum(1 for a in group.arms if unit in a.spend and a.spend[unit].status == "measured")
-              for unit in order if unit not in held and unit in group.units}
-    best = max(counts.values(), default=0)
-    return [next(u for u in order if counts.get(u) == best)] if best else []
+    need = max(1, -(-len(group.arms) // 2))
+    fallback = []
+    for unit in order:
+        if unit in held or unit not in group.units:
+            continue
+        medians = [a.spend[unit].median for a in group.arms if unit in a.spend and a.spend[unit].status == "measured"]
+        if len(medians) >= need:
+            if len(set(medians)) > 1 or len(group.arms) == 1:
+                return [unit]
+            fallback = fallback or [unit]
+    return fallback
 
 
 def _group_plots(g: Group, comparison: Comparison, index: RunIndex, st, x_unit, width, ranges):
