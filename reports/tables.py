@@ -396,7 +396,8 @@ def _float(layout: Layout, caption: str, short: str, label: str, headers: list[s
     if _too_tall(layout, len(body), bool(extra_head), caption, notes):
         lines.append("% taller than a page at this size: choose fewer columns with --columns (so arm names need not "
                      "wrap) or fewer arms")
-    lines += [f"\\caption[{short}]{{{caption}}}", f"\\label{{{label}}}",
+    lines += [r"\setlength{\belowcaptionskip}{4pt}",  # a caption above a table does not touch its \toprule
+              f"\\caption[{short}]{{{caption}}}", f"\\label{{{label}}}",
               f"\\begin{{tabular}}{{{layout.align}}}", r"\toprule"]
     if layout.split_head and any(" " in h for h in headers):
         parts = [split_header(h) for h in headers]
