@@ -21,11 +21,11 @@ import warnings
 
 import numpy as np
 
-from baselines import anytime
-from baselines.comparison import Group
-from baselines.fileio import slug
-from baselines.group_runs import as_index
-from baselines.units import unit_noun
+from baselines.analysis import anytime
+from baselines.analysis.comparison import Group
+from baselines.core.fileio import slug
+from baselines.analysis.group_runs import as_index
+from baselines.core.units import unit_noun
 
 from .figure_base import (
     STRIP,

@@ -27,9 +27,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 
-from baselines.comparison import Group
-from baselines.fileio import atomic_write_bytes, ensure_dir
-from baselines.units import unit_noun
+from baselines.analysis.comparison import Group
+from baselines.core.fileio import atomic_write_bytes, ensure_dir
+from baselines.core.units import unit_noun
 
 from .text import budget_text, quantity
 

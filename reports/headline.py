@@ -13,8 +13,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from baselines.comparison import Group
-from baselines.units import unit_noun
+from baselines.analysis.comparison import Group
+from baselines.core.units import unit_noun
 
 from .figure_base import not_valid_arms
 from .summary import group_state

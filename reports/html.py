@@ -23,11 +23,11 @@ from dataclasses import replace as dataclass_replace
 
 import json
 
-from baselines.comparison import Comparison, Group
-from baselines.group_runs import as_index
-from baselines.records import budget_key
-from baselines.records import RunRecord
-from baselines.units import nouns_of, unit_noun
+from baselines.analysis.comparison import Comparison, Group
+from baselines.analysis.group_runs import as_index
+from baselines.core.records import budget_key
+from baselines.core.records import RunRecord
+from baselines.core.units import nouns_of, unit_noun
 
 from .flags import (clip_note, comparison_headline, group_caption, run_notes, unequal_sentence, unreported_grouped,
                     unverified_sentence)

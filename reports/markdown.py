@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import dataclasses
 
-from baselines.comparison import Comparison, Group
-from baselines.group_runs import as_index
-from baselines.units import nouns_of, unit_noun
+from baselines.analysis.comparison import Comparison, Group
+from baselines.analysis.group_runs import as_index
+from baselines.core.units import nouns_of, unit_noun
 
 from .flags import (clip_note, comparison_headline, confound_sentence, group_caption, run_notes, skipped_lines,
                     unequal_sentence, unreported_grouped, unreported_lines, unverified_sentence)

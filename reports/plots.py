@@ -4,21 +4,21 @@ ranking of arms at equal rollouts, calls and tokens.
 This module chooses which figures a comparison gets and yields them one at a
 time; each figure lives in its own module (`cost_plot`, `anytime_plot`,
 `sweep_plot`, `ranking_view`) and shares style and placement through
-`figure_base`. The records are indexed once (`baselines.group_runs.RunIndex`)
-and the ranking is computed once per group (`baselines.ranking`): figures
+`figure_base`. The records are indexed once (`baselines.analysis.group_runs.RunIndex`)
+and the ranking is computed once per group (`baselines.analysis.ranking`): figures
 render, they do not re-derive.
 """
 from __future__ import annotations
 
 from pathlib import Path
 
-from baselines.comparison import Comparison, Group
-from baselines.fileio import slug
-from baselines.group_runs import RunIndex, as_index
-from baselines.ranking import (RANK_ALPHA, RANK_TEST_MAX_ARMS, RANK_UNITS, RankEntry, Ranking, group_ranking,
+from baselines.analysis.comparison import Comparison, Group
+from baselines.core.fileio import slug
+from baselines.analysis.group_runs import RunIndex, as_index
+from baselines.analysis.ranking import (RANK_ALPHA, RANK_TEST_MAX_ARMS, RANK_UNITS, RankEntry, Ranking, group_ranking,
                                order_flips, reversals, unit_verdicts)
-from baselines.records import budget_key
-from baselines.units import nouns_of
+from baselines.core.records import budget_key
+from baselines.core.units import nouns_of
 
 from .anytime_plot import SCORE_LABEL, anytime_plot, trace_score_kind
 from .cost_plot import cost_reward_plot, pareto_front
@@ -37,7 +37,7 @@ __all__ = ["FORMATS", "LINESTYLES", "MARKERS", "OKABE_ITO", "PALETTE", "WIDTH", 
 
 
 def ranking_across_units(group: Group, records) -> dict[str, dict[str, RankEntry]]:
-    """unit -> arm -> RankEntry for the group (the ranking's table; `baselines.ranking.group_ranking` has it all)."""
+    """unit -> arm -> RankEntry for the group (the ranking's table; `baselines.analysis.ranking.group_ranking` has it all)."""
     return group_ranking(as_index(records).of(group)).by_unit
 
 

@@ -1,4 +1,4 @@
-"""The ranking across units as a markdown table and a figure: both render a `baselines.ranking.Ranking`.
+"""The ranking across units as a markdown table and a figure: both render a `baselines.analysis.ranking.Ranking`.
 
 Nothing is decided here: the levels, ranks, pair verdicts and which flips
 are reversals come computed from the analysis layer.
@@ -14,15 +14,15 @@ from __future__ import annotations
 
 import math
 
-from baselines.comparison import Group
-from baselines.ranking import (
+from baselines.analysis.comparison import Group
+from baselines.analysis.ranking import (
     RANK_TEST_MAX_ARMS,
     Ranking,
     order_flips,
     reversals,
     unit_verdicts,
 )
-from baselines.units import unit_noun
+from baselines.core.units import unit_noun
 
 from .figure_base import WIDTHS, Plot, Style, _finish, _height, _mpl
 from .text import md, quantity

@@ -10,9 +10,9 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from baselines.comparison import Comparison, Group
-from baselines.fileio import slug
-from baselines.units import unit_noun
+from baselines.analysis.comparison import Comparison, Group
+from baselines.core.fileio import slug
+from baselines.core.units import unit_noun
 
 from .figure_base import (_OPEN, WIDTHS, Plot, Style, _finish, _finite, _height, _mpl, _open_proxy, _wrap_name,
                           close, not_valid_note, save)
