@@ -160,7 +160,7 @@ def _group_html(group: Group, comparison: Comparison, records, baseline: str | N
              f"{esc(budget_text(group.budget))}</h3>",
              f"<p class=\"headline {head.level}\" data-valid=\"{str(group.valid).lower()}\">{esc(head.text)}</p>",
              f"<p class=\"note\">{esc(group_caption(group, comparison.fixed, comparison.tolerance, comparison.metric))}"
-             " Spend columns are medians over seeds.</p>"]
+             "</p>"]
     present = baseline if baseline and any(a.arm == baseline for a in group.arms) else None
     rs = rows(group, present, rng)
     dec = decimals_for((r.ci[1] - r.ci[0]) / 2 for r in rs)
