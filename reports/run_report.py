@@ -195,7 +195,7 @@ def render_report(comparison: Comparison, records: list[RunRecord] | None, fmt: 
 
     `fmt` is md, latex, csv or html; `columns` the LaTeX columns
     (``arm,seeds,tokens,mean,ci,diff,diff_ci,verdict``); `figure_format` one
-    of png, svg, pdf (default: png and svg); `width` single (3.3 in) or
+    of png, svg, pdf (default: png and svg); `width` single (3.33 in) or
     double (6.8 in). Raises ValueError with a one-line message on a bad option.
     """
     from .tables import comparison_latex, parse_columns, to_csv
@@ -203,7 +203,7 @@ def render_report(comparison: Comparison, records: list[RunRecord] | None, fmt: 
     if fmt not in ("md", "latex", "csv", "html"):
         raise ValueError(f"--format must be md, latex, csv or html, got {fmt!r}")
     if width not in WIDTHS:
-        raise ValueError(f"--figure-width must be single (3.3 in) or double (6.8 in), got {width!r}")
+        raise ValueError(f"--figure-width must be single (3.33 in) or double (6.8 in), got {width!r}")
     if figure_format is not None and figure_format not in FORMATS:
         raise ValueError(f"--figure-format must be one of {', '.join(FORMATS)}, got {figure_format!r}")
     formats = (figure_format,) if figure_format else ("png", "svg")
