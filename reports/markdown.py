@@ -50,6 +50,9 @@ def pairs_table(group: Group, rng=None) -> str:
     text = pipe_table(rows, headers, align="llrrrrrl" + ("r" if boot else "") + "l")
     if notes:
         text += "\n\n" + "\n".join(f"[{i + 1}] {md(n)}" for i, n in enumerate(notes))
+    families = sorted({p.family for p in group.pairs if p.family})
+    if families:
+        text += f"\n\nFamily: {'; '.join(families)} (a verdict depends on the pairs adjusted with it)."
     return text
 
 
