@@ -60,9 +60,9 @@ def test_plan_of_the_demo_suite_never_calls_an_unbounded_total_a_ceiling(capsys)
     """The demo's rollout cells spent 193M tokens the old line's "at most 105,000,000 tokens" left out."""
     assert main(["plan"]) == 0
     out = capsys.readouterr().out
-    assert "tokens: at most 105,000,000 over 70 cells; unbounded in 95 cells" in out
-    assert "rollouts: at most 5,600 over 70 cells; unbounded in 95 cells" in out
-    assert "calls: at most 12,500 over 25 cells; unbounded in 140 cells" in out
+    assert "tokens: at most 135,000,000 over 90 cells; unbounded in 95 cells" in out
+    assert "rollouts: at most 5,600 over 70 cells; unbounded in 115 cells" in out
+    assert "calls: at most 12,500 over 25 cells; unbounded in 160 cells" in out
     assert "total rollouts, calls and tokens have no upper bound" in out
     assert "they may spend at most" not in out
 

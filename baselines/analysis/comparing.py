@@ -33,6 +33,7 @@ from scipy.special import stdtrit
 from .arm_intervals import bounded_arm_intervals
 from .columns import arm_sums, medians_of, relative, run_bounds, sorted_codes
 from .compare_options import CompareOptions
+from .degradation import mark_degraded
 from .comparison import MEASURED, PARTIAL, UNREPORTED, ArmSummary, Comparison, Flag, Group, UnitSpend, Unverified
 from .screen import screen_groups
 from ..core.scoped import gc_paused
@@ -85,6 +86,7 @@ def _compare(records, fixed: str | None, options: CompareOptions) -> Comparison:
     units = ordered_units(set(table.units) | {unit for _, _, unit in chosen})
     summaries, arm_units = _all_summaries(split, units) if chosen else ([], {})
     groups = _groups(split, chosen, table.budgets, summaries, arm_units, units, options)
+    mark_degraded(groups, table.frame)
     range_notes(groups, split)
     bounded_arm_intervals(groups)
     pair_groups(groups, options)

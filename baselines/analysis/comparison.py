@@ -145,6 +145,7 @@ class Group:
     scores: np.ndarray = field(default_factory=lambda: np.empty((0, 0)))
     seeds: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
     rows: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
+    degraded: list = field(default_factory=list)  # `degradation.Degraded`: arms whose governor dropped stages
 
     @property
     def valid(self) -> bool:
@@ -180,7 +181,8 @@ class Group:
                 "confounded": [f.to_json() for f in self.confounded],
                 "unreported": [u.to_json() for u in self.unreported],
                 "notes": list(self.notes), "early_stopped": list(self.early_stopped),
-                "pairs": [p.to_json() for p in self.pairs]}
+                "pairs": [p.to_json() for p in self.pairs],
+                "degraded": [d.to_json() for d in self.degraded]}
 
 
 def runs_by_arm(records, group: Group) -> dict[str, list]:

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import math
 import time
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Mapping
 
 from .budget import Budget
+from .governor import Governor
 from .units import CALL_UNITS, ordered_units
 
 _NO_CHOICE = object()
@@ -133,6 +134,28 @@ class Meter:
     def check(self) -> None:
         """Raise BudgetExhausted if any budgeted unit is used up (for loop heads)."""
         self._enforce()
+
+    def governor(self, soft: float = 0.75, hard: float = 0.90, stages: Mapping[str, float] | None = None,
+                 estimate: str = "max") -> Governor:
+        """The run's budget governor: stages to drop as the budget runs low, and a projection at round barriers.
+
+        ``allow("rank")`` says no from the `soft` fraction of the budget on,
+        ``allow("verify")`` from the `hard` one; `stages` declares others
+        (name -> floor). ``fits()`` before a round, ``round_done()`` after it:
+        no round starts that the costliest round so far (`estimate="max"`, or
+        the mean) says cannot finish. The run's record says what it did; a
+        Meter without a budget gives a governor that allows everything and
+        records nothing (see docs/governor.md). One per Meter: asking again
+        with the same settings returns the same governor.
+        """
+        wanted = {"rank": soft, "verify": hard, **dict(stages or {})}
+        held = getattr(self, "_governor", None)
+        if held is not None:
+            if held.estimate != estimate or any(held.stages.get(k) != float(v) for k, v in wanted.items()):
+                raise ValueError("this Meter already holds a governor with other settings; ask for it once per run")
+            return held
+        self._governor = Governor(self, wanted, estimate)
+        return self._governor
 
     # -- what is left -------------------------------------------------------
     def spent(self, unit: str) -> float:

@@ -34,6 +34,7 @@ import orjson
 from ..core.alternatives import score_alternatives
 from ..core.errors import InputError
 from ..core.fileio import ensure_dir
+from ..core.governor import governor_fields
 from ..core.scoped import gc_paused
 from ..core.protocols import ArmOutput
 from ..core.meter import BudgetExhausted, CellTimeout, Meter
@@ -238,6 +239,7 @@ def _cell_record(cell: Cell, run: _CellRun, reward, oracle, notes: list[str], st
         extra["notes"] = notes
     extra.update(_workload_fields(run.workload, run.instance))
     extra["provenance"] = provenance(spec_a.path, spec_w.path)
+    extra.update(governor_fields(meter, run.stop_reason))  # nothing unless the arm held a governor under a budget
     return RunRecord(spec_w.name, spec_a.name, cell.seed, spend,
                      None if reward is None else float(reward), cell.budget.to_dict(),
                      dict(spec_a.params), meter.best if meter is not None else None,
