@@ -18,6 +18,7 @@ _EXPORTS: dict[str, str] = {
     "Meter": "core.meter",
     "InputError": "core.errors",
     "RunRecord": "core.records",
+    "Scored": "core.scored",
     "read_records": "core.records",
     "write_records": "core.records",
     "RunTable": "analysis.table",

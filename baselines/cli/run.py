@@ -9,14 +9,14 @@ from pathlib import Path
 from ..core.errors import InputError
 from ..core.scoped import gc_paused
 from .check import add_gate_arguments
-from .options import (EXIT_INTERRUPTED, EXIT_NEGATIVE, EXIT_OK, alpha, default_suite, finite, output_dir,
+from .options import (EXIT_INTERRUPTED, EXIT_NEGATIVE, EXIT_OK, alpha, suite_path, finite, output_dir,
                       positive_int)
 
 HELP = "run every cell of a suite (the built-in demo suite without SUITE)"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("suite", nargs="?", metavar="SUITE.toml", help="the suite (default: ./costmatch-suite.toml if present, else the built-in demo suite)")
+    p.add_argument("suite", nargs="?", metavar="SUITE.toml", help="the suite file, or the name of a shipped suite (replay-aime2025); default: ./costmatch-suite.toml if present, else the built-in demo suite")
     p.add_argument("--out", metavar="DIR", help="output folder (default: the suite's 'out'); created if missing")
     p.add_argument("--jobs", type=positive_int("--jobs"), metavar="N",
                    help="parallel cells (default: the suite's 'jobs')")
@@ -59,7 +59,7 @@ def run(*, suite, out, jobs, backend, fresh, retry_errors, quiet, no_plots, look
     from ..running.runner import run_suite
     from ..running.suite import isolated_workers, load_suite
 
-    loaded = load_suite(suite or default_suite())
+    loaded = load_suite(suite_path(suite))
     out_dir = output_dir(out or loaded.out, "output folder")
     if looks or gate:
         return _run_sequential(loaded, out_dir, looks=looks, gate=gate, margin=margin, alpha=alpha,

@@ -40,6 +40,7 @@ from ..core.protocols import ArmOutput
 from ..core.meter import BudgetExhausted, CellTimeout, Meter
 from ..core.provenance import changed_code_lines, provenance
 from ..core.records import _KNOWN, RunRecord, parse_line, quote, record_from_json, write_records
+from ..core.scored import unpack_score
 from .suite import Cell, Suite, resolve
 
 
@@ -151,11 +152,11 @@ def execute_record(cell: Cell) -> RunRecord:
         # even where nothing could interrupt it (a sleep in a thread)
         run.stop_reason, run.error, run.output = "timeout", _timeout_error(cell.timeout), None
     choice, alternatives = _choice(run)
-    reward = _score(run, choice)
+    reward, items = _score(run, choice)
     oracle, notes = None, []
     if run.error is None and alternatives:  # an unselected alternative's failed scoring is a note (contract 1)
         oracle, notes = score_alternatives(run.workload.score, run.instance, alternatives)
-    return _cell_record(cell, run, reward, oracle, notes, started)
+    return _cell_record(cell, run, reward, items, oracle, notes, started)
 
 
 def _run_arm(cell: Cell, run: _CellRun) -> None:
@@ -210,26 +211,30 @@ def _choice(run: _CellRun) -> tuple[Any, list]:
     return choice, alternatives
 
 
-def _score(run: _CellRun, choice: Any) -> Any:
-    """The workload's score of `choice`, or None with `run.error` set (no choice, or scoring raised)."""
-    reward = None
+def _score(run: _CellRun, choice: Any) -> tuple[float | None, list | None]:
+    """The workload's score of `choice` and its items (a `Scored`), or None with `run.error` set
+    (no choice, or scoring raised)."""
+    reward = items = None
     if run.error is None:
         if choice is None:
             run.error = {"type": "NoChoice", "message": "the arm stopped before reporting a choice through "
                          "meter.progress(best, choice=...)", "where": "", "stage": "arm", "traceback": ""}
         else:
             try:
-                reward = run.workload.score(run.instance, choice)
+                reward, items = unpack_score(run.workload.score(run.instance, choice))
                 if getattr(run.workload, "score_trace", False):
                     _score_trace(run.workload, run.instance, run.meter)
             except Exception as exc:
                 run.error = _error(exc, "score")
-                reward = None
-    return reward
+                reward = items = None
+    return reward, items
 
 
-def _cell_record(cell: Cell, run: _CellRun, reward, oracle, notes: list[str], started: float) -> RunRecord:
-    """The record of a finished cell; without a meter its spend is only the seconds it took."""
+def _cell_record(cell: Cell, run: _CellRun, reward, items, oracle, notes: list[str], started: float) -> RunRecord:
+    """The record of a finished cell; without a meter its spend is only the seconds it took.
+
+    `items` are the per-item outcomes of a `Scored` score (contract v3), None for a plain number.
+    """
     spec_w, spec_a, meter = cell.workload, cell.arm, run.meter
     spend = meter.spend() if meter is not None else {"seconds": time.perf_counter() - started}
     extra: dict[str, Any] = {"workload_params": dict(spec_w.params)}
@@ -244,7 +249,7 @@ def _cell_record(cell: Cell, run: _CellRun, reward, oracle, notes: list[str], st
                      None if reward is None else float(reward), cell.budget.to_dict(),
                      dict(spec_a.params), meter.best if meter is not None else None,
                      list(meter.trace) if meter is not None else None, run.stop_reason, run.error,
-                     tuple(meter.partial()) if meter is not None else (), extra)
+                     tuple(meter.partial()) if meter is not None else (), extra, items)
 
 
 def _workload_fields(workload, instance) -> dict[str, Any]:
@@ -338,14 +343,15 @@ def _score_trace(workload, instance, meter: Meter) -> None:
     Anytime comparisons then read what would have shipped at spend X, not
     the arm's own (optimistically selected) dev score.
     """
-    cache: dict[int, float] = {}
+    cache: dict[int, float | None] = {}
     for point, choice in zip(meter.trace, meter.trace_choices):
         if not meter.has_choice or choice is None:
             continue
         key = id(choice)
         if key not in cache:
-            cache[key] = float(workload.score(instance, choice))
-        point["reward"] = cache[key]
+            cache[key] = unpack_score(workload.score(instance, choice))[0]
+        if cache[key] is not None:
+            point["reward"] = cache[key]
 
 
 # -- the results file ------------------------------------------------------------
