@@ -280,6 +280,7 @@ def _finish(fig, ax, handles: list, labels: list, notes: list[str] | tuple = ())
     """
     renderer = fig.canvas.get_renderer()
     width_in = fig.get_size_inches()[0]
+    fig._costmatch_exact = True   # everything is placed inside the figure: save it at its exact size
     _wrap_title(fig, ax, renderer)
     placement = {"legend": None, "ncol": 0}
     if handles and _legend_beside(fig, ax, renderer, handles, labels):
@@ -307,7 +308,10 @@ def render(plot: Plot, fmt: str) -> bytes:
     meta = {"svg": {"Date": None}, "png": {"Software": None},
             "pdf": {"CreationDate": None, "ModDate": None, "Producer": None, "Creator": None}}[fmt]
     buffer = io.BytesIO()
-    plot.fig.savefig(buffer, format=fmt, metadata=meta)
+    # a figure laid out by `_finish` is saved at its exact size; any other (drawn elsewhere) keeps a tight crop
+    exact = getattr(plot.fig, "_costmatch_exact", False)
+    plot.fig.savefig(buffer, format=fmt, metadata=meta, bbox_inches=None if exact else "tight",
+                     pad_inches=0.02)
     data = buffer.getvalue()
     return _svg_fallbacks(data) if fmt == "svg" else data
 
