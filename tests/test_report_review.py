@@ -29,7 +29,7 @@ def _not_valid_records():
 # -- 1. nothing claims more than the data -----------------------------------------------------------
 def test_a_not_valid_group_prints_no_verdict_in_any_format():
     recs = _not_valid_records()
-    c = compare(recs, "tokens")
+    c = compare(recs, fixed="tokens")
     g = c.groups[0]
     assert not g.valid and any(p.verdict in ("a>b", "b>a") for p in g.pairs)   # the test did decide pairs
     md = comparison_markdown(c, baseline="a")
@@ -52,7 +52,7 @@ def test_confound_table_shows_the_arm_that_did_not_report_as_unknown():
     recs = make_arms({"a": {"rollouts": 10, "tokens": 1000}, "b": {"rollouts": 10, "tokens": 3000},
                       "c": {"rollouts": 10, "tokens": 1100}, "mute": {"rollouts": 10, "tokens": None}},
                      budget={"rollouts": 10}, seeds=4)
-    md = comparison_markdown(compare(recs, "rollouts"), compact_confounds=True)
+    md = comparison_markdown(compare(recs, fixed="rollouts"), compact_confounds=True)
     confounds = md.split("Confounds (")[1]
     assert re.search(r"\| mute +\| +unknown", confounds)
 
@@ -63,14 +63,14 @@ def test_supported_frontier_needs_a_detected_difference_not_a_higher_mean():
     noisy = {(arm, s): float(rng.uniform(0, 1)) for arm in ("cheap", "dear") for s in range(6)}
     recs = make_arms({"cheap": {"tokens": 1000, "calls": 5}, "dear": {"tokens": 1000, "calls": 9}}, seeds=6,
                      reward_fn=lambda arm, s: noisy[(arm, s)])
-    g = compare(recs, "tokens").groups[0]
+    g = compare(recs, fixed="tokens").groups[0]
     assert plots.pareto_front({a.arm: (a.spend["calls"].median, a.mean) for a in g.arms}) != ["cheap", "dear"] or True
     front = supported_frontier(g, "calls")
     assert not front.beaten and sorted(front.on) == ["cheap", "dear"]
     # clearly better and cheaper: now the statistics support that "dear" is off the frontier
     recs = make_arms({"cheap": {"tokens": 1000, "calls": 5}, "dear": {"tokens": 1000, "calls": 9}}, seeds=8,
                      reward_fn=lambda arm, s: (0.9 if arm == "cheap" else 0.2) + 0.01 * s)
-    g = compare(recs, "tokens").groups[0]
+    g = compare(recs, fixed="tokens").groups[0]
     front = supported_frontier(g, "calls")
     assert front.on == ["cheap"] and front.beaten == {"dear": "cheap"}
     plot = plots.cost_reward_plot(g, recs, "calls", plots.Style(["cheap", "dear"]), "tokens")
@@ -94,7 +94,7 @@ def test_groups_are_ordered_most_informative_first():
 # -- 2. one statistic per view ------------------------------------------------------------------------
 def test_cost_reward_points_are_the_tables_median_spend_and_mean_with_its_interval():
     recs = make_arms({"a": {"tokens": 1000, "calls": 10}, "b": {"tokens": 1000, "calls": 20}}, seeds=5, jitter=0.3)
-    g = compare(recs, "tokens").groups[0]
+    g = compare(recs, fixed="tokens").groups[0]
     plot = plots.cost_reward_plot(g, recs, "calls", plots.Style(["a", "b"]), "tokens")
     try:
         ax = plot.fig.axes[0]
@@ -131,7 +131,7 @@ def test_saved_figures_are_exactly_the_documented_width(width, inches):
 
     names = ["best-of-3", "cost-efficient-puct", "a-rather-long-arm-name-v2", "ucb1"]
     recs = make_arms({n: {"tokens": 1000, "calls": 5 + 3 * i} for i, n in enumerate(names)}, seeds=4)
-    g = compare(recs, "tokens").groups[0]
+    g = compare(recs, fixed="tokens").groups[0]
     plot = plots.cost_reward_plot(g, recs, "calls", plots.Style(names), "tokens", width=width)
     try:
         png = Image.open(io.BytesIO(plots.render(plot, "png")))
@@ -149,7 +149,7 @@ def test_saved_figures_are_exactly_the_documented_width(width, inches):
 def test_paper_tables_name_each_statistic_align_numbers_right_and_leave_seconds_out():
     recs = make_arms({"a": {"tokens": 1000, "calls": 10, "seconds": 0.2},
                       "b": {"tokens": 1000, "calls": 12, "seconds": 0.3}}, seeds=4)
-    c = compare(recs, "tokens")
+    c = compare(recs, fixed="tokens")
     md = comparison_markdown(c, paper=True)
     header = next(line for line in md.splitlines() if line.startswith("| arm "))
     rule = md.splitlines()[md.splitlines().index(header) + 1]

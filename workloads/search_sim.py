@@ -97,6 +97,8 @@ class SearchInstance:
         parent = self.candidates[cand_id]
         k = parent.children
         rng = self._rng("child", self.prefix, cand_id, k)
+        # Nothing is spent on an expansion the budget cannot pay for whole (its calls and its dev evaluation).
+        meter.check(calls=self.sim.calls_per_expansion, rollouts=self.sim.rollouts_per_eval)
         for call in range(self.sim.calls_per_expansion):
             wanted = int(rng.lognormal(math.log(self.sim.completion_median_tokens), self.sim.completion_sigma))
             self._call(meter, self.expansion_prompt_tokens(cand_id), wanted)
@@ -124,6 +126,7 @@ class SearchInstance:
         two arms verifying the same candidate in the same state pay the same.
         """
         c = self.candidates[cand_id]
+        meter.check(calls=1, rollouts=self.sim.rollouts_per_eval)   # nothing spent on a look it cannot finish
         rng = self._rng("verify", c.id, c.dev_total)
         wanted = int(rng.lognormal(math.log(max(1, self.sim.completion_median_tokens // 4)),
                                    self.sim.completion_sigma))
@@ -152,7 +155,11 @@ class SearchInstance:
     # -- internals ----------------------------------------------------------------------
     @staticmethod
     def _call(meter: Meter, prompt: int, wanted: int) -> None:
-        """Charge one model call, its completion capped by what the Meter says is left (never below 1 token)."""
+        """Charge one model call, its completion capped by what the Meter says is left (never below 1 token).
+
+        The Meter is asked first: a budget of N calls makes N calls, never N + 1.
+        """
+        meter.check()
         completion = int(max(0, min(wanted, meter.token_allowance() - (
             prompt if meter.remaining("tokens") < math.inf else 0))))
         meter.call(prompt_tokens=prompt, completion_tokens=max(completion, 1))
