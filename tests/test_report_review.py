@@ -83,9 +83,9 @@ def test_supported_frontier_needs_a_detected_difference_not_a_higher_mean():
 
 def test_groups_are_ordered_most_informative_first():
     decided = compare(make_arms({"a": {"tokens": 1000}, "b": {"tokens": 1000}}, seeds=8,
-                                reward_fn=lambda arm, s: (0.9 if arm == "a" else 0.1) + 0.01 * s), "tokens").groups[0]
+                                reward_fn=lambda arm, s: (0.9 if arm == "a" else 0.1) + 0.01 * s), fixed="tokens").groups[0]
     undecided = compare(make_arms({"x": {"tokens": 1000}, "y": {"tokens": 1000}}, seeds=3, workload="v"),
-                        "tokens").groups[0]
+                        fixed="tokens").groups[0]
     assert informative_first([undecided, decided]) == [decided, undecided]
     assert group_headline(undecided).level == "info" and group_headline(decided).level == "ok"
     assert "leader a (" in group_headline(decided).text
