@@ -11,6 +11,8 @@ import math
 from dataclasses import dataclass
 from typing import Mapping
 
+from .errors import InputError
+from .records import MAX_AMOUNT, budget_key
 from .units import CONTINUOUS_UNITS, ordered_units
 
 
@@ -31,6 +33,9 @@ class Budget:
                 raise ValueError(f"Budget unit names must be non-empty strings, got {unit!r}")
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 raise ValueError(f"Budget unit '{unit}' must be a number, got {value!r}")
+            if isinstance(value, int) and abs(value) > MAX_AMOUNT:  # 10**400 overflowed float() below
+                raise InputError(f"Budget unit '{unit}' is an integer of {len(str(abs(value)))} digits, above "
+                                 f"the largest allowance {MAX_AMOUNT:g}")
             if not math.isfinite(value):
                 raise ValueError(f"Budget unit '{unit}' must be finite, got {value!r}")
             if value < 0:
@@ -62,7 +67,6 @@ class Budget:
 
     def key(self) -> str:
         """The canonical JSON naming this budget by exact value (the records' `budget_key`)."""
-        from .records import budget_key
         return budget_key(self.limits)
 
     def split(self, ways: int) -> list["Budget"]:

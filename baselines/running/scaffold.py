@@ -18,12 +18,14 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import os
 import pkgutil
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from ..core import units
 from ..core.errors import InputError
 from ..core.fileio import OutputError, atomic_write_text, ensure_dir
 
@@ -134,8 +136,6 @@ def _public_classes(module) -> list[type]:
 
 def unit_meanings() -> dict[str, str]:
     """One line per standard unit: from baselines.core.units when it has them, else the fallback here."""
-    from ..core import units
-
     offered = None
     for name in ("UNIT_MEANINGS", "UNIT_DEFINITIONS", "UNIT_DESCRIPTIONS"):
         offered = getattr(units, name, None)
@@ -225,11 +225,13 @@ def init_project(directory: str | Path = ".") -> list[Path]:
     there, so a second `init` can never overwrite a user's edits; if a write
     fails mid-way, the files it had written are removed again.
     """
+    if not str(directory).strip():
+        raise InputError("init: the folder is an empty name; give a folder (costmatch init NEWDIR, or . for this one)")
     directory = Path(directory)
     texts = starter_templates()
     if directory.exists() and not directory.is_dir():
         raise OutputError(f"{directory}: is a file, not a folder; give a new or existing folder for `init`")
-    existing = [name for name in texts if (directory / name).exists()]
+    existing = [name for name in texts if os.path.lexists(directory / name)]  # a dangling link too
     if existing:
         raise InputError(f"{directory / existing[0]}: already exists; `init` never overwrites files: "
                          "choose an empty folder (costmatch init NEWDIR) or move the file away")
