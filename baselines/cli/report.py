@@ -21,7 +21,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--figure-format", choices=["png", "svg", "pdf"],
                    help="write figures in this format only (default: png and svg); pdf embeds TrueType fonts")
     p.add_argument("--figure-width", choices=["single", "double"], default="single",
-                   help="figure width: single column (3.3 in, default) or double column (6.8 in)")
+                   help="figure width: single column (3.33 in, default) or double column (6.8 in)")
     p.add_argument("--baseline", metavar="ARM", help="add each arm's paired difference to this arm")
     p.add_argument("--plots", metavar="DIR", help="write figures (PNG and SVG) to this folder (created if missing)")
     p.add_argument("--x-unit", type=unit, metavar="UNIT",
