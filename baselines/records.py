@@ -27,7 +27,7 @@ from .units import ordered_units
 SCHEMA = "costmatch.run/1"
 
 _KNOWN = frozenset({"schema", "workload", "arm", "seed", "params", "budget", "spend", "reward",
-                    "dev_reward", "trace", "stop_reason", "error", "partial"})
+                    "dev_reward", "trace", "stop_reason", "error", "partial", "items"})
 
 
 @dataclass(slots=True)
@@ -47,6 +47,7 @@ class RunRecord:
     error: Any = None
     partial: tuple[str, ...] = ()
     extra: dict[str, Any] = field(default_factory=dict)
+    items: list[dict[str, Any]] | None = None   # per-item outcomes (contract v3), canonical: see `items_from_json`
 
     def identity(self) -> tuple[str, str, str, int]:
         """(workload, budget, arm, seed): what makes two lines the same run."""
@@ -63,6 +64,8 @@ class RunRecord:
         out["error"] = self.error
         if self.partial:
             out["partial"] = list(self.partial)
+        if self.items is not None:
+            out["items"] = self.items
         for key, value in self.extra.items():
             out.setdefault(key, value)
         return out
@@ -325,8 +328,55 @@ def record_from_json(obj: Any, where: str) -> RunRecord:
     extra = {k: v for k, v in obj.items() if k not in _KNOWN}
     if reward is not None and "reward_range" in extra:
         _check_range(reward, extra["reward_range"], where)
+    items = items_from_json(obj.get("items"), where)
     return RunRecord(workload, arm, seed, spend, reward, budget, params, dev, trace, stop,
-                     obj.get("error"), tuple(partial), extra)
+                     obj.get("error"), tuple(partial), extra, items)
+
+
+def items_from_json(value: Any, where: str) -> list[dict[str, Any]] | None:
+    """A record's per-item outcomes (`items`, contract v3) in canonical form, or None when absent or null.
+
+    Each item is ``{"id": non-empty string, "reward": finite number or null}``
+    with an optional ``"spend": {unit: number or null}``; ids are unique
+    within the record. Canonical (what both readers hand on): ``reward`` a
+    float or None, ``spend`` only its reported units and only when it has
+    one; other keys of an item are ignored, as unknown fields of a record
+    are. Why canonical: the bulk reader sees absent and null alike, so both
+    readers keep exactly what both can see.
+    """
+    if value is None:
+        return None
+    if not isinstance(value, list):
+        raise InputError(f"{where}: field 'items' must be an array of {{\"id\", \"reward\"}} objects or null, "
+                         f"got {quote(value)}")
+    out: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for i, item in enumerate(value):
+        name = f"items[{i}]"
+        if not isinstance(item, dict):
+            raise InputError(f"{where}: field '{name}' must be an object with 'id' and 'reward', got {quote(item)}")
+        ident = item.get("id")
+        if not isinstance(ident, str) or not ident:
+            raise InputError(f"{where}: field '{name}.id' must be a non-empty string, got {quote(ident)}")
+        if ident in seen:
+            raise InputError(f"{where}: field '{name}.id' repeats the id {quote(ident)}; "
+                             "give each question of a run its own id")
+        seen.add(ident)
+        if "reward" not in item:
+            raise InputError(f"{where}: field '{name}.reward' is missing; write null for an item without a score")
+        reward = _number(item["reward"], where, f"{name}.reward", nullable=True)
+        clean: dict[str, Any] = {"id": ident, "reward": None if reward is None else float(reward)}
+        spend = item.get("spend")
+        if spend is None:
+            spend = {}
+        elif not isinstance(spend, dict):
+            raise InputError(f"{where}: field '{name}.spend' must be an object of unit -> number or null, "
+                             f"got {quote(spend)}")
+        spend = {u: v for u, v in _units(spend, where, f"{name}.spend", nullable=True).items() if v is not None}
+        if spend:
+            clean["spend"] = spend
+        out.append(clean)
+    return out
 
 
 def _check_range(reward: float, declared: Any, where: str) -> None:

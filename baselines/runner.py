@@ -327,7 +327,7 @@ def trusted_record(obj: dict[str, Any]) -> RunRecord:
     return RunRecord(obj["workload"], obj["arm"], obj["seed"], obj["spend"], obj["reward"], obj.get("budget") or {},
                      obj.get("params") or {}, obj.get("dev_reward"), obj.get("trace"), obj.get("stop_reason"),
                      obj.get("error"), tuple(obj.get("partial") or ()),
-                     {k: v for k, v in obj.items() if k not in _KNOWN})
+                     {k: v for k, v in obj.items() if k not in _KNOWN}, obj.get("items"))
 
 
 def _score_trace(workload, instance, meter: Meter) -> None:

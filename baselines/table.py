@@ -34,7 +34,7 @@ from .errors import InputError
 from .gc_pause import gc_paused
 from .provenance import code_key
 from .records import (MAX_AMOUNT, MAX_DEPTH, MAX_REWARD, SCHEMA, RunRecord, _trace, budget_key,
-                      canonical_budget, declared_range, duplicate_error, json_depth, parse_line)
+                      canonical_budget, declared_range, duplicate_error, items_from_json, json_depth, parse_line)
 from .table_store import ColumnStore
 from .units import ordered_units
 
@@ -404,6 +404,11 @@ def _arrow_columns(data: bytes, ends: np.ndarray):
     traces = _arrow_traces(pa, cols, n)
     if traces is False:
         return None
+    items = _arrow_items(pa, cols, n)
+    if items is False:
+        return None
+    if items is not None:
+        frame["items"] = items
     for unit in set(spend) | set(partial):
         frame[f"spend:{unit}"] = spend.get(unit, np.full(n, np.nan))
         frame[f"partial:{unit}"] = partial.get(unit, np.zeros(n, dtype=bool))
@@ -425,7 +430,7 @@ def _arrow_read(pa, data: bytes, ends: np.ndarray, lines, table):
     cols = {n: table.column(n).combine_chunks() for n in
             ("workload", "arm", "seed", "spend", "reward", "dev_reward", "budget", "schema",
              "stop_reason", "error", "partial", "trace", "params", "reward_range", "provenance", "unit_nouns",
-             "instance")
+             "instance", "items")
             if n in names}
     # params only needs to be an object (its values are not read here): a date in it changes nothing
     if any(_has_temporal(c.type) for name, c in cols.items() if name != "params"):
@@ -620,6 +625,38 @@ def _arrow_traces(pa, cols: dict, n: int):
         return [None if t is None else _trace(t, "") for t in cols["trace"].to_pylist()]
     except InputError:
         return False
+
+
+def _arrow_items(pa, cols: dict, n: int):
+    """Each row's `items` in the line reader's canonical form (None: no row has items); False to fall back.
+
+    Arrow reads an absent item key as null, so a block where any item's
+    reward is null goes line by line: there "reward": null (an unscored item)
+    and a missing reward (an error) are told apart.
+    """
+    if "items" not in cols or cols["items"].null_count >= n:
+        return None
+    kind = cols["items"].type
+    if not (pa.types.is_list(kind) and (pa.types.is_struct(kind.value_type) or pa.types.is_null(kind.value_type))):
+        return False
+    values = cols["items"].to_pylist()
+    out = np.empty(n, dtype=object)
+    try:
+        for i, value in enumerate(values):
+            if value is not None and any(item is None or item.get("reward") is None for item in value):
+                return False
+            out[i] = items_from_json(value, "")
+    except InputError:
+        return False
+    return out
+
+
+def items_column(values: list) -> np.ndarray:
+    """Per run its canonical `items` list (None without items), as an object column (never a 2-D array)."""
+    out = np.empty(len(values), dtype=object)
+    for i, value in enumerate(values):
+        out[i] = value
+    return out
 
 
 def _object_column(col) -> np.ndarray:
@@ -842,6 +879,8 @@ class _Builder:
         if any(r.extra and "reward_range" in r.extra for r in recs):
             frame["reward_lo"], frame["reward_hi"] = reward_range_columns(
                 [r.extra.get("reward_range") if r.extra else None for r in recs])
+        if any(r.items is not None for r in recs):
+            frame["items"] = items_column([r.items for r in recs])
         budgets, keys = {}, []
         for r in recs:
             key = budget_key(r.budget)
