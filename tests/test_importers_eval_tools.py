@@ -19,12 +19,6 @@ LM_EVAL = DATA / "lm_eval" / "output"
 PROMPTFOO = DATA / "promptfoo" / "results.json"
 
 
-def items_of(record) -> list[dict]:
-    """The record's items: the `items` field once the record type has it, else where readers keep unknown fields."""
-    items = getattr(record, "items", None)
-    return items if isinstance(items, list) else record.extra["items"]
-
-
 # -- lm-evaluation-harness -------------------------------------------------------------------
 def _lm_eval_truth() -> dict[str, dict]:
     """Per model: the samples' exact_match by doc id and the results file's figure, read here without costmatch."""
@@ -46,7 +40,7 @@ def test_lm_eval_items_and_reward_are_the_files_own():
     assert sorted(r.arm for r in records) == sorted(truth) == ["strong", "weak"]
     for record in records:
         mine = truth[record.arm]
-        assert {i["id"]: i["reward"] for i in items_of(record)} == mine["items"]
+        assert {i["id"]: i["reward"] for i in record.items} == mine["items"]
         assert record.reward == pytest.approx(mine["figure"]) and record.extra["source_reward"] == mine["figure"]
         assert (record.workload, record.seed, record.extra["metric"]) == ("arith20", 0, "exact_match,none")
         assert record.extra["reward_range"] == [0.0, 1.0]
@@ -62,9 +56,9 @@ def test_lm_eval_reports_no_tokens_or_cost_so_they_are_unreported_not_zero():
 
 def test_lm_eval_items_pair_by_document_across_models():
     strong, weak = sorted(import_lm_eval(LM_EVAL), key=lambda r: r.arm)
-    assert [i["id"] for i in items_of(strong)] == [i["id"] for i in items_of(weak)] == [str(n) for n in range(20)]
-    both = {i["id"]: i["reward"] for i in items_of(strong)}
-    wins = [k for k, v in both.items() if v == 1.0 and dict((j["id"], j["reward"]) for j in items_of(weak))[k] == 0.0]
+    assert [i["id"] for i in strong.items] == [i["id"] for i in weak.items] == [str(n) for n in range(20)]
+    both = {i["id"]: i["reward"] for i in strong.items}
+    wins = [k for k, v in both.items() if v == 1.0 and dict((j["id"], j["reward"]) for j in weak.items)[k] == 0.0]
     assert len(wins) == 8  # the weak model's 11 misses include the strong model's 3
 
 
@@ -160,7 +154,7 @@ def test_promptfoo_items_tokens_cost_and_latency_are_the_files_own():
                                                                          ("weak", 0), ("weak", 1)]
     for record in records:
         mine = truth[(record.arm, record.seed)]
-        assert {i["id"]: i["reward"] for i in items_of(record)} == mine["pass"]
+        assert {i["id"]: i["reward"] for i in record.items} == mine["pass"]
         assert record.reward == pytest.approx(sum(mine["pass"].values()) / 20)
         assert (record.spend["prompt_tokens"], record.spend["completion_tokens"]) == (mine["prompt"], mine["completion"])
         assert record.spend["tokens"] == mine["prompt"] + mine["completion"]
@@ -173,7 +167,7 @@ def test_promptfoo_items_tokens_cost_and_latency_are_the_files_own():
 
 def test_promptfoo_items_pair_by_vars_across_providers_and_repeats():
     records = import_promptfoo(PROMPTFOO)
-    ids = [sorted(i["id"] for i in items_of(r)) for r in records]
+    ids = [sorted(i["id"] for i in r.items) for r in records]
     assert all(x == ids[0] for x in ids) and len(ids[0]) == 20
     assert '{"a":3,"answer":"44","b":41}' in ids[0]
 
@@ -214,7 +208,7 @@ def test_promptfoo_provider_error_leaves_the_run_unscored_and_the_item_null(tmp_
     records = {(r.arm, r.seed): r for r in import_promptfoo(_promptfoo_edit(tmp_path, edit))}
     run = records[("strong", 0)]
     assert run.reward is None and "API error: 500" in run.error and run.extra["source_reward"] == pytest.approx(16 / 19)
-    assert sum(i["reward"] is None for i in items_of(run)) == 1
+    assert sum(i["reward"] is None for i in run.items) == 1
     assert records[("strong", 1)].reward == 0.85
 
 
@@ -237,7 +231,7 @@ def test_promptfoo_same_vars_in_two_tests_get_distinct_ids(tmp_path):
         for row in second:
             row["vars"] = {"a": 3, "b": 41, "answer": "44"}
     records = import_promptfoo(_promptfoo_edit(tmp_path, edit))
-    ids = {i["id"] for i in items_of(records[0])}
+    ids = {i["id"] for i in records[0].items}
     assert '{"a":3,"answer":"44","b":41}' in ids and '{"a":3,"answer":"44","b":41} #2' in ids
 
 
@@ -285,7 +279,7 @@ def test_lm_eval_for_real_two_models_pair_by_document(tmp_path):
     records = {r.arm: r for r in import_records("lm-eval", [tmp_path / "out"])}
     assert len(files) == 2 and {a: r.reward for a, r in records.items()} == {"strong": 0.85, "weak": 0.45}
     for record in records.values():
-        assert record.reward == record.extra["source_reward"] and len(items_of(record)) == 20
+        assert record.reward == record.extra["source_reward"] and len(record.items) == 20
 
 
 @pytest.mark.slow
