@@ -230,3 +230,20 @@ def test_promptfoo_same_test_twice_in_a_column_is_a_second_repeat_or_a_second_co
     src.write_bytes(_pf(_PF_ROW, {**_PF_ROW, "testIdx": 1, "success": False}))
     [run] = import_records_("promptfoo", [src])
     assert run.reward == 0.5 and run.extra["tests"] == 2
+
+
+@pytest.mark.parametrize("fmt, content", [
+    ("promptfoo", _pf({**_PF_ROW, "provider": {"label": "x\ud800"}})),
+    ("promptfoo", _pf({**_PF_ROW, "vars": {"x": "\udc00"}})),
+    ("agentdescent", _dump({"dataset": "d", "arms": [{"arm": "\ud800", "seed": 0, "test_reward": 0.5}]})),
+])
+def test_a_lone_surrogate_escape_is_one_line_not_a_traceback(tmp_path, fmt, content):
+    """Found while fuzzing the promptfoo importer: a \\ud800 escape parsed into a name that UTF-8 cannot write."""
+    _check(tmp_path, fmt, content)
+    with pytest.raises(InputError, match="not valid Unicode"):
+        run_import(fmt, [tmp_path / "src.in"], tmp_path / "out.jsonl")
+
+
+def test_lm_eval_lone_surrogate_in_a_doc_id(tmp_path):
+    assert _check_lm_eval(tmp_path, _dump(_LM_RESULTS), _lines({**_LM_SAMPLE, "doc_id": "\ud800"},
+                                                               {**_LM_SAMPLE, "doc_id": 1})) is None

@@ -106,9 +106,14 @@ def make_record(where: str, **fields: Any) -> RunRecord:
         obj["partial"] = list(obj["partial"])
     record = record_from_json(obj, where)
     try:
-        record.to_line()
+        line = record.to_line()
     except (TypeError, ValueError) as exc:  # e.g. NaN or an object inside params/notes
         raise InputError(f"{where}: a field cannot be written as JSON ({exc}); fix it in the source file") from None
+    try:
+        line.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate escape (\ud800) in a name, an id or a note
+        raise InputError(f"{where}: a field holds text that is not valid Unicode (a lone surrogate escape such as "
+                         "\\ud800); fix it in the source file") from None
     return record
 
 
