@@ -1,6 +1,6 @@
 """What an arm is: a policy that spends a Budget through a Meter.
 
-The protocol lives in the core, `baselines/protocols.py` (Arm, ArmOutput,
+The protocol lives in the core, `baselines/core/protocols.py` (Arm, ArmOutput,
 and the checks a suite runs); this module re-exports it so that
 ``from arms.base import ArmOutput`` keeps working.
 
@@ -11,6 +11,6 @@ knows what it would ship.
 """
 from __future__ import annotations
 
-from baselines.protocols import Arm, ArmOutput
+from baselines.core.protocols import Arm, ArmOutput
 
 __all__ = ["Arm", "ArmOutput"]

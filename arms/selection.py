@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from baselines.meter import BudgetExhausted, Meter
+from baselines.core.meter import BudgetExhausted, Meter
 
 from .base import ArmOutput
 

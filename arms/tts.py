@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from baselines.clients import response_text
+from baselines.core.clients import response_text
 
 
 def parse_answer(text: str) -> int | None:

@@ -1,7 +1,7 @@
 """costmatch core: budgets, metered spend, run records and cost-matched comparison.
 
 The public surface is what a user's arm, workload or analysis script needs.
-Names load on first use (PEP 562), so `import baselines.meter` in an arm's
+Names load on first use (PEP 562), so `import baselines.core.meter` in an arm's
 worker, or `costmatch --help`, does not pay for pandas, scipy or matplotlib.
 """
 from __future__ import annotations
@@ -13,17 +13,17 @@ __version__ = "0.1.0"
 
 #: public name -> module that defines it
 _EXPORTS: dict[str, str] = {
-    "Budget": "budget",
-    "BudgetExhausted": "meter",
-    "Meter": "meter",
-    "InputError": "errors",
-    "RunRecord": "records",
-    "read_records": "records",
-    "write_records": "records",
-    "RunTable": "table",
-    "Comparison": "comparison",
-    "compare": "comparing",
-    "CompareOptions": "compare_options",
+    "Budget": "core.budget",
+    "BudgetExhausted": "core.meter",
+    "Meter": "core.meter",
+    "InputError": "core.errors",
+    "RunRecord": "core.records",
+    "read_records": "core.records",
+    "write_records": "core.records",
+    "RunTable": "analysis.table",
+    "Comparison": "analysis.comparison",
+    "compare": "analysis.comparing",
+    "CompareOptions": "analysis.compare_options",
     "run": "api",
     "check": "api",
 }
@@ -45,12 +45,12 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
-    from .budget import Budget
+    from .core.budget import Budget
     from .api import check, run
-    from .comparing import compare
-    from .comparison import Comparison
-    from .compare_options import CompareOptions
-    from .errors import InputError
-    from .meter import BudgetExhausted, Meter
-    from .records import RunRecord, read_records, write_records
-    from .table import RunTable
+    from .analysis.comparing import compare
+    from .analysis.comparison import Comparison
+    from .analysis.compare_options import CompareOptions
+    from .core.errors import InputError
+    from .core.meter import BudgetExhausted, Meter
+    from .core.records import RunRecord, read_records, write_records
+    from .analysis.table import RunTable

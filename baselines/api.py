@@ -17,9 +17,9 @@ import tempfile
 from pathlib import Path
 from typing import Any, Mapping
 
-from .budget import Budget
-from .errors import InputError
-from .records import RunRecord
+from .core.budget import Budget
+from .core.errors import InputError
+from .core.records import RunRecord
 
 #: What an arm or a workload may be given as: an import path, a class, or (either, params).
 Spec = Any
@@ -48,7 +48,7 @@ def build_suite(workload: Spec, arms: Mapping[str, Spec], budget: Budget | Mappi
                 seeds: int | list[int] = 5, *, fixed: str | None = None, name: str | None = None,
                 timeout: float | None = None, tolerance: float = 0.1, jobs: int = 1, backend: str = "loky"):
     """The suite that `run` runs: checked completely (imports, parameters, units) before anything runs."""
-    from .suite import parse_suite
+    from .running.suite import parse_suite
 
     if not arms:
         raise InputError("run: arms is empty; give a dict of name -> class or 'module:Class'")
@@ -87,7 +87,7 @@ def run(workload: Spec, arms: Mapping[str, Spec], budget: Budget | Mapping[str, 
     ``out/results.jsonl`` as cells finish and a second call resumes; without
     it they are kept in a temporary folder that is removed afterwards.
     """
-    from .runner import run_suite
+    from .running.runner import run_suite
 
     suite = build_suite(workload, arms, budget, seeds, fixed=fixed, name=name, timeout=timeout,
                         tolerance=tolerance, jobs=jobs, backend=backend)
@@ -113,8 +113,8 @@ def check(records: list[RunRecord] | str | Path, baseline: str, candidate: str, 
     `records` is a list of records or a results file. The verdict is the
     worst over the groups where both arms ran: "PASS", "FAIL" or "INCONCLUSIVE".
     """
-    from .gate import overall, run_gate
-    from .records import read_records
+    from .analysis.gate import overall, run_gate
+    from .core.records import read_records
 
     if baseline == candidate:
         raise InputError(f"check: baseline and candidate are both {baseline!r}; name two different arms")

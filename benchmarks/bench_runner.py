@@ -95,7 +95,7 @@ def parent_per_record(points: int = 150, passes: int = 5, records: int = 5000) -
     during the run (LineSink.take) and after it (LineSink.finish attaches the traces)."""
     import gc
 
-    from baselines.runner import HEAD_OVER, LineSink, dump_line
+    from baselines.running.runner import HEAD_OVER, LineSink, dump_line
 
     trace = [{"spend": {"calls": i, "rollouts": i, "seconds": i * 0.001}, "best": 0.5 + i * 1e-4}
              for i in range(points)]
@@ -125,8 +125,8 @@ def parent_per_record(points: int = 150, passes: int = 5, records: int = 5000) -
 
 def worker_per_cell(cells: int = 5000, passes: int = 7) -> float:
     """Median µs of one trivial cell in a worker, in process (`cell_line`: build, run, validate, one line)."""
-    from baselines.runner import cell_line
-    from baselines.suite import load_suite
+    from baselines.running.runner import cell_line
+    from baselines.running.suite import load_suite
 
     with tempfile.TemporaryDirectory() as folder:
         suite = Path(folder) / "trivial.toml"

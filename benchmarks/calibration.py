@@ -25,7 +25,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from baselines import gate, sequential, stats  # noqa: E402
+from baselines.analysis import gate, sequential, stats  # noqa: E402
 
 ALPHA = 0.05
 NS = (3, 5, 10, 20)
@@ -343,6 +343,6 @@ if __name__ == "__main__":
     t0 = time.time()
     res = run(a.sims, a.jobs)
     text = markdown(res, a.sims, time.time() - t0)
-    from baselines.fileio import atomic_write_text
+    from baselines.core.fileio import atomic_write_text
     atomic_write_text(Path(a.out), text + "\n")
     print(text)

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from baselines.comparison import Comparison, Flag, Group, Unverified
-from baselines.units import nouns_of, unit_noun
+from baselines.analysis.comparison import Comparison, Flag, Group, Unverified
+from baselines.core.units import nouns_of, unit_noun
 
 from .text import quantity, ratio
 

@@ -20,9 +20,9 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from baselines.comparison import Comparison, Group, runs_by_arm
-from baselines.records import RunRecord
-from baselines.units import nouns_of, unit_noun
+from baselines.analysis.comparison import Comparison, Group, runs_by_arm
+from baselines.core.records import RunRecord
+from baselines.core.units import nouns_of, unit_noun
 
 from .flags import (clip_note, comparison_headline, group_caption, run_notes, unequal_sentence, unreported_grouped,
                     unverified_sentence)

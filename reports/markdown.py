@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from baselines.comparison import Comparison, Group
-from baselines.units import nouns_of
+from baselines.analysis.comparison import Comparison, Group
+from baselines.core.units import nouns_of
 
 from .flags import (clip_note, comparison_headline, confound_sentence, group_caption, run_notes, skipped_lines,
                     unequal_sentence, unreported_grouped, unreported_lines, unverified_sentence)
@@ -65,7 +65,7 @@ def run_note_bullets(group: Group, records) -> list[str]:
     Records carry them and no table showed them: a reader saw a clean
     result where a run had hit timeouts.
     """
-    from baselines.comparison import runs_by_arm
+    from baselines.analysis.comparison import runs_by_arm
 
     items = [(arm, r.seed, n) for arm, runs in runs_by_arm(records, group).items()
              for r in sorted(runs, key=lambda r: r.seed) for n in run_notes(r)]

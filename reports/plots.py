@@ -44,11 +44,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from baselines import anytime
-from baselines.comparison import Comparison, Group, runs_by_arm
-from baselines.fileio import atomic_write_bytes, ensure_dir, slug
-from baselines.records import RunRecord
-from baselines.units import nouns_of, unit_noun
+from baselines.analysis import anytime
+from baselines.analysis.comparison import Comparison, Group, runs_by_arm
+from baselines.core.fileio import atomic_write_bytes, ensure_dir, slug
+from baselines.core.records import RunRecord
+from baselines.core.units import nouns_of, unit_noun
 
 from .ranges import range_for
 from .text import budget_tag, budget_text, quantity
@@ -733,11 +733,11 @@ def unit_verdicts(ranking: dict[str, dict[str, tuple]], alpha: float = RANK_ALPH
 
     Paired by seed; a verdict needs both the paired t test and the exact
     sign-flip test, Holm-adjusted over all pairs of that unit
-    (`baselines.stats.all_pairs` and `decide`, as `compare` does for a group).
+    (`baselines.analysis.stats.all_pairs` and `decide`, as `compare` does for a group).
     Empty when the entries carry no per-seed scores or there are more than
     RANK_TEST_MAX_ARMS arms.
     """
-    from baselines.stats import all_pairs, decide
+    from baselines.analysis.stats import all_pairs, decide
 
     out: dict[str, dict] = {}
     for unit, entries in ranking.items():

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from baselines.records import budget_key
+from baselines.core.records import budget_key
 
 
 @dataclass(frozen=True)

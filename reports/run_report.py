@@ -5,7 +5,7 @@ the same arms at equal rollouts, and bbob at equal calls): the markdown
 report, a self-contained report.html, each comparison's JSON, and the
 figures. The reports list exactly the files that were written (a figure
 that could not be drawn is named with the reason instead), and every file
-goes through `baselines.fileio` (atomic: a full disk leaves nothing half-written).
+goes through `baselines.core.fileio` (atomic: a full disk leaves nothing half-written).
 """
 from __future__ import annotations
 
@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from baselines import compare
-from baselines.comparison import Comparison, runs_by_arm
-from baselines.fileio import atomic_write_text, ensure_dir
-from baselines.records import RunRecord, budget_key
+from baselines.analysis.comparison import Comparison, runs_by_arm
+from baselines.core.fileio import atomic_write_text, ensure_dir
+from baselines.core.records import RunRecord, budget_key
 
 from .markdown import comparison_markdown
 from .plots import (FORMATS, WIDTHS, close, comparison_plots, ranking_across_units, ranking_markdown, save,

@@ -9,8 +9,8 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from baselines.comparison import Comparison, Group
-from baselines.units import nouns_of
+from baselines.analysis.comparison import Comparison, Group
+from baselines.core.units import nouns_of
 
 from .text import budget_text
 
@@ -40,7 +40,7 @@ def first_errors(records) -> dict[tuple[str, str, str], tuple[int, str | None]]:
     a resume can be another seed. Naming the seed (and whose code failed)
     says which one the summary quotes.
     """
-    from baselines.records import budget_key
+    from baselines.core.records import budget_key
 
     out: dict[tuple[str, str, str], tuple[int, str | None]] = {}
     for r in records or ():
@@ -55,7 +55,7 @@ def first_errors(records) -> dict[tuple[str, str, str], tuple[int, str | None]]:
 
 def _incomplete_text(group: Group, errors: dict) -> str:
     """Each incomplete arm with its scored count and first error; past SHOWN_ARMS, "and N more: names"."""
-    from baselines.records import budget_key
+    from baselines.core.records import budget_key
 
     arms = group.incomplete_arms()
     shown = arms if len(arms) <= SHOWN_ARMS + 1 else arms[:SHOWN_ARMS]

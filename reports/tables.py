@@ -20,9 +20,9 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from baselines.comparison import Comparison, Group
-from baselines.stats import PairResult
-from baselines.units import nouns_of, unit_noun
+from baselines.analysis.comparison import Comparison, Group
+from baselines.analysis.stats import PairResult
+from baselines.core.units import nouns_of, unit_noun
 
 from .flags import caption_parts, clip_note
 from .ranges import RewardRange, range_for

@@ -165,7 +165,7 @@ def exact_quantity(value: float) -> str:
 
 def budget_text(budget: dict) -> str:
     """"1,500,000 tokens, 80 rollouts": exact, so two budgets never read alike."""
-    from baselines.units import unit_noun
+    from baselines.core.units import unit_noun
     return ", ".join(f"{exact_quantity(v)} {unit_noun(u)}" for u, v in budget.items()) or "no budget recorded"
 
 

@@ -1,7 +1,7 @@
 """The error rule for alternatives (contract section 1), as the runner applies it."""
 import math
 
-from baselines.alternatives import score_alternatives
+from baselines.core.alternatives import score_alternatives
 
 
 def _score(instance, alternative):

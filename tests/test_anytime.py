@@ -2,7 +2,9 @@ import math
 
 import pytest
 
-from baselines import anytime, compare
+from baselines import compare
+
+from baselines.analysis import anytime
 from tests.builders import rec
 
 TRACE = [{"spend": {"tokens": 100}, "best": 0.2}, {"spend": {"tokens": 300}, "best": 0.5},
@@ -84,7 +86,7 @@ def test_cost_table_ert_cost_of_pass_and_paired_difference():
 def test_compare_target_cli_keeps_the_sign_of_unbounded_differences(tmp_path, capsys):
     import json
     from baselines.cli import main
-    from baselines.records import write_records
+    from baselines.core.records import write_records
 
     records = []
     for seed in range(4):
@@ -184,7 +186,7 @@ def test_many_runs_use_the_delta_method_and_agree_with_the_bootstrap_scale():
 
 
 def test_cost_tables_from_columns_equal_the_per_record_rows():
-    from baselines.table import RunTable
+    from baselines.analysis.table import RunTable
     runs = []
     for seed in range(8):
         a = rec("a", seed, 1.0 if seed % 3 else 0.0, tokens=100 + seed)
@@ -206,8 +208,8 @@ def test_cost_tables_from_columns_equal_the_per_record_rows():
 
 def test_instance_column_gives_the_per_record_per_instance_rows(tmp_path):
     """Both readers keep `instance`, so ERT per instance comes from the columns, equal to the records'."""
-    from baselines.records import read_records, write_records
-    from baselines.table import RunTable
+    from baselines.core.records import read_records, write_records
+    from baselines.analysis.table import RunTable
 
     runs = _bbob_like()
     for r in runs[:2]:
@@ -230,7 +232,7 @@ def test_start_must_be_finite():
 def test_compare_target_cli_reports_per_instance_ert(tmp_path, capsys):
     import json
     from baselines.cli import main
-    from baselines.records import write_records
+    from baselines.core.records import write_records
 
     path = tmp_path / "bbob.jsonl"
     runs = _bbob_like()

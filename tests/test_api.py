@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from baselines import Budget, InputError, compare, run
-from baselines.records import iter_records
+from baselines.core.records import iter_records
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 

@@ -65,8 +65,8 @@ def test_split_continuous_never_exceeds_whole(total, ways):
 import json  # noqa: E402
 
 from baselines.cli import main  # noqa: E402
-from baselines.records import budget_key, budget_label, read_records  # noqa: E402
-from baselines.table import RunTable  # noqa: E402
+from baselines.core.records import budget_key, budget_label, read_records  # noqa: E402
+from baselines.analysis.table import RunTable  # noqa: E402
 
 
 @pytest.mark.parametrize("a, b", [

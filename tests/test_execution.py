@@ -14,9 +14,9 @@ import pytest
 
 from baselines import read_records
 from baselines.cli import main
-from baselines.execution import WorkerDied, run_cells
-from baselines.provenance import provenance_warnings
-from baselines.runner import output_lock
+from baselines.running.execution import WorkerDied, run_cells
+from baselines.core.provenance import provenance_warnings
+from baselines.running.runner import output_lock
 from tests.helpers import SubmitRecorder
 
 from .test_runner import REPO, comparable, costmatch, write_suite
@@ -164,7 +164,7 @@ def test_loky_workers_come_from_the_standalone_package_when_installed():
     package starts them without it, and raises the same BrokenProcessPool family on a death."""
     from concurrent.futures.process import BrokenProcessPool
 
-    from baselines.execution import loky_executor_class
+    from baselines.running.execution import loky_executor_class
 
     loky = pytest.importorskip("loky")
     cls = loky_executor_class()
@@ -234,7 +234,7 @@ def test_errors_keep_the_full_traceback_and_the_first_error_of_each_arm_is_print
 
 
 def test_jobs_are_capped_at_the_number_of_cells(tmp_path, monkeypatch):
-    import baselines.execution as execution
+    import baselines.running.execution as execution
 
     seen = []
     real = execution.open_pool
@@ -363,8 +363,8 @@ def test_an_address_without_a_cluster_backend_is_refused(tmp_path, capsys):
 
 
 def test_records_kept_in_memory_equal_the_file_read_back(tmp_path, monkeypatch):
-    import baselines.runner as runner
-    from baselines.suite import load_suite
+    import baselines.running.runner as runner
+    from baselines.running.suite import load_suite
 
     monkeypatch.setattr(runner, "HEAD_OVER", 600)  # threads share this module: long lines go by head
     suite = write_suite(tmp_path, seeds=3, timeout=0.5, extra_arms=SLEEPER, arms='"guess", "once", "sleeper"')

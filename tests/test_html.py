@@ -11,7 +11,7 @@ import pytest
 
 from baselines import RunRecord, compare
 from baselines.cli import main
-from baselines.records import write_records
+from baselines.core.records import write_records
 from reports.html import inline_svg, report_html
 from reports.run_report import render_report
 

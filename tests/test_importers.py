@@ -7,7 +7,7 @@ import pytest
 from baselines import InputError, compare
 from baselines.cli import main
 from baselines.importers import import_agentdescent, import_csv, run_import
-from baselines.records import read_records
+from baselines.core.records import read_records
 
 
 def test_selection_file_tokens_unreported_by_every_arm(agentdescent_dir):
@@ -363,7 +363,7 @@ def test_inspect_log_usage_units_calls_and_primary_scorer(tmp_path):
 def test_inspect_prompt_tokens_include_cache_reads_and_writes_as_units_py_defines(tmp_path):
     """inspect's input_tokens excludes the cache; costmatch's prompt_tokens is every input token read."""
     from baselines.importers import import_inspect
-    from baselines.units import UNIT_DEFINITIONS
+    from baselines.core.units import UNIT_DEFINITIONS
     assert "includes cached" in UNIT_DEFINITIONS["prompt_tokens"]
     path = _write_inspect_log(tmp_path, "mockllm/model", [(10, 2, None, 30, 5), (11, 3, None, 0, 0),
                                                           (12, 4, None, 40, 0)], ["1", "2", "3"], epochs=1)

@@ -12,7 +12,7 @@ import pytest
 from baselines import InputError
 from baselines.cli import main
 from baselines.importers import import_lm_eval, import_promptfoo, import_records, run_import
-from baselines.records import read_records
+from baselines.core.records import read_records
 
 DATA = Path(__file__).parent / "data"
 LM_EVAL = DATA / "lm_eval" / "output"

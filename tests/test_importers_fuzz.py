@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from baselines import InputError
 from baselines.importers import import_records as import_records_, run_import
-from baselines.records import read_records
+from baselines.core.records import read_records
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 

@@ -16,10 +16,10 @@ import random
 import numpy as np
 import pytest
 
-from baselines import comparing, pairing
+from baselines.analysis import comparing, pairing
 from baselines.cli import main
-from baselines.comparing_screen import segment_medians
-from baselines.stats import _resample_counts, bootstrap_t_many
+from baselines.analysis.screen import segment_medians
+from baselines.analysis.stats import _resample_counts, bootstrap_t_many
 
 REL = 1e-12
 
@@ -226,7 +226,7 @@ def test_bootstrap_t_from_distinct_resamples_equals_sorting_every_draw(n):
 def test_gc_paused_restores_the_collector_as_it_found_it():
     import gc
 
-    from baselines.gc_pause import gc_paused
+    from baselines.core.scoped import gc_paused
 
     assert gc.isenabled()
     with pytest.raises(RuntimeError):

@@ -15,10 +15,10 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-import baselines.table as table_mod
+import baselines.analysis.table as table_mod
 from baselines import InputError, read_records
 from baselines.cli import main
-from baselines.table import RunTable
+from baselines.analysis.table import RunTable
 
 
 def rec(arm="A", seed=0, reward=0.5, **extra) -> dict:

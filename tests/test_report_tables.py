@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from baselines import RunRecord, compare
 from baselines.cli import main
-from baselines.records import write_records
+from baselines.core.records import write_records
 from reports.flags import group_caption
 from reports.html import report_html
 from reports.markdown import comparison_markdown

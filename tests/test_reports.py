@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 
 from baselines import RunRecord, compare
 from baselines.cli import main
-from baselines.fileio import DiskError
-from baselines.records import write_records
+from baselines.core.fileio import DiskError
+from baselines.core.records import write_records
 from reports import plots
 from reports.markdown import comparison_markdown
 from reports.ranges import RewardRange, reward_ranges
@@ -361,7 +361,7 @@ def test_file_names_stay_inside_the_folder_and_distinct(tmp_path):
 
 
 def test_full_disk_leaves_no_half_written_figure(tmp_path, monkeypatch):
-    import baselines.fileio as fileio
+    import baselines.core.fileio as fileio
     recs = spec_records({"a": {"tokens": 1000, "calls": 3}, "b": {"tokens": 1000, "calls": 5}})
     c = compare(recs, "tokens")
 

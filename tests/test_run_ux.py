@@ -19,11 +19,11 @@ from pathlib import Path
 
 import pytest
 
-from baselines import runner
+from baselines.running import runner
 from baselines.cli import main
-from baselines.errors import InputError
-from baselines.progress import Progress, first_error_text
-from baselines.records import RunRecord, read_records
+from baselines.core.errors import InputError
+from baselines.running.progress import Progress, first_error_text
+from baselines.core.records import RunRecord, read_records
 
 REPO = Path(__file__).resolve().parents[1]
 

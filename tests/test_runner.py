@@ -13,7 +13,7 @@ import pytest
 
 from baselines import read_records
 from baselines.cli import main
-from baselines.suite import load_suite
+from baselines.running.suite import load_suite
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -244,8 +244,8 @@ def test_progress_lines_show_the_cells_own_spend_apart_from_the_suite_total():
     """A cell's reward sits beside its own spend; the running total is labelled as the suite's."""
     import io
 
-    from baselines.progress import Progress
-    from baselines.records import RunRecord
+    from baselines.running.progress import Progress
+    from baselines.core.records import RunRecord
 
     stream = io.StringIO()
     progress = Progress(["tokens"], stream=stream)
@@ -261,7 +261,7 @@ def test_progress_lines_show_the_cells_own_spend_apart_from_the_suite_total():
 def test_outcome_holds_the_suites_runs_only_and_meanwhile_runs_only_when_cells_run(tmp_path):
     """Resumed records of cells the suite no longer has stay in the file but not in the outcome (the report
     reads the outcome); the caller's `meanwhile` set-up runs once while cells run, never on a no-op run."""
-    from baselines.runner import run_suite
+    from baselines.running.runner import run_suite
 
     out = tmp_path / "out"
     calls = []
@@ -307,7 +307,7 @@ def test_a_one_cell_task_does_not_carry_the_suites_seed_list(tmp_path):
     one-cell task 30 KB. The cell still runs to the same record after the trip."""
     import pickle
 
-    from baselines.runner import cell_line
+    from baselines.running.runner import cell_line
 
     suite = load_suite(write_suite(tmp_path, seeds=10_000, arms='"once"'))
     cells = suite.cells()
@@ -329,7 +329,7 @@ def test_an_arms_stream_is_numpys_stream_of_seed_and_arm_name(seed, arm):
 
     import numpy as np
 
-    from baselines.runner import arm_rng
+    from baselines.running.runner import arm_rng
 
     ours, reference = arm_rng(seed, arm), np.random.default_rng([seed, zlib.crc32(arm.encode("utf-8"))])
     assert isinstance(ours, np.random.Generator)
@@ -342,8 +342,8 @@ def test_a_cells_classes_come_from_the_module_as_it_is_now(monkeypatch):
     """The sys.modules shortcut of the cell path: an attribute replaced since, a module not imported yet and
     a missing name behave as `resolve` does."""
     import tests.helpers as helpers
-    from baselines.errors import InputError
-    from baselines.runner import _loaded
+    from baselines.core.errors import InputError
+    from baselines.running.runner import _loaded
 
     assert _loaded("tests.helpers:Guess", "guess") is helpers.Guess
     monkeypatch.setattr(helpers, "Guess", helpers.Once)
@@ -355,7 +355,7 @@ def test_a_cells_classes_come_from_the_module_as_it_is_now(monkeypatch):
 
 
 def test_cell_identities_in_bulk_are_each_cells_identity(tmp_path):
-    from baselines.runner import _identities
+    from baselines.running.runner import _identities
 
     path = write_suite(tmp_path, seeds=3, arms='"guess", "once"')
     path.write_text(path.read_text().replace("budget = { rollouts = 20 }",

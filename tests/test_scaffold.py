@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from baselines import scaffold
+from baselines.running import scaffold
 from baselines.cli import main
-from baselines.errors import InputError
-from baselines.suite import _ARM_KEYS, _TOP_KEYS, _WORKLOAD_KEYS, parse_suite, resolve
-from baselines.units import STANDARD_UNITS
+from baselines.core.errors import InputError
+from baselines.running.suite import _ARM_KEYS, _TOP_KEYS, _WORKLOAD_KEYS, parse_suite, resolve
+from baselines.core.units import STANDARD_UNITS
 
 ROOT = Path(__file__).resolve().parents[1]
 SUITE_DOC = ROOT / "docs" / "suite.md"
@@ -145,7 +145,7 @@ def test_init_into_a_file_or_an_unwritable_place_is_one_line(tmp_path, monkeypat
 
 
 def test_init_that_fails_mid_way_leaves_no_partial_project(tmp_path, monkeypatch):
-    from baselines import fileio
+    from baselines.core import fileio
 
     real, calls = fileio.atomic_write_text, []
 
@@ -240,5 +240,5 @@ def test_ci_workflow_installs_a_pinned_costmatch_and_its_commands_parse(tmp_path
     # the suite the workflow runs is the documented gate suite, copied under the name it uses
     (tmp_path / run.suite).write_text((ROOT / "docs" / "gate-suite.toml").read_text(encoding="utf-8"))
     monkeypatch.chdir(tmp_path)
-    suite = __import__("baselines.suite", fromlist=["load_suite"]).load_suite(run.suite)
+    suite = __import__("baselines.running.suite", fromlist=["load_suite"]).load_suite(run.suite)
     assert {check.baseline, check.candidate} <= set(suite.arms) and check.fixed in suite.fixed_units

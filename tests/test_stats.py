@@ -6,7 +6,9 @@ import numpy as np
 import pytest
 from scipy import stats as sp
 
-from baselines import compare, stats
+from baselines import compare
+
+from baselines.analysis import stats
 from tests.builders import make_arms
 
 SIMS = 2000

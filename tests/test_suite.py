@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from baselines.cli import main
-from baselines.errors import InputError
-from baselines.suite import MAX_SEEDS, load_suite
+from baselines.core.errors import InputError
+from baselines.running.suite import MAX_SEEDS, load_suite
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -257,7 +257,7 @@ def test_the_built_in_suite_declares_compatible_pairs():
 def test_protocols_live_in_the_core_and_are_re_exported():
     import arms.base
     import workloads.base
-    from baselines import protocols
+    from baselines.core import protocols
 
     assert arms.base.ArmOutput is protocols.ArmOutput and arms.base.Arm is protocols.Arm
     assert workloads.base.Workload is protocols.Workload
@@ -361,6 +361,6 @@ def test_shadow_modules_beside_the_suite_and_in_the_cwd_never_run(tmp_path):
                           timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert not list(tmp_path.glob("*.ran")), list(tmp_path.glob("*.ran"))
-    from baselines.records import read_records
+    from baselines.core.records import read_records
     records = read_records(tmp_path / "out" / "results.jsonl")
     assert len(records) == 4 and all(r.reward == 1.0 for r in records)

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 from baselines import Budget, BudgetExhausted, Meter
-from baselines.runner import execute_cell
-from baselines.suite import ArmSpec, Cell, WorkloadSpec
+from baselines.running.runner import execute_cell
+from baselines.running.suite import ArmSpec, Cell, WorkloadSpec
 from workloads.bbob import BBOB
 from workloads.search_sim import SearchSim
 
@@ -142,7 +142,7 @@ def test_bbob_records_name_their_function_instance_and_call_noun():
     keys = [w.record_fields(w.instance(seed))["instance"] for seed in range(7)]
     assert keys == ["f1-i1", "f8-i1", "f10-i1", "f15-i1", "f21-i1", "f1-i2", "f8-i2"]
     assert w.record_fields(w.instance(4))["unit_nouns"] == {"calls": "function evaluations"}
-    from baselines.units import unit_noun
+    from baselines.core.units import unit_noun
     assert unit_noun("calls", w.unit_nouns) == "function evaluations" and unit_noun("calls") == "model calls"
 
 

@@ -1,6 +1,6 @@
 """What a workload is: instances per seed, and held-out scoring.
 
-The protocol lives in the core, `baselines/protocols.py` (Workload and the
+The protocol lives in the core, `baselines/core/protocols.py` (Workload and the
 checks a suite runs); this module re-exports it so that
 ``from workloads.base import Workload`` keeps working.
 
@@ -10,6 +10,6 @@ arms measure the arms and not the draw. ``score`` uses data the arm never saw.
 """
 from __future__ import annotations
 
-from baselines.protocols import Workload
+from baselines.core.protocols import Workload
 
 __all__ = ["Workload"]

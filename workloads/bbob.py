@@ -34,7 +34,7 @@ import math
 
 import numpy as np
 
-from baselines.meter import Meter
+from baselines.core.meter import Meter
 
 PRECISION_RANGE = (-3.0, 8.0)
 

@@ -9,7 +9,7 @@ the same questions. The model is any OpenAI-compatible endpoint
 the key, never the key itself), or the local SmolLM2-135M model through
 llama.cpp (`backend = "llama-cpp"`, the optional `local` extra).
 
-Every call goes through `baselines.clients.MeteredOpenAI`, so tokens, calls and
+Every call goes through `baselines.core.clients.MeteredOpenAI`, so tokens, calls and
 dollars are what the endpoint reported. Reward: the fraction of the seed's
 questions answered exactly (unanswered questions count as wrong).
 
@@ -29,8 +29,8 @@ from pathlib import Path
 
 import numpy as np
 
-from baselines.clients import MeteredOpenAI
-from baselines.prices import load_prices
+from baselines.core.clients import MeteredOpenAI
+from baselines.core.prices import load_prices
 
 
 @dataclass(frozen=True)

@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from baselines.meter import Meter
+from baselines.core.meter import Meter
 
 
 @dataclass

@@ -14,8 +14,8 @@ import importlib
 import os
 import sys
 
-from ..errors import InputError
-from ..fileio import DiskError
+from ..core.errors import InputError
+from ..core.fileio import DiskError
 from .options import EXIT_INTERRUPTED, EXIT_NEGATIVE, EXIT_OK, EXIT_USAGE, Parser, suggest
 
 #: verb -> module in this package, in the order `--help` lists them.

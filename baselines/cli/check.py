@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..errors import InputError
+from ..core.errors import InputError
 from .options import add_results_args, margin, reward_range
 
 HELP = "the CI gate: PASS (0), FAIL (1) or INCONCLUSIVE (3)"
@@ -40,8 +40,8 @@ def run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_early
         confounds,
         baseline, candidate, margin, lower_is_better, inconclusive, against, as_json,
         bounds="auto", reward_range=None) -> int:
-    from ..gate import overall, run_gate
-    from ..records import read_records
+    from ..analysis.gate import overall, run_gate
+    from ..core.records import read_records
     from .gate_output import gate_exit, print_gate
     from .options import check_results_files
 
@@ -59,7 +59,7 @@ def run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_early
         records = [r for r in records if r.arm != baseline] + stored
         records = select_records(records, workloads, budgets)
     else:   # columns: a million runs without a Python object per run
-        from ..table import RunTable
+        from ..analysis.table import RunTable
         records = RunTable.read(results, keep_last=keep_last)
         if len(records) == 0:
             raise InputError(f"{', '.join(results)}: no runs in the results; nothing to check")

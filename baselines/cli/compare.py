@@ -5,7 +5,7 @@ import argparse
 import json
 import sys
 
-from ..errors import InputError
+from ..core.errors import InputError
 from .options import EXIT_OK, add_results_args, finite
 
 HELP = "flags and paired statistics, as markdown or JSON"
@@ -32,7 +32,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_early_stop, alpha, metric, start,
         confounds, reward_range=None,
         as_json, baseline, pairs, target, bootstrap, equivalence_margin) -> int:
-    from ..gc_pause import gc_paused
+    from ..core.scoped import gc_paused
 
     with gc_paused():   # the comparison and its JSON are many small live objects: see gc_paused
         return _run(results=results, fixed=fixed, workloads=workloads, budgets=budgets, tolerance=tolerance,
@@ -48,7 +48,7 @@ def _run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_earl
 
     table = None
     if target is not None:   # ERT needs the traces (and instances): read them once, keep them for the cost tables
-        from ..table import RunTable
+        from ..analysis.table import RunTable
         from .options import check_results_files
         check_results_files(results)
         table = RunTable.read(results, keep_last=keep_last)
@@ -80,7 +80,7 @@ def _dumps(payload) -> str:
 
 def cost_tables(comparison, table, target: float, baseline: str | None) -> list[dict]:
     """ERT and cost-of-pass per compared group, from the table's columns and traces (array work)."""
-    from ..anytime import cost_tables as by_group, json_ready
+    from ..analysis.anytime import cost_tables as by_group, json_ready
 
     out = []
     for unit in sorted({g.fixed or comparison.fixed or "" for g in comparison.groups}):

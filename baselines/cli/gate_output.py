@@ -12,7 +12,7 @@ def print_gate(results, verdict: str, *, baseline: str, candidate: str, fixed: s
     from reports.gate_summary import gate_markdown
     from reports.text import budget_text
 
-    from ..units import nouns_of
+    from ..core.units import nouns_of
 
     if as_json:
         payload = {"verdict": verdict, "baseline": baseline, "candidate": candidate,
@@ -39,7 +39,7 @@ def print_gate(results, verdict: str, *, baseline: str, candidate: str, fixed: s
 
 
 def gate_exit(verdict: str, inconclusive: str) -> int:
-    from ..gate import FAIL, PASS
+    from ..analysis.gate import FAIL, PASS
 
     if verdict == PASS:
         return EXIT_OK

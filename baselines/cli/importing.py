@@ -5,7 +5,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..errors import InputError
+from ..core.errors import InputError
 from .options import EXIT_OK, output_file
 
 HELP = "convert other tools' results into run records"

@@ -13,8 +13,8 @@ import math
 import stat
 from pathlib import Path
 
-from ..errors import InputError
-from ..fileio import OutputError, ensure_dir
+from ..core.errors import InputError
+from ..core.fileio import OutputError, ensure_dir
 
 EXIT_OK, EXIT_NEGATIVE, EXIT_USAGE, EXIT_INCONCLUSIVE, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 

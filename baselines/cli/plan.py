@@ -32,7 +32,7 @@ class Ceiling:
 
 def ceilings(budgets: list[dict[str, float]]) -> list[Ceiling]:
     """One Ceiling per unit some cell is budgeted in (`budgets`: each cell's limits), in unit order."""
-    from ..units import ordered_units
+    from ..core.units import ordered_units
 
     totals: dict[str, float] = {}
     counts: dict[str, int] = {}
@@ -65,8 +65,8 @@ def ceiling_lines(n_cells: int, found: list[Ceiling]) -> list[str]:
 
 
 def run(*, suite) -> int:
-    from ..records import budget_label
-    from ..suite import load_suite
+    from ..core.records import budget_label
+    from ..running.suite import load_suite
 
     loaded = load_suite(suite or default_suite())
     cells = loaded.cells()

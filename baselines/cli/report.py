@@ -32,8 +32,8 @@ def run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_early
         format, baseline, plots, x_unit, out, columns=None, figure_format=None, figure_width="single") -> int:
     from reports.run_report import render_report
 
-    from ..errors import InputError
-    from ..fileio import atomic_write_text
+    from ..core.errors import InputError
+    from ..core.fileio import atomic_write_text
     from .results import load_comparison, read_runs
 
     # an option that would change nothing is a mistake worth one line, not silence

@@ -6,8 +6,8 @@ import dataclasses
 import sys
 from pathlib import Path
 
-from ..errors import InputError
-from ..gc_pause import gc_paused
+from ..core.errors import InputError
+from ..core.scoped import gc_paused
 from .check import add_gate_arguments
 from .options import (EXIT_INTERRUPTED, EXIT_NEGATIVE, EXIT_OK, alpha, default_suite, finite, output_dir,
                       positive_int)
@@ -55,9 +55,9 @@ def _retries(text: str) -> int:
 def run(*, suite, out, jobs, backend, fresh, retry_errors, quiet, no_plots, looks, gate, margin,
         lower_is_better, inconclusive, alpha, as_json, bounds="auto", reward_range=None, address=None,
         worker_wait=60.0, retries=2) -> int:
-    from ..progress import Progress
-    from ..runner import run_suite
-    from ..suite import isolated_workers, load_suite
+    from ..running.progress import Progress
+    from ..running.runner import run_suite
+    from ..running.suite import isolated_workers, load_suite
 
     loaded = load_suite(suite or default_suite())
     out_dir = output_dir(out or loaded.out, "output folder")
@@ -153,9 +153,9 @@ def _import_report() -> None:
 def _run_sequential(suite, out_dir: Path, *, looks, gate, margin, alpha, lower_is_better, inconclusive, as_json,
                     jobs, backend, fresh, retry_errors, quiet, cluster=None, bounds="auto",
                     reward_range=None) -> int:
-    from ..progress import Progress
-    from ..runner import run_suite
-    from ..sequential import parse_looks, run_sequential
+    from ..running.progress import Progress
+    from ..running.runner import run_suite
+    from ..analysis.sequential import parse_looks, run_sequential
     from .gate_output import gate_exit, print_gate
 
     if not (looks and gate and margin):
@@ -171,7 +171,7 @@ def _run_sequential(suite, out_dir: Path, *, looks, gate, margin, alpha, lower_i
         if arm not in suite.arms:
             raise InputError(f"run: --gate: arm {arm!r} is not in {suite.source}; arms: {', '.join(suite.arms)}")
 
-    from ..suite import isolated_workers
+    from ..running.suite import isolated_workers
 
     def run_look(look_suite, out, progress):
         with isolated_workers():

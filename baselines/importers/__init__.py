@@ -13,8 +13,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable
 
-from ..errors import InputError
-from ..records import RunRecord
+from ..core.errors import InputError
+from ..core.records import RunRecord
 from .agentdescent import import_agentdescent
 from .common import check_unique, write_records_atomic
 from .csv_table import import_csv

@@ -18,7 +18,7 @@ What the source gets wrong, and what this importer does about it:
   proposal calls; the records carry rollouts, provider calls and actor calls
   as measured so compare can say what the claim leaves out. Actor calls that
   report 0 tokens make the run's token figures partial.
-- Units (`baselines.units`): the files' `prompt_tokens`/`completion_tokens`
+- Units (`baselines.core.units`): the files' `prompt_tokens`/`completion_tokens`
   are the provider's figures as the source summed them; they carry no cache
   or reasoning breakdown, so no `cached_tokens` is invented, and `tokens` is
   prompt + completion, which equals the source's own `total_tokens` on every
@@ -30,8 +30,8 @@ What the source gets wrong, and what this importer does about it:
 from __future__ import annotations
 
 from pathlib import Path
-from ..errors import InputError
-from ..records import RunRecord
+from ..core.errors import InputError
+from ..core.records import RunRecord
 from .common import make_record, source_number, source_object, source_seed, source_text, load_json
 
 _TOKEN_UNITS = ("prompt_tokens", "completion_tokens", "tokens")

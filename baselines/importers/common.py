@@ -4,12 +4,12 @@ Why one place: importers that coerced what they read (`str(None)` became an
 arm called "None", a string "0.5" passed as a reward, a negative token count
 went through) wrote files that `compare` then refused, after the import had
 said it succeeded. Here every record an importer builds is validated by
-`baselines.records.record_from_json`, the same reader `compare` uses, before
-anything is written; the output is written through `baselines.fileio`, so a
+`baselines.core.records.record_from_json`, the same reader `compare` uses, before
+anything is written; the output is written through `baselines.core.fileio`, so a
 refused import leaves no file and no temporary behind.
 
 The error rule shared by the importers and the runner (contract section 1,
-`baselines.alternatives`): a run whose *selected* choice was scored keeps its
+`baselines.core.alternatives`): a run whose *selected* choice was scored keeps its
 reward, and errors of alternatives it did not select are kept in `notes`; a
 run whose own scoring failed is unscored (`reward: null`, the source's
 figure kept as `source_reward`, the error in `error`).
@@ -21,9 +21,9 @@ import math
 from pathlib import Path
 from typing import Any, Iterable
 
-from ..errors import InputError
-from ..fileio import atomic_open
-from ..records import RunRecord, quote, record_from_json
+from ..core.errors import InputError
+from ..core.fileio import atomic_open
+from ..core.records import RunRecord, quote, record_from_json
 
 _MAX_DEPTH = 200
 

@@ -15,8 +15,8 @@ import math
 import sys
 from pathlib import Path
 
-from ..errors import InputError
-from ..records import RunRecord
+from ..core.errors import InputError
+from ..core.records import RunRecord
 from .common import make_record
 
 FIELDS = ("workload", "arm", "seed", "reward", "dev_reward", "instance")

@@ -11,7 +11,7 @@ plan (`solver`, the default when every log used the same model), the model
 eval metadata key (`meta:KEY`). File names are never arm names: one solver
 run on two tasks keeps one name.
 
-Units follow `baselines.units`: `prompt_tokens` is every input token the
+Units follow `baselines.core.units`: `prompt_tokens` is every input token the
 model read, so inspect's `input_tokens` (which excludes cache reads and
 writes) is added to `input_tokens_cache_read` and `input_tokens_cache_write`;
 `cached_tokens` and `cache_write_tokens` are those parts; `completion_tokens`
@@ -29,8 +29,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError
-from ..records import RunRecord
+from ..core.errors import InputError
+from ..core.records import RunRecord
 from .common import make_record
 
 ARM_CHOICES = "solver, model, task-arg:NAME or meta:KEY"

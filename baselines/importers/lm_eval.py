@@ -39,8 +39,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError
-from ..records import RunRecord, quote
+from ..core.errors import InputError
+from ..core.records import RunRecord, quote
 from .common import (check_item_ids, item_reward, load_json, load_json_lines, make_record, mean_of,
                      source_object, within_unit_interval)
 

@@ -36,8 +36,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError
-from ..records import RunRecord, quote
+from ..core.errors import InputError
+from ..core.records import RunRecord, quote
 from .common import (check_item_ids, item_reward, load_json, make_record, mean_of, source_number,
                      source_object, summed_spend, within_unit_interval)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 import time
 
-from .records import RunRecord
+from ..core.records import RunRecord
 
 DASH = "\u2014"  # an unknown figure, as every table prints it
 

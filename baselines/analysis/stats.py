@@ -11,7 +11,7 @@ Pure functions on arrays; no I/O. The choices, and the mistake each prevents:
   the test whose p decided (the larger of the two).
 - The interval depends on what the rewards are (`interval_method`): bounded
   rewards (a declared `reward_range`, or every reward 0 or 1) get the
-  distribution-free betting interval (`baselines.betting`), since t covers
+  distribution-free betting interval (`baselines.analysis.betting`), since t covers
   82% on binary rewards at n = 3; unbounded differences at 4 <= n <= 50 get
   the hull of the t and a seeded bootstrap-t interval (t alone covered
   82-87% on lognormal differences), beyond that the hull only when the

@@ -9,7 +9,7 @@ comparison is worse than none. So:
   need. Together the two bounds form a two-sided (1 - 2 alpha) interval;
 - which bounds (`GateDecision.method`): bounded rewards (a declared
   `reward_range`, or all rewards 0/1) use the distribution-free betting
-  bounds (`baselines.betting`): the t bounds PASSed a pass/fail candidate
+  bounds (`baselines.analysis.betting`): the t bounds PASSed a pass/fail candidate
   worse by exactly the margin 59% of the time at n = 5 (all five
   differences 0, a zero-width interval). Unbounded rewards use Student t,
   widened by a bootstrap-t bound when the differences are skewed; all
@@ -34,7 +34,7 @@ from scipy import special
 from .comparison import Comparison, Group
 from .stats import (SKEW_MAX_N, SKEW_MIN_N, SKEW_THRESHOLD, bootstrap_t_interval, degenerate, detect_range,
                     format_level, sample_skewness, t_interval, t_quantile, unpaired_test, usable_range)
-from .units import nouns_of
+from ..core.units import nouns_of
 
 PASS, FAIL, INCONCLUSIVE = "PASS", "FAIL", "INCONCLUSIVE"
 

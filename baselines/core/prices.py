@@ -12,9 +12,9 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-from baselines.errors import InputError
+from baselines.core.errors import InputError
 
-DEFAULT_PRICES = Path(__file__).with_name("data") / "prices.json"
+DEFAULT_PRICES = Path(__file__).resolve().parent.parent / "data" / "prices.json"
 
 
 @dataclass(frozen=True)
@@ -22,7 +22,7 @@ class Price:
     """USD per million tokens.
 
     `prompt_tokens` passed to :meth:`cost` is every input token (the
-    definition in `baselines.units`): cache reads and cache writes are parts
+    definition in `baselines.core.units`): cache reads and cache writes are parts
     of it, priced at `cached_input` and `cache_write_input` (both default to
     `input` when a table does not list them).
     """

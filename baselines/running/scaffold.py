@@ -24,8 +24,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from .errors import InputError
-from .fileio import OutputError, atomic_write_text, ensure_dir
+from ..core.errors import InputError
+from ..core.fileio import OutputError, atomic_write_text, ensure_dir
 
 WORKLOAD_PACKAGES = ("workloads",)
 ARM_PACKAGES = ("arms",)
@@ -33,7 +33,7 @@ ARM_PACKAGES = ("arms",)
 #: Classes that look like arms (they have ``run``) but are bases to subclass, not arms to run.
 _NOT_ARMS = {"arms.selection:SelectionPolicy"}
 
-#: Used when baselines.units offers no one-line meanings of its own.
+#: Used when baselines.core.units offers no one-line meanings of its own.
 _FALLBACK_MEANINGS = {
     "rollouts": "scoring episodes: evaluations of a candidate (charged with meter.rollouts(n))",
     "calls": "model calls made, failed and retried attempts included (counted by meter.call)",
@@ -133,8 +133,8 @@ def _public_classes(module) -> list[type]:
 
 
 def unit_meanings() -> dict[str, str]:
-    """One line per standard unit: from baselines.units when it has them, else the fallback here."""
-    from . import units
+    """One line per standard unit: from baselines.core.units when it has them, else the fallback here."""
+    from ..core import units
 
     offered = None
     for name in ("UNIT_MEANINGS", "UNIT_DEFINITIONS", "UNIT_DESCRIPTIONS"):

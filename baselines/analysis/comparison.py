@@ -185,7 +185,7 @@ class Group:
 
 def runs_by_arm(records, group: Group) -> dict[str, list]:
     """The group's runs among `records`, by arm (for figures and pages that need traces or per-run fields)."""
-    from .records import budget_key
+    from ..core.records import budget_key
 
     key = budget_key(group.budget)
     out: dict[str, list] = {}

@@ -46,7 +46,7 @@ def module_hash(path: str) -> str | None:
 
 def _static() -> dict[str, Any]:
     if not _STATIC:
-        from . import __version__
+        from .. import __version__
         _STATIC.update(costmatch=__version__, host=socket.gethostname())
     return _STATIC
 

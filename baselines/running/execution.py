@@ -12,7 +12,7 @@ live here, above every engine:
   an error record (``stop_reason = "worker-died"``); the run goes on. On Dask
   the scheduler's own retry count (``allowed-failures``) decides instead.
 - The per-cell time limit is enforced in the worker, the same way on every
-  engine (see :mod:`baselines.runner`): SIGALRM on a worker's main thread,
+  engine (see :mod:`baselines.running.runner`): SIGALRM on a worker's main thread,
   an asynchronous exception on other threads, and a final check of the elapsed
   time, so a cell over its time is ``timeout`` on loky, threading, Dask and Ray.
 - Cells travel in small batches sized from measured cell time (about 50 ms a
@@ -36,8 +36,8 @@ from collections import Counter, deque
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
-from .environ import scoped_env
-from .errors import InputError
+from ..core.scoped import scoped_env
+from ..core.errors import InputError
 
 WORKER_DIED = "worker-died"
 

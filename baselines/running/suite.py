@@ -4,7 +4,7 @@ A suite is checked completely before any cell runs, because a typo found
 after an hour of model calls costs an hour of model calls. Every mistake is
 an InputError naming the file, the key and the fix: every value is checked,
 every arm and workload class is imported, constructed with its params and
-checked against the protocols (`baselines/protocols.py`), and every (workload,
+checked against the protocols (`baselines/core/protocols.py`), and every (workload,
 arm) pair against the declarations of both.
 
 User modules are imported from where the suite says and nowhere else:
@@ -47,11 +47,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .budget import Budget
-from .environ import scoped_env
-from .errors import InputError
-from .protocols import check_arm, check_workload, incompatibility
-from .records import MAX_AMOUNT, MAX_DEPTH, SEED_MAX, json_depth, show
+from ..core.budget import Budget
+from ..core.scoped import scoped_env
+from ..core.errors import InputError
+from ..core.protocols import check_arm, check_workload, incompatibility
+from ..core.records import MAX_AMOUNT, MAX_DEPTH, SEED_MAX, json_depth, show
 
 _TOP_KEYS = {"name", "seeds", "jobs", "backend", "timeout", "out", "tolerance", "arms", "workloads"}
 _ARM_KEYS = {"path", "params"}
@@ -252,7 +252,7 @@ class Cell:
     timeout: float | None
 
     def identity(self) -> tuple[str, str, str, int]:
-        from .records import budget_key
+        from ..core.records import budget_key
         return (self.workload.name, budget_key(self.budget.to_dict()), self.arm.name, self.seed)
 
 

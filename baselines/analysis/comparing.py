@@ -34,15 +34,15 @@ from .arm_intervals import bounded_arm_intervals
 from .columns import arm_sums, medians_of, relative, run_bounds, sorted_codes
 from .compare_options import CompareOptions
 from .comparison import MEASURED, PARTIAL, UNREPORTED, ArmSummary, Comparison, Flag, Group, UnitSpend, Unverified
-from .comparing_screen import screen_groups
-from .gc_pause import gc_paused
-from .metrics import metric_frame
+from .screen import screen_groups
+from ..core.scoped import gc_paused
+from .anytime import metric_frame
 from .pairing import pair_groups
-from .provenance import different_code_lines
-from .records import RunRecord, budget_key, budget_label
-from .selection import select_groups
+from ..core.provenance import different_code_lines
+from ..core.records import RunRecord, budget_key, budget_label
+from .group_selection import select_groups
 from .table import RunTable
-from .units import STANDARD_UNITS, ordered_units
+from ..core.units import STANDARD_UNITS, ordered_units
 
 
 def compare(records: Iterable[RunRecord] | RunTable, fixed: str | None = None, tolerance: float = 0.1,

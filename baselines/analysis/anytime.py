@@ -10,13 +10,26 @@ optimistically selected); when the workload sets ``score_trace`` the runner
 adds ``reward``, the held-out score of the choice in force at that point,
 and these functions use it, so "who wins at spend X" means what would have
 shipped at X.
+
+`metric_frame` is the step that puts one of these metrics (or the dev score)
+in place of the reward column a comparison compares: the spend rules are the
+same whatever is compared, and a metric that cannot be computed for a run
+(no trace, no budget in the unit) is NaN, i.e. unscored, never 0.
 """
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
+
+if TYPE_CHECKING:  # pragma: no cover - types only: the table is handed in
+    import pandas as pd
+
+    from .table import RunTable
+
+#: what a comparison can compare: the final reward, the dev score, or an anytime metric of the trace
+METRICS = ("reward", "dev_reward", "auc", "reward@25%", "reward@50%", "reward@100%")
 
 
 def score_field(trace) -> str:
@@ -465,3 +478,38 @@ def check_start(start: float) -> float:
     if not isinstance(start, (int, float)) or not math.isfinite(start):
         raise ValueError(f"--start must be a finite number, got {start!r}")
     return float(start)
+
+
+def metric_frame(table: RunTable, fixed_of, metric: str, start: float) -> tuple[pd.DataFrame, str]:
+    """A copy of the table's frame whose `reward` column holds `metric`, and a note saying what it is.
+
+    `fixed_of(budget_key)` names the fixed unit of each row's group: anytime
+    metrics are read off the trace in that unit, up to that budget.
+    """
+    if metric not in METRICS:
+        raise ValueError(f"unknown metric {metric!r}; choose one of {', '.join(METRICS)}")
+    frame = table.frame.copy()
+    if metric == "dev_reward":
+        frame["reward"] = frame["dev_reward"]
+        return frame, "metric: the arm's own dev score of its final choice (not held out)"
+    traces = table.traces or [None] * len(frame)
+    values = np.full(len(frame), np.nan)
+    budgets = frame["budget"].astype(str).to_numpy()
+    units = set()
+    for i, trace in enumerate(traces):
+        fixed = fixed_of(budgets[i])
+        limit = table.budgets[budgets[i]].get(fixed) if fixed else None
+        if trace is None or not limit:
+            continue
+        units.add(fixed)
+        if metric == "auc":
+            values[i] = budget_auc(trace, fixed, limit, start)
+        else:
+            fraction = float(metric.split("@")[1].rstrip("%")) / 100
+            values[i] = best_at(trace, fixed, fraction * limit, start)
+    frame["reward"] = values
+    unit_text = "/".join(sorted(units)) or "the fixed unit"
+    what = ("normalised budget-aware AUC: (1/B) x integral of best-so-far over spend in "
+            f"{unit_text} up to the budget B" if metric == "auc"
+            else f"best-so-far at {metric.split('@')[1]} of the {unit_text} budget")
+    return frame, f"metric: {what}, from the runs' traces; start value {start:g} before the first point"

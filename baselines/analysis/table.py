@@ -30,13 +30,14 @@ try:  # the null rows' lines are parsed again (see _null_rows_keyed)
 except ImportError:  # pragma: no cover - orjson is a declared dependency
     _orjson = None
 
-from .errors import InputError
-from .gc_pause import gc_paused
-from .provenance import code_key
-from .records import (MAX_AMOUNT, MAX_DEPTH, MAX_REWARD, SCHEMA, RunRecord, _trace, budget_key,
-                      canonical_budget, declared_range, duplicate_error, items_from_json, json_depth, parse_line)
+from ..core.errors import InputError
+from ..core.provenance import code_key
+from ..core.records import (MAX_AMOUNT, MAX_DEPTH, MAX_REWARD, SCHEMA, RunRecord, _trace, budget_key,
+                            canonical_budget, declared_range, duplicate_error, items_from_json, json_depth,
+                            parse_line)
+from ..core.scoped import gc_paused
 from .table_store import ColumnStore
-from .units import ordered_units
+from ..core.units import ordered_units
 
 
 

@@ -11,7 +11,7 @@ usage goes:
   token figures partial when other calls did report (never 0);
 - prompt, completion, cached, cache-write and reasoning tokens are charged
   as their own units when the response has them, in the meanings of
-  `baselines.units.UNIT_DEFINITIONS`: `prompt_tokens` is every input token
+  `baselines.core.units.UNIT_DEFINITIONS`: `prompt_tokens` is every input token
   (OpenAI's `prompt_tokens` as it is; Anthropic's `input_tokens` plus
   `cache_read_input_tokens` plus `cache_creation_input_tokens`), and
   `cached_tokens`/`cache_write_tokens`/`reasoning_tokens` are parts of the
@@ -33,7 +33,7 @@ import warnings
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from baselines.meter import Meter
+from baselines.core.meter import Meter
 
 from .prices import PriceTable
 

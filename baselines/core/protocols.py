@@ -4,7 +4,7 @@ Why in the core: the runner, the suite check and the Python API all rely on
 them, and a protocol that nothing checks is a comment (a class without
 ``run`` used to pass the suite check and then fail every cell with
 AttributeError). `check_arm`, `check_workload` and `incompatibility` are what
-`baselines.suite` runs on every arm and workload before any cell starts.
+`baselines.running.suite` runs on every arm and workload before any cell starts.
 
 An **arm** is constructed from the suite's ``params`` (keyword arguments) and has
 
@@ -88,7 +88,7 @@ def check_arm(arm: Any, where: str) -> None:
     """InputError unless `arm` follows the Arm protocol (a `run` method; `workloads` a list of names)."""
     if not _callable(arm, "run"):
         raise InputError(f"{where}: {type(arm).__name__} has no run(instance, meter, rng) method; "
-                         "an arm must define run (see baselines/protocols.py)")
+                         "an arm must define run (see baselines/core/protocols.py)")
     kinds = getattr(arm, "workloads", None)
     if kinds is not None and (isinstance(kinds, str) or not all(isinstance(k, str) for k in kinds)):
         raise InputError(f"{where}: {type(arm).__name__}.workloads must be a tuple of workload kinds "
@@ -101,7 +101,7 @@ def check_workload(workload: Any, where: str) -> None:
     for method, signature in (("instance", "instance(seed)"), ("score", "score(instance, choice)")):
         if not _callable(workload, method):
             raise InputError(f"{where}: {name} has no {signature} method; a workload must define "
-                             "measures, instance and score (see baselines/protocols.py)")
+                             "measures, instance and score (see baselines/core/protocols.py)")
     measures = getattr(workload, "measures", None)
     if measures is None or isinstance(measures, str) or not all(isinstance(u, str) and u for u in measures):
         raise InputError(f"{where}: {name}.measures must be a tuple of unit names like ('calls', 'tokens'), "

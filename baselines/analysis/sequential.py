@@ -85,7 +85,7 @@ def run_sequential(suite, out_dir: Path, looks: list[int], baseline: str, candid
         results = []
         for unit in fixed:
             keys = {(w.name, b.key()) for w in suite.workloads if w.fixed == unit for b in w.budgets}
-            from .records import budget_key
+            from ..core.records import budget_key
             subset = [r for r in outcome.records if (r.workload, budget_key(r.budget)) in keys]
             try:
                 res, _ = run_gate(subset, unit, baseline, candidate, margin, a, lower_is_better=lower_is_better,

@@ -31,14 +31,14 @@ from typing import Any, Callable
 import numpy as np
 import orjson
 
-from .alternatives import score_alternatives
-from .errors import InputError
-from .fileio import ensure_dir
-from .gc_pause import gc_paused
-from .protocols import ArmOutput
-from .meter import BudgetExhausted, CellTimeout, Meter
-from .provenance import changed_code_lines, provenance
-from .records import _KNOWN, RunRecord, parse_line, quote, record_from_json, write_records
+from ..core.alternatives import score_alternatives
+from ..core.errors import InputError
+from ..core.fileio import ensure_dir
+from ..core.scoped import gc_paused
+from ..core.protocols import ArmOutput
+from ..core.meter import BudgetExhausted, CellTimeout, Meter
+from ..core.provenance import changed_code_lines, provenance
+from ..core.records import _KNOWN, RunRecord, parse_line, quote, record_from_json, write_records
 from .suite import Cell, Suite, resolve
 
 
@@ -385,7 +385,7 @@ def load_existing(path: Path) -> list[RunRecord]:
             records.append(parse_line(tail, where))
         except InputError:
             side = path.with_name(f"{path.stem}.torn-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.jsonl")
-            from .fileio import atomic_write_text
+            from ..core.fileio import atomic_write_text
             atomic_write_text(side, tail.decode("utf-8", errors="replace") + "\n")
             with open(path, "r+b") as handle:
                 handle.truncate(cut)
@@ -485,7 +485,7 @@ def output_lock(out_dir: Path):
     try:
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     except OSError as exc:
-        from .fileio import DiskError, describe_os_error
+        from ..core.fileio import DiskError, describe_os_error
 
         described = describe_os_error(exc, path, "run lock")
         if isinstance(described, DiskError):
@@ -528,7 +528,7 @@ class AppendFailed(Exception):
 
 def append_error(exc: OSError, results: Path, kept: int) -> Exception:
     """A refused append as the CLI's one line: DiskError (exit 1) for a full disk, else an OutputError (exit 2)."""
-    from .fileio import DiskError, describe_os_error
+    from ..core.fileio import DiskError, describe_os_error
 
     described = describe_os_error(exc, results, "results file")
     if not isinstance(described, DiskError):
@@ -629,7 +629,7 @@ def run_suite(suite: Suite, out_dir: Path, jobs: int | None = None, backend: str
     DASK_SCHEDULER_ADDRESS); ``worker_wait``: seconds to wait for a first
     worker; ``retries``: reruns of a cell alone after its worker died;
     ``meanwhile``: the caller's set-up, run once while the workers start
-    (see :func:`baselines.execution.run_cells`); never when nothing runs;
+    (see :func:`baselines.running.execution.run_cells`); never when nothing runs;
     ``other_runs``: "keep" leaves kept runs of arms or workloads the suite
     does not have alone (the Python API may append several experiments to
     one file), "check" (``costmatch run``, which writes one report per
