@@ -93,8 +93,9 @@ def write_lm_eval_task(folder: Path) -> Path:
     return folder
 
 
-def run_lm_eval(out: Path, work: Path, models=("strong", "weak"), lm_eval: str | None = None) -> list[Path]:
-    """Run lm_eval once per model into `out`; returns the results_*.json files it wrote."""
+def run_lm_eval(out: Path, work: Path, models=("strong", "weak"), lm_eval: str | None = None,
+                seeds=(0,)) -> list[Path]:
+    """Run lm_eval once per model and seed (`--seed`) into `out`; returns the results_*.json files it wrote."""
     command = lm_eval or tool("LM_EVAL", "lm_eval")
     if command is None:
         raise FileNotFoundError("lm_eval")
@@ -104,10 +105,11 @@ def run_lm_eval(out: Path, work: Path, models=("strong", "weak"), lm_eval: str |
         for model in models:
             args = (f"model={model},base_url={server.base_url}/v1/chat/completions,num_concurrent=1,"
                     "max_retries=1,tokenizer_backend=None")
-            subprocess.run([command, "--model", "local-chat-completions", "--model_args", args,
-                            "--tasks", "arith20", "--include_path", str(tasks), "--apply_chat_template",
-                            "--log_samples", "--output_path", str(out), "--seed", "0"],
-                           check=True, env=offline_env(), cwd=work, capture_output=True, text=True)
+            for seed in seeds:
+                subprocess.run([command, "--model", "local-chat-completions", "--model_args", args,
+                                "--tasks", "arith20", "--include_path", str(tasks), "--apply_chat_template",
+                                "--log_samples", "--output_path", str(out), "--seed", str(seed)],
+                               check=True, env=offline_env(), cwd=work, capture_output=True, text=True)
     return sorted(out.rglob("results_*.json"))
 
 
@@ -176,8 +178,8 @@ def main(argv: list[str]) -> None:
     root = Path(argv[0] if argv else "tests/data")
     with tempfile.TemporaryDirectory() as tmp:
         shutil.rmtree(root / "lm_eval" / "output", ignore_errors=True)
-        run_lm_eval(root / "lm_eval" / "output", Path(tmp) / "lm")
-        run_promptfoo(root / "promptfoo" / "results.json", Path(tmp) / "pf")
+        run_lm_eval(root / "lm_eval" / "output", Path(tmp) / "lm", seeds=(0, 1, 2))
+        run_promptfoo(root / "promptfoo" / "results.json", Path(tmp) / "pf", repeat=3)
 
 
 if __name__ == "__main__":

@@ -20,29 +20,32 @@ PROMPTFOO = DATA / "promptfoo" / "results.json"
 
 
 # -- lm-evaluation-harness -------------------------------------------------------------------
-def _lm_eval_truth() -> dict[str, dict]:
-    """Per model: the samples' exact_match by doc id and the results file's figure, read here without costmatch."""
+def _lm_eval_truth() -> dict[tuple[str, int], dict]:
+    """Per (model, seed): the samples' exact_match by doc id and the results file's figures, read here
+    without costmatch."""
     truth = {}
     for results in sorted(LM_EVAL.rglob("results_*.json")):
         data = json.loads(results.read_text())
         date = results.name[len("results_"):-len(".json")]
         lines = [json.loads(line) for line in (results.parent / f"samples_arith20_{date}.jsonl").read_text().splitlines()]
-        truth[data["model_name"]] = {"items": {str(s["doc_id"]): s["exact_match"] for s in lines},
-                                     "figure": data["results"]["arith20"]["exact_match,none"],
-                                     "seconds": float(data["total_evaluation_time_seconds"]),
-                                     "responses": sum(len(r) for s in lines for r in s["resps"])}
+        truth[(data["model_name"], data["config"]["random_seed"])] = {
+            "items": {str(s["doc_id"]): s["exact_match"] for s in lines},
+            "figure": data["results"]["arith20"]["exact_match,none"],
+            "seconds": float(data["total_evaluation_time_seconds"]),
+            "responses": sum(len(r) for s in lines for r in s["resps"])}
     return truth
 
 
 def test_lm_eval_items_and_reward_are_the_files_own():
     truth = _lm_eval_truth()
     records = import_lm_eval(LM_EVAL)
-    assert sorted(r.arm for r in records) == sorted(truth) == ["strong", "weak"]
+    assert sorted((r.arm, r.seed) for r in records) == sorted(truth) == [(m, s) for m in ("strong", "weak")
+                                                                         for s in (0, 1, 2)]
     for record in records:
-        mine = truth[record.arm]
+        mine = truth[(record.arm, record.seed)]
         assert {i["id"]: i["reward"] for i in record.items} == mine["items"]
         assert record.reward == pytest.approx(mine["figure"]) and record.extra["source_reward"] == mine["figure"]
-        assert (record.workload, record.seed, record.extra["metric"]) == ("arith20", 0, "exact_match,none")
+        assert (record.workload, record.extra["metric"]) == ("arith20", "exact_match,none")
         assert record.extra["reward_range"] == [0.0, 1.0]
         assert record.spend["calls"] == mine["responses"] == 20
         assert record.spend["seconds"] == mine["seconds"]
@@ -55,7 +58,7 @@ def test_lm_eval_reports_no_tokens_or_cost_so_they_are_unreported_not_zero():
 
 
 def test_lm_eval_items_pair_by_document_across_models():
-    strong, weak = sorted(import_lm_eval(LM_EVAL), key=lambda r: r.arm)
+    strong, weak = sorted((r for r in import_lm_eval(LM_EVAL) if r.seed == 0), key=lambda r: r.arm)
     assert [i["id"] for i in strong.items] == [i["id"] for i in weak.items] == [str(n) for n in range(20)]
     both = {i["id"]: i["reward"] for i in strong.items}
     wins = [k for k, v in both.items() if v == 1.0 and dict((j["id"], j["reward"]) for j in weak.items)[k] == 0.0]
@@ -82,7 +85,7 @@ def _lm_copy(tmp_path: Path) -> tuple[Path, Path]:
     out = tmp_path / "out"
     shutil.copytree(LM_EVAL, out)
     results = sorted(out.rglob("results_*.json"))[0]
-    return results, next(results.parent.glob("samples_*.jsonl"))
+    return results, results.with_name("samples_arith20_" + results.name[len("results_"):-len(".json")] + ".jsonl")
 
 
 def _edit_first_sample(samples: Path, edit) -> None:
@@ -150,8 +153,8 @@ def _promptfoo_truth() -> dict[tuple[str, int], dict]:
 def test_promptfoo_items_tokens_cost_and_latency_are_the_files_own():
     truth = _promptfoo_truth()
     records = import_promptfoo(PROMPTFOO)
-    assert sorted((r.arm, r.seed) for r in records) == sorted(truth) == [("strong", 0), ("strong", 1),
-                                                                         ("weak", 0), ("weak", 1)]
+    assert sorted((r.arm, r.seed) for r in records) == sorted(truth) == [(p, s) for p in ("strong", "weak")
+                                                                         for s in (0, 1, 2)]
     for record in records:
         mine = truth[(record.arm, record.seed)]
         assert {i["id"]: i["reward"] for i in record.items} == mine["pass"]
@@ -240,7 +243,7 @@ def test_cli_import_compare_and_check_both_formats(tmp_path, capsys):
     lm, pf = tmp_path / "lm.jsonl", tmp_path / "pf.jsonl"
     assert main(["import", "lm-eval", str(LM_EVAL), "-o", str(lm)]) == 0
     assert main(["import", "promptfoo", str(PROMPTFOO), "-o", str(pf)]) == 0
-    assert len(read_records(lm)) == 2 and len(read_records(pf)) == 4
+    assert len(read_records(lm)) == 6 and len(read_records(pf)) == 6
     capsys.readouterr()
     assert main(["compare", str(pf), "--fixed", "calls", "--json"]) == 0
     [group] = json.loads(capsys.readouterr().out)["groups"]
