@@ -1,4 +1,4 @@
-"""The CI gate's error rates by seeded simulation (the figures quoted in the README).
+"""The CI gate's error rates by seeded simulation (the figures quoted in docs/gate.md).
 
     python benchmarks/gate_simulation.py [--sims 1000]
 

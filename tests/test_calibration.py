@@ -66,7 +66,7 @@ def test_full_calibration_grid():
         if metric in ("false alarms", "family-wise false alarms (5 arms, Holm)") or \
                 metric == "gate PASS at the margin":
             if rare_unbounded and metric == "gate PASS at the margin":
-                continue   # measured and explained in the README, not a claim
+                continue   # measured and explained in docs/gate.md, not a claim
             if not _within_alpha(rate, sims):
                 problems.append((metric, shape, col, rate))
         if metric == "coverage of the 95% interval" and n is not None and n >= 5:

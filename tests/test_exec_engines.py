@@ -1,4 +1,4 @@
-"""Execution engines keep the README's promises: a stuck thread is a timeout, Ctrl-C/SIGTERM end the run
+"""Execution engines keep the promises of docs/suite.md: a stuck thread is a timeout, Ctrl-C/SIGTERM end the run
 and keep finished lines, cells never write to stdout, and a cell that kills its worker runs 1 + retries times.
 
 Waits are bounded by generous timeouts that only fail a hung test; nothing asserts how long anything took.

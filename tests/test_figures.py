@@ -396,7 +396,7 @@ def test_report_markdown_carries_the_figure_notes(tmp_path):
 
 @pytest.mark.parametrize("width", ["single", "double"])
 def test_saved_figures_are_as_wide_as_the_width_asked_for(width):
-    """README: single is 3.3 in, double 6.8 in. A legend beside the axes and a y label past the left edge
+    """docs/reports.md: single is 3.3 in, double 6.8 in. A legend beside the axes and a y label past the left edge
     were saved too (tight bounding box): single-column figures came out 4.2-4.6 in wide."""
     import io
 

@@ -114,7 +114,7 @@ def test_bad_gate_input_is_exit_2(tmp_path, capsys, argv, words):
     assert words in capsys.readouterr().err
 
 
-# -- error rates, by seeded simulation (the README quotes these) ---------------------------
+# -- error rates, by seeded simulation (docs/gate.md quotes these) ---------------------------
 def test_identical_candidate_fails_at_most_alpha():
     assert simulate(0.0, sd=1.0, margin=1.0, n=10, seed=1)["fail"] <= 0.05 + MC
     assert simulate(0.0, sd=1.0, margin=0.0, n=10, seed=2)["fail"] <= 0.05 + MC  # even with no margin

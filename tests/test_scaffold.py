@@ -233,7 +233,7 @@ def test_ci_workflow_installs_a_pinned_costmatch_and_its_commands_parse(tmp_path
     assert check.results == [f"{run.out}/results.jsonl"]
     upload = next(s for s in steps if str(s.get("uses", "")).startswith("actions/upload-artifact"))
     paths = upload["with"]["path"].split()
-    # what README step 5 promises in the artifact
+    # what docs/gate.md step 5 promises in the artifact
     assert {f"{run.out}/{name}" for name in ("report.md", "report.html", "results.jsonl")} <= set(paths)
     assert any(p.startswith(f"{run.out}/plots") for p in paths)
     assert upload.get("if") == "always()"

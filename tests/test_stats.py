@@ -194,7 +194,7 @@ def test_same_inputs_and_seed_give_byte_identical_json():
 
 
 def test_minimum_detectable_effect_matches_the_design_notes():
-    # design notes: at alpha .05 and power .8, an effect of one sd of the differences needs 10 seeds
+    # docs/design-notes.md: at alpha .05 and power .8, an effect of one sd of the differences needs 10 seeds
     assert stats.min_detectable_effect(1.0, 10) <= 1.0 < stats.min_detectable_effect(1.0, 9)
 
 

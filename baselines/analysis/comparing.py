@@ -1,6 +1,6 @@
 """compare(records): a comparison that cannot claim more than it shows.
 
-Rules, and the mistake each one prevents (see the design notes):
+Rules, and the mistake each one prevents (docs/design-notes.md):
 - Runs are grouped by (workload, budget); two budgets are never pooled. Each
   group is fixed in the unit its budget names (or `fixed`, which then selects
   the groups whose budget names it); groups left out are listed, never dropped.

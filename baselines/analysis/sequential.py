@@ -1,7 +1,7 @@
 """Adding seeds without peeking: a group-sequential gate.
 
 Testing after every new seed and stopping at the first "significant" result
-gives a 17-23% false-positive rate (design notes). Here the looks are fixed
+gives a 17-23% false-positive rate (docs/design-notes.md). Here the looks are fixed
 in advance (e.g. 5, 10, 15, 20 seeds) and each look may only spend its share
 of alpha (`gate.spending_schedule`), so the chance of a false FAIL over all
 looks stays at most alpha. Bounded rewards (a declared reward range, or
