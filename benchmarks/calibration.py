@@ -343,6 +343,8 @@ if __name__ == "__main__":
     t0 = time.time()
     res = run(a.sims, a.jobs)
     text = markdown(res, a.sims, time.time() - t0)
+    from benchmarks import gate_power  # issue 27's section: size and power against named alternatives
+    text += "\n" + gate_power.section(gate_power.run(min(a.sims, 1000)), min(a.sims, 1000))
     from baselines.core.fileio import atomic_write_text
     atomic_write_text(Path(a.out), text + "\n")
     print(text)

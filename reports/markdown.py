@@ -36,7 +36,9 @@ def pairs_table(group: Group, rng=None) -> str:
         rows.append(row + [md("; ".join(p.notes))])
     headers = ["a", "b", "n", "a − b", "95% CI", "p (sign-flip)", "p (Holm)", "verdict"] + \
         (["bootstrap 95% CI"] if boot else []) + ["notes"]
-    return pipe_table(rows, headers)
+    families = sorted({p.family for p in group.pairs if p.family})
+    family = f"\n\nFamily: {'; '.join(families)} (a verdict depends on the pairs adjusted with it)." if families else ""
+    return pipe_table(rows, headers) + family
 
 
 def flag_bullets(group: Group, tolerance: float, compact: bool = False, shown: list[str] | None = None) -> list[str]:

@@ -37,7 +37,7 @@ from .comparison import MEASURED, PARTIAL, UNREPORTED, ArmSummary, Comparison, F
 from .screen import screen_groups
 from ..core.scoped import gc_paused
 from .anytime import metric_frame
-from .pairing import pair_groups
+from .pairing import item_pairs, pair_groups
 from ..core.provenance import different_code_lines
 from ..core.records import RunRecord, budget_key, budget_label
 from .group_selection import select_groups
@@ -85,8 +85,11 @@ def _compare(records, fixed: str | None, options: CompareOptions) -> Comparison:
     units = ordered_units(set(table.units) | {unit for _, _, unit in chosen})
     summaries, arm_units = _all_summaries(split, units) if chosen else ([], {})
     groups = _groups(split, chosen, table.budgets, summaries, arm_units, units, options)
+    range_notes(groups, split)
     bounded_arm_intervals(groups)
     pair_groups(groups, options)
+    if "items" in frame.columns and options.metric == "reward":
+        item_pairs(groups, frame, options)
     _mark_not_comparisons(groups)
     fixed_units = {g.fixed for g in groups}
     shown_fixed = fixed if fixed is not None else (fixed_units.pop() if len(fixed_units) == 1 else None)
@@ -344,12 +347,35 @@ def _option_range(group: Group, options: CompareOptions) -> tuple[float, float] 
 
 
 def _declared_range(lo: np.ndarray, hi: np.ndarray) -> tuple[float, float] | None:
-    """The reward range every run of the group declares; none when any run lacks it or they disagree."""
+    """The reward range every run of the group declares; none when any run lacks one.
+
+    Runs that declare different ranges get their hull (every reward lies in
+    its own run's range, so in the hull); `range_notes` says so. They used to
+    fall to the t route without a word.
+    """
     if lo.size == 0 or np.isnan(lo).any() or np.isnan(hi).any():
         return None
-    if lo.min() != lo.max() or hi.min() != hi.max():
-        return None
-    return float(lo[0]), float(hi[0])
+    return float(lo.min()), float(hi.max())
+
+
+def range_notes(groups: list[Group], split: "_GroupSplit") -> None:
+    """A note on each group whose runs declare different reward ranges (the hull is used)."""
+    if "reward_lo" not in split.frame.columns or not len(split.frame):
+        return
+    lo, hi, starts = split.whole("reward_lo").astype(float), split.whole("reward_hi").astype(float), split.bounds[:-1]
+    differs = ((np.fmin.reduceat(lo, starts) != np.fmax.reduceat(lo, starts))
+               | (np.fmin.reduceat(hi, starts) != np.fmax.reduceat(hi, starts))).tolist()
+    for group in groups:
+        key = (group.workload, budget_key(group.budget))
+        if group.reward_range is None or not differs[split.index[key]]:
+            continue
+        cols = split.columns(group.workload, budget_key(group.budget))
+        pairs = sorted(set(zip(cols("reward_lo").tolist(), cols("reward_hi").tolist())))
+        if len(pairs) > 1:
+            shown = ", ".join(f"[{a:g}, {b:g}]" for a, b in pairs[:4])
+            group.notes.append(f"runs declare different reward ranges ({shown}); their hull "
+                               f"[{group.reward_range[0]:g}, {group.reward_range[1]:g}] bounds every reward "
+                               "and is the range used")
 
 
 def _score_matrix(cols: _GroupColumns) -> tuple[np.ndarray, np.ndarray]:

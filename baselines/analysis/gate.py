@@ -32,6 +32,11 @@ import numpy as np
 from scipy import special
 
 from .comparison import Comparison, Group
+from .clustered import METHOD as CLUSTERED
+from .clustered import clustered_bounds, pair_items
+from .clustered import seeds_to_decide as clustered_seeds
+from .exact_paired import EXACT_MAX_N, exact_decision, ni_pvalue, paired_binary_counts
+from .gate_data import ArmRuns, arm_runs, seed_list
 from .stats import (SKEW_MAX_N, SKEW_MIN_N, SKEW_THRESHOLD, bootstrap_t_interval, degenerate, detect_range,
                     format_level, sample_skewness, t_interval, t_quantile, unpaired_test, usable_range)
 from ..core.units import nouns_of
@@ -58,6 +63,10 @@ class GateResult:
     notes: list[str] = field(default_factory=list)
     reward_range: tuple[float, float] | None = None
     unit_nouns: dict[str, str] = field(default_factory=dict)  # the workload's words for its units (printing)
+    crashed: dict[str, list[int]] = field(default_factory=dict)  # unscored seeds per role (candidate, baseline)
+    items: int | None = None        # paired items the verdict rests on (None: decided per seed)
+    earlier_looks: list[int] = field(default_factory=list)  # seed counts of earlier checks (looks ledger)
+    shared: int = 0                 # seeds both arms scored
 
     def to_json(self) -> dict[str, Any]:
         num = lambda x: None if x is None or not math.isfinite(x) else float(x)  # noqa: E731
@@ -67,7 +76,10 @@ class GateResult:
                 "alpha": self.alpha, "seeds_needed": self.seeds_needed, "paired": self.paired,
                 "method": self.method, "notes": list(self.notes),
                 "reward_range": list(self.reward_range) if self.reward_range is not None else None,
-                "confounds": list(self.confounds)}
+                "confounds": list(self.confounds),
+                "crashed_seeds": {"candidate": list(self.crashed.get("candidate", [])),
+                                  "baseline": list(self.crashed.get("baseline", []))},
+                "items": self.items, "earlier_looks": list(self.earlier_looks)}
 
 
 @dataclass
@@ -84,49 +96,65 @@ class GateDecision:
 
 
 def decide_gate(diffs, margin: float, alpha: float = 0.05, reward_range: tuple[float, float] | None = None,
-                planned_n: int | None = None) -> tuple[str, float, float, float, int | None]:
+                planned_n: int | None = None, anytime: bool = False) -> tuple[str, float, float, float, int | None]:
     """Verdict on per-seed differences (candidate - baseline, higher is better).
 
     Returns (verdict, mean, lower, upper, seeds_needed); `gate_decision` gives
     the same with the method and notes. The bounds are one-sided at `alpha`
     each, i.e. together a two-sided (1 - 2 alpha) interval.
     """
-    g = gate_decision(diffs, margin, alpha, reward_range, planned_n)
+    g = gate_decision(diffs, margin, alpha, reward_range, planned_n, anytime=anytime)
     return g.verdict, g.mean, g.lower, g.upper, g.seeds_needed
 
 
 BOUNDS = ("auto", "t", "betting")
+EXACT = "exact unconditional non-inferiority test (paired 0/1 outcomes, score-ordered, worst case over the nuisance)"
 
 
-def gate_decision(diffs, margin: float, alpha: float = 0.05, reward_range: tuple[float, float] | None = None,
-                  planned_n: int | None = None, bounds: str = "auto") -> GateDecision:
-    """See the module docstring. `reward_range` bounds each *reward* (differences span twice its width).
+def margin_verdict(lower: float, upper: float, margin: float) -> str:
+    """The one margin rule of every gate route: PASS when the lower bound of candidate - baseline is above
+    -margin, FAIL when the upper bound is below -margin, INCONCLUSIVE otherwise (NaN bounds never decide)."""
+    if lower > -margin:
+        return PASS
+    if upper < -margin:
+        return FAIL
+    return INCONCLUSIVE
 
-    With a reward range the bounds hold at every n at once (a confidence
-    sequence), so sequential looks need no alpha spending; `planned_n` (the
-    last look) only tunes their width. `bounds="t"` forces the t route on
-    bounded rewards (more power, no guarantee against a rare loss: see
-    docs/calibration.md); "betting" requires a reward range.
-    """
+
+def _check_decision_args(margin: float, alpha: float, bounds: str, reward_range) -> None:
     if bounds not in BOUNDS:
         raise ValueError(f"bounds must be one of {', '.join(BOUNDS)}, got {bounds!r}")
     if bounds == "betting" and reward_range is None:
         raise ValueError("betting bounds need a reward range: declare reward_range = [lo, hi]")
-    if bounds == "t":
-        reward_range = None
-    d = np.asarray(diffs, dtype=float)
-    n = d.size
     if not (math.isfinite(margin) and margin >= 0):
         raise ValueError(f"margin must be finite and non-negative, got {margin}")
     if not 0 < alpha < 0.5:
         raise ValueError(f"alpha must be between 0 and 0.5 (one-sided), got {alpha}")
+
+
+def gate_decision(diffs, margin: float, alpha: float = 0.05, reward_range: tuple[float, float] | None = None,
+                  planned_n: int | None = None, bounds: str = "auto", anytime: bool = False) -> GateDecision:
+    """See the module docstring. `reward_range` bounds each *reward* (differences span twice its width).
+
+    Bounded rewards, one look (`anytime` False): paired pass/fail outcomes
+    (every difference -w, 0 or w for a range of width w) get the exact
+    unconditional non-inferiority test and its dual bounds; other bounded
+    rewards the betting bounds tuned for this n. With `anytime` (declared
+    looks of a sequential gate, or earlier looks found in the looks ledger)
+    bounded rewards get the betting confidence sequence, valid at every look
+    at once; `planned_n` (the last look) only tunes its width.
+    `bounds="t"` forces the t route on bounded rewards (more power, no
+    guarantee against a rare loss: see docs/calibration.md); "betting"
+    forces the betting bounds and requires a reward range.
+    """
+    _check_decision_args(margin, alpha, bounds, reward_range)
+    if bounds == "t":
+        reward_range = None
+    d = np.asarray(diffs, dtype=float)
+    n = d.size
     mean = float(d.mean()) if n else math.nan
     if reward_range is not None:
-        from .betting import diff_bounds
-        lower, upper = diff_bounds(d, alpha, reward_range, planned_n) if n else (-math.inf, math.inf)
-        method = f"betting confidence sequence (distribution-free, rewards in [{reward_range[0]:g}, {reward_range[1]:g}])"
-        verdict = _verdict(lower, upper, margin) if n >= 2 else INCONCLUSIVE
-        return GateDecision(verdict, mean, lower, upper, None, method)
+        return _bounded_decision(d, margin, alpha, reward_range, planned_n, anytime or bounds == "betting")
     if n < 2:
         return GateDecision(INCONCLUSIVE, mean, -math.inf, math.inf, None, "t", ["fewer than 2 paired seeds"])
     _, lower, upper = t_interval(d, 1 - 2 * alpha)  # one-sided alpha on each side
@@ -140,31 +168,71 @@ def gate_decision(diffs, margin: float, alpha: float = 0.05, reward_range: tuple
         blo, bhi = bootstrap_t_interval(d, 1 - 2 * alpha, seed=0)
         lower, upper = min(lower, blo), max(upper, bhi)
         method = "t + bootstrap-t (skewed differences)"
-    verdict = _verdict(lower, upper, margin)
+    verdict = margin_verdict(lower, upper, margin)
     if verdict == PASS and (1 - 0.1) ** n > alpha:
         notes.append(f"rewards are unbounded and n = {n}: a loss that hits fewer than about 1 in {n} seeds can be "
                      f"absent from all of them (a loss in 10% of seeds is missed {0.9 ** n:.0%} of the time); "
                      "declare reward_range for a distribution-free gate")
+    if anytime:
+        notes.append("earlier looks at these results: unbounded rewards have no anytime-valid bound here, so this "
+                     "verdict does not account for them; declare reward_range, or plan looks (run --looks)")
     needed = seeds_to_decide(mean, sd, margin, alpha) if verdict == INCONCLUSIVE else None
     return GateDecision(verdict, mean, lower, upper, needed, method, notes)
 
 
-def _verdict(lower: float, upper: float, margin: float) -> str:
-    if lower > -margin:
-        return PASS
-    if upper < -margin:
-        return FAIL
-    return INCONCLUSIVE
+def is_paired_binary(d: np.ndarray, width: float) -> bool:
+    """Every difference is -width, 0 or +width: paired outcomes at the two ends of the range (pass/fail)."""
+    return d.size > 0 and bool(np.all(np.isclose(np.abs(d), width, rtol=0, atol=1e-12 * width) | (d == 0)))
 
 
-def _betting_seeds(d: np.ndarray, margin: float, alpha: float, reward_range, cap: int = 10000) -> int | None:
-    """Seeds at which differences like these (the observed ones repeated) would let the betting bounds decide."""
+def _bounded_decision(d: np.ndarray, margin: float, alpha: float, reward_range, planned_n, anytime: bool
+                      ) -> GateDecision:
+    """Bounded rewards: the exact test for paired pass/fail at one look, else betting (fixed n or anytime)."""
+    from .betting import diff_bounds
+
+    n = d.size
+    mean = float(d.mean()) if n else math.nan
+    lo, hi = reward_range
+    width = hi - lo
+    where = f"rewards in [{lo:g}, {hi:g}]"
+    if n >= 2 and not anytime and n <= EXACT_MAX_N and is_paired_binary(d, width):
+        passes, fails, lower, upper = exact_decision(d / width, margin / width, alpha)
+        verdict = PASS if passes else FAIL if fails else INCONCLUSIVE
+        needed = _exact_seeds(d / width, margin / width, alpha) if verdict == INCONCLUSIVE else None
+        return GateDecision(verdict, mean, lower * width, upper * width, needed, EXACT)
+    if n < 2:
+        return GateDecision(INCONCLUSIVE, mean, -math.inf, math.inf, None, f"betting ({where})",
+                            ["fewer than 2 paired seeds"])
+    lower, upper = diff_bounds(d, alpha, reward_range, planned_n if anytime else n)
+    method = (f"betting confidence sequence (anytime-valid, distribution-free, {where})" if anytime else
+              f"betting bound for {n} seeds (distribution-free, {where})")
+    return GateDecision(margin_verdict(lower, upper, margin), mean, lower, upper, None, method)
+
+
+def _exact_seeds(d01: np.ndarray, margin: float, alpha: float) -> int | None:
+    """Seeds at which outcomes in these proportions would let the exact test decide (doubling, up to its cap)."""
+    x10, x01, n = paired_binary_counts(d01)
+    m = max(n, 2) * 2
+    while m <= EXACT_MAX_N:
+        a, b = round(x10 * m / n), round(x01 * m / n)
+        if ni_pvalue(a, b, m, -margin) <= alpha or ni_pvalue(b, a, m, margin) <= alpha:
+            return m
+        m *= 2
+    return None
+
+
+def _betting_seeds(d: np.ndarray, margin: float, alpha: float, reward_range, cap: int = 2560) -> int | None:
+    """Seeds at which differences like these (the observed ones repeated) would let the betting bounds decide.
+
+    Capped at 2,560 seeds (beyond, "more than that" is the useful answer): the
+    search to 10,000 cost a third of a second per INCONCLUSIVE group.
+    """
     from .betting import diff_bounds
 
     n = max(d.size, 2) * 2
     while n <= cap:
         lo, hi = diff_bounds(np.resize(d, n), alpha, reward_range)
-        if _verdict(lo, hi, margin) != INCONCLUSIVE:
+        if margin_verdict(lo, hi, margin) != INCONCLUSIVE:
             return n
         n *= 2
     return None
@@ -217,43 +285,60 @@ def relative_margin(text: str | float, baseline_mean: float) -> float:
 def gate_group(group: Group, baseline: str, candidate: str, margin_text, alpha: float,
                lower_is_better: bool, rewards: dict[str, dict[int, float]],
                reward_range: tuple[float, float] | None = None, planned_n: int | None = None,
-               alpha_total: float | None = None, bounds: str = "auto") -> GateResult:
+               alpha_total: float | None = None, bounds: str = "auto", *,
+               runs: dict[str, ArmRuns] | None = None, anytime: bool = False) -> GateResult:
     """The verdict for one (workload, budget) group of a comparison.
 
     `reward_range` ([lo, hi], declared by the workload or the records; 0/1
-    rewards are detected) switches to distribution-free betting bounds. In a
+    rewards are detected) switches to distribution-free bounds. In a
     sequential gate `alpha` is this look's share of alpha and `alpha_total`
     the whole: betting bounds are a confidence sequence, valid at every look
     at once, so bounded groups use `alpha_total` (no spending needed).
+    `runs` (`gate_data.arm_runs` per arm) adds crashed seeds and per-item
+    outcomes; `anytime` says earlier looks were taken at these results.
     Its reasons speak of units in the workload's own words (`unit_nouns`).
     """
+    if runs is None:
+        runs = {arm: ArmRuns(dict(rewards.get(arm, {}))) for arm in (baseline, candidate)}
     with nouns_of(group.unit_nouns):
-        result = _gate_group(group, baseline, candidate, margin_text, alpha, lower_is_better, rewards,
-                             reward_range, planned_n, alpha_total, bounds)
+        result = _gate_group(group, baseline, candidate, margin_text, alpha, lower_is_better, runs,
+                             reward_range, planned_n, alpha_total, bounds, anytime)
     result.unit_nouns = dict(group.unit_nouns or {})
     return result
 
 
 def _gate_group(group: Group, baseline: str, candidate: str, margin_text, alpha: float, lower_is_better: bool,
-                rewards: dict[str, dict[int, float]], reward_range: tuple[float, float] | None,
-                planned_n: int | None, alpha_total: float | None, bounds: str) -> GateResult:
+                runs: dict[str, ArmRuns], reward_range: tuple[float, float] | None,
+                planned_n: int | None, alpha_total: float | None, bounds: str, anytime: bool) -> GateResult:
     result = GateResult(INCONCLUSIVE, "", group.workload, group.budget, alpha=alpha)
     broken = _unfair(result, group, baseline, candidate)
     if broken is not None:
         return broken
-    base, cand = rewards.get(baseline, {}), rewards.get(candidate, {})
+    base_runs, cand_runs = runs[baseline], runs[candidate]
+    base, cand = dict(base_runs.rewards), dict(cand_runs.rewards)
+    result.crashed = {"candidate": list(cand_runs.crashed), "baseline": list(base_runs.crashed)}
     if not base or not cand:
         missing = baseline if not base else candidate
         return _broken(result, f"arm {missing!r} has no scored runs in this group")
-    shared = sorted(set(base) & set(cand))
     sign = -1.0 if lower_is_better else 1.0
     margin = relative_margin(margin_text, float(np.mean(list(base.values()))))
     result.margin = margin
     bounded = _gate_range(group, base, cand, reward_range, bounds)
     result.reward_range = bounded
+    floor = None if bounded is None else (bounded[0] if sign > 0 else bounded[1])
+    crash_fail = _count_crashes(result, cand, base, cand_runs, base_runs, floor)
+    if crash_fail is not None:
+        return crash_fail
+    shared = sorted(set(base) & set(cand))
+    result.shared = len(shared)
     if len(shared) >= 2:
-        verdict, mean, lower, upper, needed = _paired_verdict(result, shared, base, cand, sign, margin, alpha,
-                                                              alpha_total, bounded, planned_n)
+        looks = anytime or alpha_total is not None
+        decided = _paired_verdict(result, shared, base, cand, sign, margin, alpha, alpha_total, bounded,
+                                  planned_n, looks)
+        if not looks:
+            decided = _item_verdict(result, shared, cand_runs, base_runs, sign, margin, alpha, floor,
+                                    bounds) or decided
+        verdict, mean, lower, upper, needed = decided
     else:  # no shared seeds (e.g. a stored baseline from other seeds): Welch, labelled unpaired
         result.paired = False
         verdict, mean, lower, upper, needed = _unpaired(sign, list(base.values()), list(cand.values()),
@@ -263,6 +348,64 @@ def _gate_group(group: Group, baseline: str, candidate: str, margin_text, alpha:
     result.verdict, result.diff, result.lower, result.upper, result.seeds_needed = verdict, mean, lower, upper, needed
     result.reason = _gate_reason(result, lower_is_better)
     return result
+
+
+CRASH_RULE = ("a candidate seed that ran without a score counts as a loss at the reward range's floor where the "
+              "baseline scored; without a range, the gate FAILs when the candidate has more unscored seeds than "
+              "the baseline, and otherwise leaves them out, naming them")
+
+
+def _count_crashes(result: GateResult, cand: dict, base: dict, cand_runs: ArmRuns, base_runs: ArmRuns,
+                   floor: float | None) -> GateResult | None:
+    """Apply CRASH_RULE to `cand` in place (floor losses) and write notes; a FAIL result when it says so."""
+    crashed = cand_runs.crashed
+    if base_runs.crashed:
+        result.notes.append(f"baseline unscored on seed(s) {seed_list(base_runs.crashed)} (left out)")
+    if not crashed:
+        return None
+    if floor is not None:
+        counted = [s for s in crashed if s in base]
+        for s in counted:
+            cand[s] = floor
+        if counted:
+            result.notes.append(f"candidate unscored on seed(s) {seed_list(counted)}: counted as a loss at the "
+                                f"range floor {floor:g}")
+        rest = [s for s in crashed if s not in base]
+        if rest:
+            result.notes.append(f"candidate unscored on seed(s) {seed_list(rest)} where the baseline has no "
+                                "score either (left out)")
+        return None
+    if len(crashed) > len(base_runs.crashed):
+        result.verdict = FAIL
+        result.reason = (f"the candidate crashed: unscored on {len(crashed)} seed(s) ({seed_list(crashed)}) where "
+                         f"the baseline is unscored on {len(base_runs.crashed)}; without a reward range a crash "
+                         "cannot be counted as a loss of known size, so it FAILs (declare reward_range to count "
+                         "crashes at its floor)")
+        result.method = "crash rule"
+        return result
+    result.notes.append(f"candidate unscored on seed(s) {seed_list(crashed)} (left out: the baseline is unscored "
+                        f"on as many or more)")
+    return None
+
+
+def _item_verdict(result: GateResult, shared: list, cand_runs: ArmRuns, base_runs: ArmRuns, sign: float,
+                  margin: float, alpha: float, floor: float | None, bounds: str) -> tuple | None:
+    """The seed-clustered item-level (verdict, mean, lower, upper, seeds needed) when both arms carry items on
+    every shared seed (pairing by question; `clustered`); None (the per-seed verdict stands) otherwise."""
+    if bounds != "auto" or not all(s in cand_runs.items and s in base_runs.items for s in shared):
+        return None
+    pairing = pair_items(cand_runs.items, base_runs.items, shared, sign, floor)
+    b = clustered_bounds(pairing.clusters, alpha)
+    if b is None:
+        result.notes.append("items present but without spread over 2 or more seeds: decided per seed")
+        return None
+    mean, lower, upper, _ = b
+    verdict = margin_verdict(lower, upper, margin)
+    needed = clustered_seeds(pairing.clusters, margin, alpha) if verdict == INCONCLUSIVE else None
+    result.items, result.method, result.n = pairing.items, CLUSTERED, len(pairing.clusters)
+    keep = [n for n in result.notes if "differences are equal" not in n and "loss that hits" not in n]
+    result.notes = keep + pairing.notes()
+    return verdict, mean, lower, upper, needed
 
 
 def _unfair(result: GateResult, group: Group, baseline: str, candidate: str) -> GateResult | None:
@@ -297,17 +440,17 @@ def _gate_range(group: Group, base: dict, cand: dict, reward_range, bounds: str)
 
 
 def _paired_verdict(result: GateResult, shared: list, base: dict, cand: dict, sign: float, margin: float,
-                    alpha: float, alpha_total: float | None, bounded, planned_n: int | None):
+                    alpha: float, alpha_total: float | None, bounded, planned_n: int | None, anytime: bool):
     """(verdict, mean, lower, upper, seeds needed) on the shared seeds; bounded groups use the whole alpha."""
     diffs = [sign * (cand[s] - base[s]) for s in shared]
     look_alpha = alpha_total if (bounded is not None and alpha_total is not None) else alpha
-    g = gate_decision(diffs, margin, look_alpha, bounded, planned_n)
-    if g.verdict == INCONCLUSIVE and bounded is not None:
+    g = gate_decision(diffs, margin, look_alpha, bounded, planned_n, anytime=anytime)
+    if g.verdict == INCONCLUSIVE and bounded is not None and g.method.startswith("betting"):
         g.seeds_needed = _betting_seeds(np.asarray(diffs, dtype=float), margin, look_alpha, bounded)
     if look_alpha != alpha:
         g.method += ", valid at every look (no alpha spending)"
         result.alpha = look_alpha
-    result.method, result.notes = g.method, list(g.notes)
+    result.method, result.notes = g.method, result.notes + list(g.notes)
     result.n = len(shared)
     return g.verdict, g.mean, g.lower, g.upper, g.seeds_needed
 
@@ -316,8 +459,10 @@ def _gate_reason(result: GateResult, lower_is_better: bool) -> str:
     """The one-line reason a gate prints: the verdict, the bounds it rests on, notes and the unpaired label."""
     verdict, mean, lower, upper, needed = result.verdict, result.diff, result.lower, result.upper, result.seeds_needed
     direction = "candidate - baseline" if not lower_is_better else "baseline - candidate (lower is better)"
-    bound_text = (f"{direction} = {mean:+.4g}, one-sided {format_level(1 - result.alpha)} bounds "
-                  f"[{lower:+.4g}, {upper:+.4g}] ({result.method}), margin {result.margin:.4g}")
+    bounds = (f"one-sided {format_level(1 - result.alpha)} bounds [{lower:+.4g}, {upper:+.4g}]"
+              if math.isfinite(lower) or math.isfinite(upper) else "no bounds (fewer than 2 seeds per arm)")
+    shown = f"{mean:+.4g}" if math.isfinite(mean) else "n/a"
+    bound_text = f"{direction} = {shown}, {bounds} ({result.method}), margin {result.margin:.4g}"
     if verdict == PASS:
         reason = f"no regression beyond the margin: {bound_text}"
     elif verdict == FAIL:
@@ -328,7 +473,8 @@ def _gate_reason(result: GateResult, lower_is_better: bool) -> str:
     if result.notes:
         reason += "; " + "; ".join(result.notes)
     if not result.paired:
-        reason += " [unpaired: the arms share no seeds]"
+        reason += (f" [unpaired: the arms share only {result.shared} seed]" if result.shared
+                   else " [unpaired: the arms share no seeds]")
     return reason
 
 
@@ -337,8 +483,8 @@ def _unpaired(sign, base, cand, margin, alpha, reward_range=None):
 
     With a reward range, the difference of per-arm betting bounds (alpha/2 each).
     """
-    if len(base) < 2 or len(cand) < 2:
-        return INCONCLUSIVE, math.nan, -math.inf, math.inf, None
+    if len(base) < 2 or len(cand) < 2:   # the difference of means is still what the reason prints
+        return INCONCLUSIVE, sign * float(np.mean(cand) - np.mean(base)), -math.inf, math.inf, None
     if reward_range is not None:
         from .betting import mean_bounds
         lo, hi = reward_range
@@ -349,12 +495,11 @@ def _unpaired(sign, base, cand, margin, alpha, reward_range=None):
         lb, ub = mean_bounds(b, alpha / 2, *rng_)
         lower, upper = lc - ub, uc - lb
         diff = float(np.mean(c) - np.mean(b))
-        return _verdict(lower, upper, margin), diff, lower, upper, None
+        return margin_verdict(lower, upper, margin), diff, lower, upper, None
     pair = unpaired_test("candidate", "baseline", [sign * c for c in cand], [sign * b for b in base],
                          level=1 - 2 * alpha)
     lower, upper = pair.ci
-    verdict = PASS if lower > -margin else FAIL if upper < -margin else INCONCLUSIVE
-    return verdict, pair.diff, lower, upper, None
+    return margin_verdict(lower, upper, margin), pair.diff, lower, upper, None
 
 
 def _broken(result: GateResult, reason: str) -> GateResult:
@@ -384,13 +529,16 @@ def run_gate(records, fixed: str, baseline: str, candidate: str, margin, alpha: 
              tolerance: float = 0.1, lower_is_better: bool = False,
              reward_range: tuple[float, float] | None = None,
              planned_n: int | None = None, alpha_total: float | None = None,
-             bounds: str = "auto", selection: dict | None = None) -> tuple[list[GateResult], Comparison]:
+             bounds: str = "auto", selection: dict | None = None,
+             anytime: bool = False) -> tuple[list[GateResult], Comparison]:
     """Gate every group where both arms ran; a group missing either arm is skipped.
 
     Raises ValueError (the CLI's exit 2) for a candidate equal to the
     baseline, alpha outside (0, 0.5) or a negative or non-finite margin.
     `records` may be a RunTable (columns, no per-run objects: 1M runs in
     about the time of `compare`); `selection` is compare's workloads=/budgets=.
+    `anytime`: earlier looks were taken at these results (the looks ledger),
+    so bounded groups use the anytime-valid betting bounds.
     """
     from .comparing import compare
     from .table import RunTable
@@ -417,16 +565,17 @@ def run_gate(records, fixed: str, baseline: str, candidate: str, margin, alpha: 
     if table is not None:   # columns all the way: 1M runs without a Python object per run
         mask = table.frame["arm"].astype(str).isin([baseline, candidate]).to_numpy()
         subset = RunTable(table.frame[mask], table.budgets, table.units, None)
-    else:
-        subset = [r for r in records if r.arm in (baseline, candidate)]
+    else:   # one table, so the groups' rows reach each run's crash and items
+        subset = RunTable.from_records([r for r in records if r.arm in (baseline, candidate)])
     comparison = compare(subset, fixed, tolerance, alpha=alpha, pairs=False, **(selection or {}))
     results = []
     for group in comparison.groups:
         names = {a.arm for a in group.arms}
         if baseline in names and candidate in names:
-            rewards = rewards_by_arm(group)
+            runs = {arm: arm_runs(subset.frame, group, arm) for arm in (baseline, candidate)}
             results.append(gate_group(group, baseline, candidate, margin, alpha, lower_is_better,
-                                      rewards, reward_range, planned_n, alpha_total, bounds))
+                                      {}, reward_range, planned_n, alpha_total, bounds, runs=runs,
+                                      anytime=anytime))
     if not results:
         raise ValueError(f"no workload and budget where both {baseline!r} and {candidate!r} ran")
     return results, comparison

@@ -116,16 +116,18 @@ def screen_groups(split, budgets: list[dict], fixed_units: set[str], confound_un
 
 
 def _declared_ranges(split, bounds: np.ndarray) -> list:
-    """`comparing._declared_range` per group: (lo, hi) when every run declares the same range, else None."""
+    """`comparing._declared_range` per group: (lo, hi) when every run declares a range (the hull of the
+    ranges when they differ: every reward lies in it), else None."""
     lo, hi = split.whole("reward_lo").astype(float), split.whole("reward_hi").astype(float)
     groups = len(bounds) - 1
     missing = arm_sums(np.isnan(lo) | np.isnan(hi), bounds) > 0
     if missing.all():
         return [None] * groups
     starts = bounds[:-1]
-    same = ((np.minimum.reduceat(lo, starts) == np.maximum.reduceat(lo, starts))
-            & (np.minimum.reduceat(hi, starts) == np.maximum.reduceat(hi, starts)) & ~missing)
-    return [(float(lo[a]), float(hi[a])) if ok else None for a, ok in zip(starts.tolist(), same.tolist())]
+    low = np.fmin.reduceat(lo, starts)
+    high = np.fmax.reduceat(hi, starts)
+    return [(float(a), float(b)) if not miss else None
+            for a, b, miss in zip(low.tolist(), high.tolist(), missing.tolist())]
 
 
 def _declared_nouns(nouns: np.ndarray, bounds: np.ndarray) -> list:

@@ -33,7 +33,7 @@ def sequential_verdict(diffs, looks: list[int], margin: float, alpha: float,
     spend = [alpha] * len(looks) if reward_range is not None else spending_schedule(looks, alpha)
     verdict = INCONCLUSIVE
     for n, a in zip(looks, spend):
-        verdict, *_ = decide_gate(diffs[:n], margin, a, reward_range, planned_n=looks[-1])
+        verdict, *_ = decide_gate(diffs[:n], margin, a, reward_range, planned_n=looks[-1], anytime=True)
         if verdict != INCONCLUSIVE:
             return verdict, n
     return verdict, looks[-1]
@@ -81,20 +81,38 @@ def run_sequential(suite, out_dir: Path, looks: list[int], baseline: str, candid
         outcome = run(look_suite, out_dir, progress=progress_factory())
         if outcome.interrupted:
             return INCONCLUSIVE, n, results, outcome
-        fixed = {w.fixed for w in suite.workloads}
-        results = []
-        for unit in fixed:
-            keys = {(w.name, b.key()) for w in suite.workloads if w.fixed == unit for b in w.budgets}
-            from ..core.records import budget_key
-            subset = [r for r in outcome.records if (r.workload, budget_key(r.budget)) in keys]
-            try:
-                res, _ = run_gate(subset, unit, baseline, candidate, margin, a, lower_is_better=lower_is_better,
-                                  reward_range=reward_range, planned_n=looks[-1], alpha_total=alpha,
-                                  bounds=bounds)
-            except ValueError:
-                continue
-            results += res
+        results = _gate_look(suite, outcome.records, baseline, candidate, margin, a, alpha, lower_is_better,
+                             reward_range, looks[-1], bounds)
         verdict = overall(results)
         if verdict != INCONCLUSIVE:
             return verdict, n, results, outcome
     return INCONCLUSIVE, looks[-1], results, outcome
+
+
+def _gate_look(suite, records, baseline: str, candidate: str, margin, look_alpha: float, alpha: float,
+               lower_is_better: bool, reward_range, planned_n: int, bounds: str) -> list:
+    """The gate results of one look: one `run_gate` per (fixed unit, tolerance) of the suite's workloads.
+
+    Each workload's own `tolerance` decides its spend checks (the sequential
+    gate used the default 0.1 whatever the suite said). Workloads that do
+    not run both arms are not gated; any other problem is an InputError,
+    never a group skipped in silence.
+    """
+    from ..core.errors import InputError
+    from ..core.records import budget_key
+
+    by_setting: dict[tuple, set] = {}
+    for w in suite.workloads:
+        if baseline in w.arms and candidate in w.arms:
+            by_setting.setdefault((w.fixed, w.tolerance), set()).update((w.name, b.key()) for b in w.budgets)
+    results = []
+    for (unit, tolerance), keys in by_setting.items():
+        subset = [r for r in records if (r.workload, budget_key(r.budget)) in keys]
+        try:
+            res, _ = run_gate(subset, unit, baseline, candidate, margin, look_alpha, tolerance=tolerance,
+                              lower_is_better=lower_is_better, reward_range=reward_range, planned_n=planned_n,
+                              alpha_total=alpha, bounds=bounds)
+        except ValueError as exc:
+            raise InputError(f"run --looks: {exc}") from None
+        results += res
+    return results

@@ -327,6 +327,8 @@ class PairResult:
     method: str = ""
     p_decide: float = math.nan
     reward_range: tuple[float, float] | None = None
+    family: str = ""          # the pairs Holm adjusted together ("all 21 pairs", "6 pairs against base")
+    items: int | None = None  # paired items behind a seed-clustered pair (None: per-seed statistics)
 
     def __post_init__(self) -> None:
         if not math.isfinite(self.p_decide):
@@ -341,6 +343,7 @@ class PairResult:
                 "p_decide": _num(self.p_decide), "method": self.method,
                 "p_adjusted": _num(self.p_adjusted), "paired": self.paired,
                 "mde": _num(self.mde), "verdict": self.verdict, "notes": list(self.notes),
+                "family": self.family, "items": self.items,
                 **({"reward_range": list(self.reward_range)} if self.reward_range is not None else {}),
                 **({"bootstrap_ci": [_num(self.bootstrap_ci[0]), _num(self.bootstrap_ci[1])]}
                    if self.bootstrap_ci is not None else {})}
@@ -694,16 +697,17 @@ def decide(pairs: list[PairResult], alpha: float = 0.05, margin: float | None = 
             pair.verdict = UNDERPOWERED
             pair.notes.append(f"only {pair.n} paired seed{'s' if pair.n != 1 else ''}; at least 3 are needed")
             continue
-        lo, hi = pair.ci
         if p_adj < alpha and math.isfinite(pair.diff) and pair.diff != 0:
-            pair.verdict = "a>b" if pair.diff > 0 else "b>a"
-            pair.notes.append(f"decided by {pair.method} (Holm-adjusted p {p_adj:.3g}; "
-                              "both the t and the exact test reject)")
-            if math.isfinite(lo) and math.isfinite(hi) and lo <= 0 <= hi:
-                pair.notes.append(f"the {pair.interval_method} interval still includes 0: "
-                                  "it holds for any distribution in the range and is wider than the test")
-            _degenerate_note(pair)
-            continue
+            if _interval_agrees(pair):
+                pair.verdict = "a>b" if pair.diff > 0 else "b>a"
+                tests = "" if pair.items else "; both the t and the exact test reject"
+                pair.notes.append(f"decided by {pair.method} (Holm-adjusted p {p_adj:.3g}{tests}) and the "
+                                  f"{pair.interval_method} interval, which excludes 0")
+                _degenerate_note(pair)
+                continue
+            pair.notes.append(f"the tests reject (Holm-adjusted p {p_adj:.3g}) but the {pair.interval_method} "
+                              "interval printed beside the verdict includes 0, so the pair is not decided: a "
+                              "verdict and its interval come from one inference")
         if margin is not None and _tost(pair, alpha, margin):
             pair.verdict = EQUIVALENT
             pair.equivalent = True
@@ -721,6 +725,14 @@ def decide(pairs: list[PairResult], alpha: float = 0.05, margin: float | None = 
         if not pair.paired and "unpaired: the arms do not share seeds" not in pair.notes:
             pair.notes.append("unpaired: the arms do not share seeds")
     return pairs
+
+
+def _interval_agrees(pair: PairResult) -> bool:
+    """The pair's printed interval excludes 0 on the side of its difference (NaN ends: the tests alone)."""
+    lo, hi = pair.ci
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        return True
+    return lo > 0 if pair.diff > 0 else hi < 0
 
 
 def _degenerate_note(pair: PairResult) -> None:

@@ -64,16 +64,48 @@ def run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_early
         if len(records) == 0:
             raise InputError(f"{', '.join(results)}: no runs in the results; nothing to check")
         selection = {"workloads": tuple(workloads or ()), "budgets": tuple(budgets or ())}
-    try:
-        outcome, comparison = run_gate(records, fixed, baseline, candidate, margin, alpha, tolerance,
-                                       lower_is_better, reward_range=reward_range, bounds=bounds,
-                                       selection=selection)
-    except ValueError as exc:
-        raise InputError(f"check: {exc}") from None
+    def gate(anytime: bool = False):
+        try:
+            return run_gate(records, fixed, baseline, candidate, margin, alpha, tolerance,
+                            lower_is_better, reward_range=reward_range, bounds=bounds,
+                            selection=selection, anytime=anytime)
+        except ValueError as exc:
+            raise InputError(f"check: {exc}") from None
+
+    outcome, comparison = gate()
+    outcome = with_looks(results, outcome, baseline, candidate, lambda: gate(anytime=True)[0])
     verdict = overall(outcome)
     print_gate(outcome, verdict, baseline=baseline, candidate=candidate, fixed=fixed, as_json=as_json,
                skipped=comparison.skipped)
     return gate_exit(verdict, inconclusive)
+
+
+def with_looks(results, outcome: list, baseline: str, candidate: str, rerun) -> list:
+    """Gate results after the looks ledger: groups looked at before with fewer seeds are re-gated with
+    anytime-valid bounds (`rerun`) and say so; this look is recorded (see `baselines.analysis.looks`)."""
+    import sys
+
+    from ..analysis.looks import earlier_looks, group_key, ledger_path, looks_note, read_ledger, record_looks
+    from ..core.records import budget_key
+
+    path = ledger_path(results)
+    ledger = read_ledger(path)
+    keys = [group_key(r.workload, r.budget, baseline, candidate) for r in outcome]
+    earlier = [earlier_looks(ledger, k, r.n) for k, r in zip(keys, outcome)]
+    if any(earlier):
+        again = {(r.workload, budget_key(r.budget)): r for r in rerun()}
+        for i, seen in enumerate(earlier):
+            if seen:
+                result = again.get((outcome[i].workload, budget_key(outcome[i].budget)), outcome[i])
+                note = looks_note(seen, path)
+                result.notes.append(note)
+                result.earlier_looks = list(seen)
+                result.reason += f"; {note}"
+                outcome[i] = result
+    warning = record_looks(path, ledger, [(k, r.n, r.verdict) for k, r in zip(keys, outcome) if r.n >= 2])
+    if warning:
+        print(f"costmatch: warning: {warning}", file=sys.stderr)
+    return outcome
 
 
 def select_records(records, workloads, budgets):
