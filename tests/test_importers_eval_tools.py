@@ -248,13 +248,14 @@ def test_cli_import_compare_and_check_both_formats(tmp_path, capsys):
     assert main(["compare", str(pf), "--fixed", "calls", "--json"]) == 0
     [group] = json.loads(capsys.readouterr().out)["groups"]
     assert {a["arm"]: a["reward"]["mean"] for a in group["arms"]} == {"strong": 0.85, "weak": 0.45}
-    capsys.readouterr()
-    code = main(["check", str(pf), "--fixed", "calls", "--baseline", "strong", "--candidate", "weak",
-                 "--margin", "0.02", "--json"])
-    gate = json.loads(capsys.readouterr().out)
-    assert code in (1, 3) and gate["groups"][0]["verdict"].lower() in ("fail", "inconclusive")
-    assert main(["check", str(lm), "--fixed", "calls", "--baseline", "strong", "--candidate", "weak",
-                 "--margin", "0.02"]) in (1, 3)  # the lm-eval arms report calls in full: a verdict, not a break
+    pair = group["pairs"][0]
+    assert pair["n"] == 3 and "paired by item: 60 question(s)" in " ".join(map(str, pair.values()))
+    for path in (pf, lm):  # the weak arm loses 0.4 on the same questions: the gate fails it, paired by item
+        capsys.readouterr()
+        assert main(["check", str(path), "--fixed", "calls", "--baseline", "strong", "--candidate", "weak",
+                     "--margin", "0.02", "--json"]) == 1
+        [gate] = json.loads(capsys.readouterr().out)["groups"]
+        assert gate["verdict"] == "FAIL" and "paired item differences" in gate["reason"], gate
 
 
 @pytest.mark.parametrize("args, words", [
