@@ -1,7 +1,8 @@
 """Black-box optimizers for the bbob workload.
 
 Each calls ``instance.objective(meter)``, a function that charges one call
-per evaluation and raises BudgetExhausted when the allowance is used. None of
+per evaluation and raises BudgetExhausted, before evaluating, once the
+allowance is used: a budget of N evaluations returns exactly N values. None of
 them is trusted to respect its own evaluation option: the wrapper is the cap.
 Starting points come from the arm's seeded rng, so runs are reproducible.
 """

@@ -18,10 +18,16 @@ _EXPORTS: dict[str, str] = {
     "Meter": "core.meter",
     "InputError": "core.errors",
     "RunRecord": "core.records",
+    "Scored": "core.scored",
     "read_records": "core.records",
     "write_records": "core.records",
     "RunTable": "analysis.table",
     "Comparison": "analysis.comparison",
+    "Group": "analysis.comparison",
+    "ArmSummary": "analysis.comparison",
+    "PairResult": "analysis.stats",
+    "GateResult": "analysis.gate",
+    "CheckResult": "api",
     "compare": "analysis.comparing",
     "CompareOptions": "analysis.compare_options",
     "run": "api",
@@ -46,9 +52,11 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from .core.budget import Budget
-    from .api import check, run
+    from .api import CheckResult, check, run
     from .analysis.comparing import compare
-    from .analysis.comparison import Comparison
+    from .analysis.comparison import ArmSummary, Comparison, Group
+    from .analysis.gate import GateResult
+    from .analysis.stats import PairResult
     from .analysis.compare_options import CompareOptions
     from .core.errors import InputError
     from .core.meter import BudgetExhausted, Meter

@@ -4,25 +4,42 @@
     records = run("workloads.search_sim:SearchSim",
                   arms={"greedy": "arms.selection:Greedy", "puct": ("arms.selection:PUCT", {"c": 1.0})},
                   budget=Budget(rollouts=40), seeds=5)
-    compare(records).valid
+    comparison = compare(records)        # a notebook shows its table; .to_markdown(), .plot(), ...
+    check(records, baseline="greedy", candidate="puct", margin=0.02).verdict
 
 Why it builds a suite: a notebook run and `costmatch run` must follow one
 set of rules (the same checks before any cell runs, the same records, the
-same resume when `out` is given), so `run` only turns its arguments into the
-suite a TOML file would have described and hands it to the runner.
+same resume and report when `out` is given), so `run` only turns its
+arguments into the suite a TOML file would have described and hands it to
+the runner. Classes defined in the notebook or script itself (`__main__`)
+are sent to the workers by value (cloudpickle), and their code version is
+the hash of their source.
 """
 from __future__ import annotations
 
+import sys
 import tempfile
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping, NamedTuple
 
+from .analysis.compare_options import CompareOptions
+from .analysis.comparison import Comparison
+from .analysis.gate import GateResult
 from .core.budget import Budget
 from .core.errors import InputError
+from .core.provenance import register_class
 from .core.records import RunRecord
 
 #: What an arm or a workload may be given as: an import path, a class, or (either, params).
 Spec = Any
+
+
+def _importable(cls: type) -> bool:
+    """Whether a worker can import `cls` by ``module:Name`` (not from __main__, a function or a class body)."""
+    if cls.__module__ == "__main__" or cls.__qualname__ != cls.__name__:
+        return False
+    module = sys.modules.get(cls.__module__)
+    return module is not None and getattr(module, cls.__name__, None) is cls
 
 
 def _path_and_params(spec: Spec, where: str) -> tuple[str, dict[str, Any]]:
@@ -34,22 +51,44 @@ def _path_and_params(spec: Spec, where: str) -> tuple[str, dict[str, Any]]:
     if isinstance(spec, str):
         return spec, params
     if isinstance(spec, type):
-        path = f"{spec.__module__}:{spec.__qualname__}"
-        if spec.__module__ == "__main__" or "<locals>" in spec.__qualname__:
-            raise InputError(f"{where}: class {spec.__qualname__} is defined in a script or notebook "
-                             f"({spec.__module__}); worker processes cannot import it: move it to a module "
-                             "and pass the class (or 'module:Class')")
+        path = f"{spec.__module__}:{spec.__name__}"
+        if not _importable(spec):   # defined in a notebook, a script or a function: sent by value
+            register_class(path, spec)
         return path, params
     raise InputError(f"{where}: give a class, 'module:Class' or (class, params); got an object of type "
                      f"{type(spec).__name__} (pass its class and its constructor arguments as params)")
 
 
-def build_suite(workload: Spec, arms: Mapping[str, Spec], budget: Budget | Mapping[str, float] | list,
-                seeds: int | list[int] = 5, *, fixed: str | None = None, name: str | None = None,
-                timeout: float | None = None, tolerance: float = 0.1, jobs: int = 1, backend: str = "loky"):
+def _arm_table(arms: Mapping[str, Spec] | Iterable[Spec]) -> dict[str, Spec]:
+    """`arms` as name -> spec; a list names each arm by its class (or path), so `arms=[Greedy, Random]` works."""
+    if isinstance(arms, Mapping):
+        return dict(arms)
+    if isinstance(arms, (str, type, tuple)) or not isinstance(arms, Iterable):
+        raise TypeError(f"run: arms must be a dict of name -> class (or 'module:Class'), or a list of classes; "
+                        f"got {type(arms).__name__}")
+    table: dict[str, Spec] = {}
+    for spec in arms:
+        target = spec[0] if isinstance(spec, tuple) else spec
+        if isinstance(target, type):
+            name = target.__name__
+        elif isinstance(target, str):
+            name = target.rpartition(":")[2]
+        else:
+            raise TypeError(f"run: arms lists classes or 'module:Class' paths; got {type(target).__name__}")
+        if name in table:
+            raise TypeError(f"run: two arms in the list are both named {name!r}; give a dict of name -> class")
+        table[name] = spec
+    return table
+
+
+def build_suite(workload: Spec, arms: Mapping[str, Spec] | Iterable[Spec],
+                budget: Budget | Mapping[str, float] | list, seeds: int | list[int] = 5, *,
+                fixed: str | None = None, name: str | None = None, timeout: float | None = None,
+                tolerance: float = 0.1, jobs: int = 1, backend: str = "loky"):
     """The suite that `run` runs: checked completely (imports, parameters, units) before anything runs."""
     from .running.suite import parse_suite
 
+    arms = _arm_table(arms)
     if not arms:
         raise InputError("run: arms is empty; give a dict of name -> class or 'module:Class'")
     budgets = budget if isinstance(budget, list) else [budget]
@@ -75,26 +114,39 @@ def build_suite(workload: Spec, arms: Mapping[str, Spec], budget: Budget | Mappi
     return parse_suite(data, "run()")
 
 
-def run(workload: Spec, arms: Mapping[str, Spec], budget: Budget | Mapping[str, float] | list,
+def run(workload: Spec, arms: Mapping[str, Spec] | Iterable[Spec], budget: Budget | Mapping[str, float] | list,
         seeds: int | list[int] = 5, *, fixed: str | None = None, out: str | Path | None = None,
         jobs: int = 1, backend: str = "loky", timeout: float | None = None, name: str | None = None,
-        tolerance: float = 0.1) -> list[RunRecord]:
+        tolerance: float = 0.1, fresh: bool = False, keep_stale: bool = False,
+        plots: bool = True) -> list[RunRecord]:
     """Run every (budget, arm, seed) cell of one workload and return the records.
 
-    `workload` and each arm are a class, an import path ``"module:Class"``,
-    or ``(either, params)``. `budget` is one Budget (or a list, for a sweep);
-    `fixed` defaults to its one unit. With `out`, records are appended to
-    ``out/results.jsonl`` as cells finish and a second call resumes; without
-    it they are kept in a temporary folder that is removed afterwards.
+    `workload` and each arm are a class (also one defined in this notebook or
+    script), an import path ``"module:Class"``, or ``(either, params)``;
+    `arms` is a dict of name -> arm, or a list of arms named by their class.
+    `budget` is one Budget (or a list, for a sweep); `fixed` defaults to its
+    one unit. With `out`, records are appended to ``out/results.jsonl`` as
+    cells finish, a second call resumes, and the report `costmatch run`
+    writes (report.md, report.html, comparison JSON, plots/ unless
+    ``plots=False``) is written there; a resume whose arm or workload code
+    changed is refused unless ``fresh=True`` (start over) or
+    ``keep_stale=True``. Without `out` the records are kept in a temporary
+    folder that is removed afterwards.
     """
     from .running.runner import run_suite
 
     suite = build_suite(workload, arms, budget, seeds, fixed=fixed, name=name, timeout=timeout,
                         tolerance=tolerance, jobs=jobs, backend=backend)
-    if out is not None:
-        return _finish(run_suite(suite, Path(out), jobs, backend))
-    with tempfile.TemporaryDirectory(prefix="costmatch-") as folder:
-        return _finish(run_suite(suite, Path(folder), jobs, backend))
+    if out is None:
+        with tempfile.TemporaryDirectory(prefix="costmatch-") as folder:
+            return _finish(run_suite(suite, Path(folder), jobs, backend))
+    records = _finish(run_suite(suite, Path(out), jobs, backend, fresh=fresh, stale="keep" if keep_stale
+                                else "refuse"))
+    # imported here, not at the top: the report loads matplotlib, which a run without `out` never needs
+    from reports.run_report import write_run_report
+
+    write_run_report(suite, records, Path(out), plots=plots)
+    return records
 
 
 def _finish(outcome) -> list[RunRecord]:
@@ -106,13 +158,41 @@ def _finish(outcome) -> list[RunRecord]:
     return list(outcome.records)
 
 
-def check(records: list[RunRecord] | str | Path, baseline: str, candidate: str, margin: float | str, *,
-          fixed: str | None = None, alpha: float = 0.05, tolerance: float = 0.1, lower_is_better: bool = False):
-    """The CI gate in Python: (verdict, per-group results, comparison) for `candidate` against `baseline`.
+class CheckResult(NamedTuple):
+    """What `check` returns; it unpacks as ``verdict, groups, comparison = check(...)``."""
 
-    `records` is a list of records or a results file. The verdict is the
-    worst over the groups where both arms ran: "PASS", "FAIL" or "INCONCLUSIVE".
+    verdict: str                 #: PASS, FAIL or INCONCLUSIVE: the worst over the groups where both arms ran
+    groups: list[GateResult]     #: one verdict per (workload, budget) group, with its bounds and reason
+    comparison: Comparison       #: the comparison the gate read (spend checks, flags, score matrices)
+
+    @property
+    def passed(self) -> bool:
+        return self.verdict == "PASS"
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON of `costmatch check --json` (without the arm names)."""
+        return {"verdict": self.verdict, "groups": [g.to_json() for g in self.groups],
+                "skipped": [s.to_json() for s in self.comparison.skipped]}
+
+
+def check(records: list[RunRecord] | str | Path, *, baseline: str, candidate: str, margin: float | str,
+          fixed: str | None = None, alpha: float | None = None, lower_is_better: bool = False,
+          bounds: str = "auto", reward_range: tuple[float, float] | None = None,
+          workloads: Iterable[str] | None = None, budgets: Iterable[tuple[str, float]] | None = None,
+          tolerance: float | None = None, allow_early_stop: bool | None = None, metric: str | None = None,
+          start: float | None = None, confound_units: Iterable[str] | None = None,
+          options: CompareOptions | None = None) -> CheckResult:
+    """The CI gate in Python, with the options of `costmatch check`: `candidate` against `baseline`.
+
+    `records` is a list of records or a results file. `margin` is the largest
+    tolerated loss (0.02 in reward units, or "2%" of the baseline's mean);
+    `bounds` is "auto", "t" or "betting"; `reward_range` (lo, hi) enables
+    distribution-free bounds; `workloads` and `budgets` ((unit, value) pairs)
+    select groups. The comparison keywords are those of `compare` (and of
+    `CompareOptions`, given whole as `options=`; a keyword beside it wins).
+    Returns a `CheckResult`: `.verdict` is the worst over the groups.
     """
+    from .analysis.comparing import options_with
     from .analysis.gate import overall, run_gate
     from .core.records import read_records
 
@@ -120,6 +200,9 @@ def check(records: list[RunRecord] | str | Path, baseline: str, candidate: str, 
         raise InputError(f"check: baseline and candidate are both {baseline!r}; name two different arms")
     if isinstance(records, (str, Path)):
         records = read_records(records)
-    results, comparison = run_gate(list(records), fixed, baseline, candidate, str(margin), alpha, tolerance,
-                                   lower_is_better)
-    return overall(results), results, comparison
+    merged = options_with(options, alpha=alpha, tolerance=tolerance, allow_early_stop=allow_early_stop,
+                          metric=metric, start=start, workloads=workloads, budgets=budgets,
+                          confound_units=confound_units, reward_range=reward_range)
+    results, comparison = run_gate(list(records), fixed, baseline, candidate, str(margin),
+                                   lower_is_better=lower_is_better, bounds=bounds, options=merged)
+    return CheckResult(overall(results), results, comparison)

@@ -26,7 +26,7 @@ from baselines.analysis.table import RunTable  # noqa: E402
 
 
 def do_compare(path):
-    compare(RunTable.read([path]), "tokens")
+    compare(RunTable.read([path]), fixed="tokens")
 
 
 def do_check(path):
@@ -35,7 +35,7 @@ def do_check(path):
 
 def do_target(path):
     table = RunTable.read([path])
-    compare(table, "tokens")
+    compare(table, fixed="tokens")
     anytime.cost_tables(table, "tokens", 0.5, baseline="arm-000")
 
 

@@ -78,9 +78,9 @@ def main() -> None:
         return min(times)
 
     # the work agentdescent's compare + to_markdown do: flags and per-arm summaries
-    ours = best_of_three(lambda: comparison_markdown(compare(table, "tokens", pairs=False)))
-    ours_full = best_of_three(lambda: comparison_markdown(compare(table, "tokens")))
-    comparison = compare(table, "tokens")
+    ours = best_of_three(lambda: comparison_markdown(compare(table, fixed="tokens", pairs=False)))
+    ours_full = best_of_three(lambda: comparison_markdown(compare(table, fixed="tokens")))
+    comparison = compare(table, fixed="tokens")
     pairs = comparison.groups[0].pairs
     import numpy as np
     from baselines.analysis.stats import all_pairs

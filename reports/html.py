@@ -24,6 +24,7 @@ from baselines.analysis.comparison import Comparison, Group, runs_by_arm
 from baselines.core.records import RunRecord
 from baselines.core.units import nouns_of, unit_noun
 
+from .degraded import degraded_sentence
 from .flags import (clip_note, comparison_headline, group_caption, run_notes, unequal_sentence, unreported_grouped,
                     unverified_sentence)
 from .ranges import range_for
@@ -183,6 +184,7 @@ def _flags_html(group: Group, tolerance: float, confound_units: list[str] | None
     items += [("unequal", unequal_sentence(f, tolerance, name)) for f in group.unequal]
     items += [("unreported", text) for _, text in unreported_grouped(group, name, shown)]
     items += [("note", n) for n in group.notes]
+    items += [("degraded", degraded_sentence(d, name)) for d in group.degraded]
     out = []
     if items:
         out.append("<ul class=\"flags\">" + "".join(

@@ -6,6 +6,7 @@ import dataclasses
 from baselines.analysis.comparison import Comparison, Group
 from baselines.core.units import nouns_of
 
+from .degraded import degraded_sentence
 from .flags import (clip_note, comparison_headline, confound_sentence, group_caption, run_notes, skipped_lines,
                     unequal_sentence, unreported_grouped, unreported_lines, unverified_sentence)
 from .ranges import range_for
@@ -51,6 +52,7 @@ def flag_bullets(group: Group, tolerance: float, compact: bool = False, shown: l
     out += [f"- **unequal** ({md(f.unit)}): {unequal_sentence(f, tolerance, _name)}" for f in group.unequal]
     if not compact:
         out += [f"- **confound** ({md(f.unit)}): {confound_sentence(f, _name)}" for f in group.confounded]
+    out += [f"- **degraded**: {degraded_sentence(d, _name)}" for d in group.degraded]
     lines = unreported_grouped(group, _name, shown) if compact else unreported_lines(group, _name, shown)
     out += [f"- unreported ({md(unit)}): {text}" if unit else f"- unreported: {md(text)}" for unit, text in lines]
     out += [f"- note: {md(n)}" for n in group.notes]

@@ -29,10 +29,9 @@ def comparisons_by_fixed_unit(suite, records: list[RunRecord]) -> list[tuple[str
     out = []
     for unit in suite.fixed_units:
         keys = {(w.name, b.key()) for w in suite.workloads if w.fixed == unit for b in w.budgets}
-        tolerance = min(w.tolerance for w in suite.workloads if w.fixed == unit)
         subset = [r for r in records if (r.workload, budget_key(r.budget)) in keys]
         if subset:
-            out.append((unit, compare(subset, unit, tolerance)))
+            out.append((unit, compare(subset, fixed=unit, tolerance=suite.tolerance_of(unit))))
     return out
 
 

@@ -24,6 +24,7 @@ from baselines.analysis.comparison import Comparison, Group
 from baselines.analysis.stats import PairResult
 from baselines.core.units import nouns_of, unit_noun
 
+from .degraded import degraded_notes
 from .flags import caption_parts, clip_note
 from .ranges import RewardRange, range_for
 from .text import (DASH, GE, budget_text, decimals_for, fixed, floor_for_display, interval, md, pipe_table, quantity,
@@ -535,6 +536,7 @@ def latex_notes(group: Group, comparison: Comparison, has_diff: bool, verdicts: 
         out.append("n.d. = no difference detected (not evidence of equality).")
     if rng is not None:
         out.append(rng.note())
+    out += degraded_notes(group)
     return [line for line in out if line]
 
 

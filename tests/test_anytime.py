@@ -47,19 +47,19 @@ def test_compare_on_an_anytime_metric_pairs_it_like_the_final_reward():
             r = rec(arm, seed, 0.6, tokens=1000)
             r.trace = trace
             records.append(r)
-    final = compare(records, "tokens")
+    final = compare(records, fixed="tokens")
     assert final.groups[0].pairs[0].verdict in ("no difference detected", "underpowered")
-    auc = compare(records, "tokens", metric="auc")
+    auc = compare(records, fixed="tokens", metric="auc")
     [pair] = auc.groups[0].pairs
     assert (pair.a, pair.b, pair.verdict) == ("fast", "slow", "a>b")
     assert auc.metric == "auc" and "start value 0" in auc.metric_note
-    half = compare(records, "tokens", metric="reward@50%")
+    half = compare(records, fixed="tokens", metric="reward@50%")
     assert half.groups[0].arm("fast").mean == pytest.approx(0.5)
 
 
 def test_anytime_metric_on_a_run_without_trace_is_unscored():
     records = [rec("a", s, 0.5, tokens=1000) for s in range(3)]
-    c = compare(records, "tokens", metric="auc")
+    c = compare(records, fixed="tokens", metric="auc")
     assert c.groups[0].arms[0].scored == 0
 
 

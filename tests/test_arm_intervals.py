@@ -50,13 +50,13 @@ def test_betting_intervals_cover_skewed_bounded_rewards(n):
 def test_compare_uses_exact_intervals_for_pass_fail_and_t_for_unbounded():
     passfail = make_arms({"a": {"calls": 10}, "b": {"calls": 10}}, budget=B, seeds=10,
                          reward_fn=lambda arm, s: 0.0 if arm == "a" else float(s < 9))
-    arms = compare(passfail, "calls").groups[0].arms
+    arms = compare(passfail, fixed="calls").groups[0].arms
     assert [a.interval for a in arms] == [EXACT_BINOMIAL, EXACT_BINOMIAL]
     assert arms[0].ci[0] == 0 and arms[0].ci[1] > 0.3          # 0 of 10: not [0, 0]
     assert arms[1].ci[1] < 1 or arms[1].mean == 1
     noisy = make_arms({"a": {"calls": 10}, "b": {"calls": 10}}, budget=B, seeds=10,
                       reward_fn=lambda arm, s: 0.1 * s + (arm == "b"))
-    assert {a.interval for a in compare(noisy, "calls").groups[0].arms} == {"t"}
+    assert {a.interval for a in compare(noisy, fixed="calls").groups[0].arms} == {"t"}
 
 
 def test_the_caption_names_the_interval_each_arm_got():
@@ -64,10 +64,10 @@ def test_the_caption_names_the_interval_each_arm_got():
 
     passfail = make_arms({"a": {"calls": 10}, "b": {"calls": 10}}, budget=B, seeds=10,
                          reward_fn=lambda arm, s: float(s % 2))
-    group = compare(passfail, "calls").groups[0]
+    group = compare(passfail, fixed="calls").groups[0]
     assert "95% exact binomial (Clopper-Pearson) interval" in group_caption(group, "calls", 0.1)
     noisy = make_arms({"a": {"calls": 10}, "b": {"calls": 10}}, budget=B, seeds=10, reward_fn=lambda arm, s: 0.3 * s)
-    assert "95% Student-t interval" in group_caption(compare(noisy, "calls").groups[0], "calls", 0.1)
+    assert "95% Student-t interval" in group_caption(compare(noisy, fixed="calls").groups[0], "calls", 0.1)
 
 
 def test_a_crashed_arm_does_not_let_the_headline_say_every_run_was_verified():
@@ -77,5 +77,5 @@ def test_a_crashed_arm_does_not_let_the_headline_say_every_run_was_verified():
     for r in records:
         if r.arm == "b":
             r.reward, r.error = None, {"type": "RuntimeError", "message": "broke"}
-    text = comparison_headline(compare(records, "calls"))
+    text = comparison_headline(compare(records, fixed="calls"))
     assert text.startswith("INCOMPLETE") and "verified equal spend in model calls on the runs that were scored" in text

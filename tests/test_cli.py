@@ -122,7 +122,7 @@ def test_unit_aliases_map_to_the_contract_names(tmp_path, capsys):
 def test_plan_without_a_suite_lists_the_built_in_suite(capsys):
     assert main(["plan"]) == 0
     out = capsys.readouterr().out
-    assert "search-sim" in out and "tokens: at most 105,000,000 over 70 cells; unbounded in 95 cells" in out
+    assert "search-sim" in out and "tokens: at most 135,000,000 over 90 cells; unbounded in 95 cells" in out
 
 
 # -- one results file, many groups ------------------------------------------------------------

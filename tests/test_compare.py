@@ -16,19 +16,19 @@ def flags(c, kind):
 
 
 def test_empty_input_gives_empty_valid_comparison():
-    c = compare([], "tokens")
+    c = compare([], fixed="tokens")
     assert c.groups == [] and c.valid and c.to_json()["groups"] == []
 
 
 def test_unknown_unit_lists_units_present():
     with pytest.raises(ValueError, match="unknown unit 'tokenz'; units present: calls, tokens"):
-        compare([rec(tokens=1000, calls=3)], "tokenz")
+        compare([rec(tokens=1000, calls=3)], fixed="tokenz")
 
 
 def test_two_budgets_are_never_pooled():
     records = make_arms({"a": {"tokens": 1000}}, budget={"tokens": 1000}) + \
         make_arms({"a": {"tokens": 5000}}, budget={"tokens": 5000})
-    c = compare(records, "tokens")
+    c = compare(records, fixed="tokens")
     assert [g.budget for g in c.groups] == [{"tokens": 1000}, {"tokens": 5000}]
     # one arm at each budget answers no "A vs B" question, and says so (never "verified equal spend")
     assert not c.valid
@@ -36,39 +36,39 @@ def test_two_budgets_are_never_pooled():
 
 
 def test_only_the_arm_that_drifted_is_flagged_against_the_requested_budget():
-    c = compare(make_arms({"good": {"tokens": 1000}, "greedy": {"tokens": 1300}}, budget=B), "tokens")
+    c = compare(make_arms({"good": {"tokens": 1000}, "greedy": {"tokens": 1300}}, budget=B), fixed="tokens")
     [flag] = c.groups[0].unequal
     assert (flag.arm, flag.direction, flag.spend, flag.reference) == ("greedy", "over", 1300, 1000)
     assert not c.valid
 
 
 def test_all_arms_overshooting_alike_are_all_flagged():
-    c = compare(make_arms({"a": {"tokens": 1500}, "b": {"tokens": 1500}}, budget=B), "tokens")
+    c = compare(make_arms({"a": {"tokens": 1500}, "b": {"tokens": 1500}}, budget=B), fixed="tokens")
     assert flags(c, "unequal") == [("a", "tokens"), ("b", "tokens")]
 
 
 def test_under_spend_is_flagged_with_direction():
-    c = compare(make_arms({"a": {"tokens": 1000}, "lazy": {"tokens": 500}}, budget=B), "tokens")
+    c = compare(make_arms({"a": {"tokens": 1000}, "lazy": {"tokens": 500}}, budget=B), fixed="tokens")
     assert [(f.arm, f.direction) for f in c.groups[0].unequal] == [("lazy", "under")]
 
 
 def test_one_seed_at_four_times_the_budget_is_caught():
     records = make_arms({"a": {"tokens": 1000}, "b": {"tokens": 1000}}, budget=B)
     records[7].spend["tokens"] = 4000  # arm b, seed 2
-    [flag] = compare(records, "tokens").groups[0].unequal
+    [flag] = compare(records, fixed="tokens").groups[0].unequal
     assert (flag.arm, flag.seed, flag.spend, flag.runs, flag.of_runs) == ("b", 2, 4000, 1, 5)
 
 
 def test_median_of_arms_is_the_reference_only_without_a_budget():
     records = make_arms({"a": {"tokens": 1000}, "b": {"tokens": 1000}, "c": {"tokens": 3000}}, budget={})
-    g = compare(records, "tokens").groups[0]
+    g = compare(records, fixed="tokens").groups[0]
     assert g.reference_source == "median of arms" and g.reference == 1000
     assert [f.arm for f in g.unequal] == ["c"]
 
 
 def test_unreported_fixed_unit_makes_arm_unverified_never_zero():
     c = compare(make_arms({"a": {"tokens": 1000}, "cli-agent": {"tokens": None, "calls": 4}}, budget=B),
-                "tokens")
+                fixed="tokens")
     [u] = c.groups[0].unverified
     assert (u.arm, u.reason) == ("cli-agent", "unreported")
     assert c.groups[0].unequal == [] and not c.valid
@@ -78,20 +78,20 @@ def test_unreported_fixed_unit_makes_arm_unverified_never_zero():
 def test_some_seeds_reporting_is_partial():
     records = make_arms({"a": {"tokens": 1000}, "merge": {"tokens": 1000}}, budget=B)
     records[9].spend["tokens"] = None
-    [u] = compare(records, "tokens").groups[0].unverified
+    [u] = compare(records, fixed="tokens").groups[0].unverified
     assert (u.arm, u.reason, u.reported_runs, u.runs) == ("merge", "partial", 4, 5)
 
 
 def test_partial_field_makes_arm_unverified_even_with_numbers():
     records = make_arms({"a": {"tokens": 1000}, "b": {"tokens": 1000}}, budget=B)
     records[5].partial = ("tokens",)
-    [u] = compare(records, "tokens").groups[0].unverified
+    [u] = compare(records, fixed="tokens").groups[0].unverified
     assert (u.arm, u.reason) == ("b", "partial")
 
 
 def test_nobody_reporting_fixed_unit_is_invalid_and_never_claims_fixed():
     records = make_arms({"a": {"tokens": None, "calls": 3}, "b": {"tokens": None, "calls": 3}}, budget={})
-    c = compare(records, "tokens")
+    c = compare(records, fixed="tokens")
     assert not c.valid
     text = comparison_markdown(c)
     assert "held fixed in tokens" not in text
@@ -102,7 +102,7 @@ def test_confounds_only_among_reporting_arms():
     records = make_arms({"a": {"tokens": 1000, "calls": 100}, "b": {"tokens": 1000, "calls": 300},
                          "c": {"tokens": 1000, "calls": 110}, "d": {"tokens": 1000, "calls": None}},
                         budget=B)
-    g = compare(records, "tokens").groups[0]
+    g = compare(records, fixed="tokens").groups[0]
     assert [(f.arm, f.unit, f.spend, f.reference) for f in g.confounded] == [("b", "calls", 300, 110)]
     assert [(u.arm, u.unit, u.reason) for u in g.unreported] == [("d", "calls", "unreported")]
 
@@ -111,22 +111,22 @@ def test_early_stop_option_turns_own_under_spend_into_a_note():
     records = make_arms({"a": {"calls": 100}, "nm": {"calls": 40}}, budget={"calls": 100})
     for r in records:
         r.stop_reason = "converged" if r.arm == "nm" else "budget:calls"
-    assert flags(compare(records, "calls"), "unequal") == [("nm", "calls")]
-    c = compare(records, "calls", allow_early_stop=True)
+    assert flags(compare(records, fixed="calls"), "unequal") == [("nm", "calls")]
+    c = compare(records, fixed="calls", allow_early_stop=True)
     assert c.valid and "stopped on their own" in c.groups[0].notes[0]
 
 
 def test_arm_summary_counts_failed_and_unscored_runs():
     records = make_arms({"a": {"tokens": 1000}}, budget=B)
     records[0].reward, records[0].error = None, {"type": "Timeout"}
-    a = compare(records, "tokens").groups[0].arms[0]
+    a = compare(records, fixed="tokens").groups[0].arms[0]
     assert (a.runs, a.scored, a.errors) == (5, 4, 1)
     assert a.min <= a.median <= a.max and a.ci[0] <= a.mean <= a.ci[1]
 
 
 def test_json_has_the_contract_keys():
     records = make_arms({"a": {"tokens": 1000, "calls": 1}, "b": {"tokens": 1300, "calls": 3}}, budget=B)
-    out = json.loads(json.dumps(compare(records, "tokens").to_json()))
+    out = json.loads(json.dumps(compare(records, fixed="tokens").to_json()))
     assert {"fixed", "tolerance", "valid", "complete", "groups", "skipped", "warnings"} <= set(out)  # v2 4.2: always
     g = out["groups"][0]
     assert {"workload", "budget", "arms", "unequal", "unverified", "confounded", "pairs"} <= set(g)
@@ -138,7 +138,7 @@ def test_json_has_the_contract_keys():
 
 def test_markdown_escapes_hostile_arm_names():
     records = make_arms({"a|b": {"tokens": 1000}, "<script>`x`\nnew": {"tokens": 2000}}, budget=B)
-    text = comparison_markdown(compare(records, "tokens"))
+    text = comparison_markdown(compare(records, fixed="tokens"))
     assert "<script>" not in text and "a\\|b" in text and "&lt;script&gt;" in text
     summary = text.split("\n\n")[3]  # headline, heading, caption, then the summary table
     rows = summary.splitlines()
@@ -149,7 +149,7 @@ def test_markdown_escapes_hostile_arm_names():
 def test_markdown_marks_unreported_and_partial_cells():
     records = make_arms({"a": {"tokens": 1000, "calls": None}, "b": {"tokens": 1000, "calls": 5}}, budget=B)
     records[5].partial = ("calls",)
-    text = comparison_markdown(compare(records, "tokens"))
+    text = comparison_markdown(compare(records, fixed="tokens"))
     row_a = next(l for l in text.splitlines() if l.startswith("| a "))
     row_b = next(l for l in text.splitlines() if l.startswith("| b "))
     assert "\u2014" in row_a and "\u22655" in row_b
@@ -158,16 +158,16 @@ def test_markdown_marks_unreported_and_partial_cells():
 def test_confound_words_fit_the_unit():
     records = make_arms({"a": {"tokens": 1000, "usd": 1.0}, "b": {"tokens": 1000, "usd": 3.0},
                          "c": {"tokens": 1000, "usd": 1.0}}, budget=B)
-    text = comparison_markdown(compare(records, "tokens"))
+    text = comparison_markdown(compare(records, fixed="tokens"))
     [bullet] = [l for l in text.splitlines() if "confound" in l]
     assert "3 dollars against a median of 1" in bullet and "call" not in bullet
 
 
 def test_caption_says_held_fixed_only_when_verified():
     ok = make_arms({"a": {"tokens": 1000}, "b": {"tokens": 1010}}, budget=B)
-    assert "Budget held fixed in tokens" in comparison_markdown(compare(ok, "tokens"))
+    assert "Budget held fixed in tokens" in comparison_markdown(compare(ok, fixed="tokens"))
     bad = make_arms({"a": {"tokens": 1000}, "b": {"tokens": 2000}}, budget=B)
-    text = comparison_markdown(compare(bad, "tokens"))
+    text = comparison_markdown(compare(bad, fixed="tokens"))
     assert "held fixed" not in text and "NOT A LIKE-FOR-LIKE" in text
 
 
@@ -196,7 +196,7 @@ def test_permuting_records_never_changes_flags(spec, order, fixed):
     records = make_arms(spec, seeds=3, budget={"tokens": 1000}, jitter=0.2)
     shuffled = list(records)
     order.shuffle(shuffled)
-    assert _flag_set(compare(records, fixed)) == _flag_set(compare(shuffled, fixed))
+    assert _flag_set(compare(records, fixed=fixed)) == _flag_set(compare(shuffled, fixed=fixed))
 
 
 @settings(max_examples=60, deadline=None)
@@ -207,14 +207,14 @@ def test_scaling_every_spend_and_budget_never_changes_flags(spec, scale, fixed):
     scaled = [RunRecord(r.workload, r.arm, r.seed,
                         {u: None if v is None else v * scale for u, v in r.spend.items()}, r.reward,
                         budget={u: v * scale for u, v in r.budget.items()}) for r in records]
-    assert _flag_set(compare(records, fixed)) == _flag_set(compare(scaled, fixed))
+    assert _flag_set(compare(records, fixed=fixed)) == _flag_set(compare(scaled, fixed=fixed))
 
 
 @settings(max_examples=60, deadline=None)
 @given(spec=scenario, fixed=st.sampled_from(["tokens", "calls", "rollouts"]))
 def test_an_unreported_unit_never_shows_up_as_a_number(spec, fixed):
     records = make_arms(spec, seeds=3, budget={"tokens": 1000})
-    c = compare(records, fixed)
+    c = compare(records, fixed=fixed)
     out = c.to_json()
     text = comparison_markdown(c)
     for arm, units in spec.items():
@@ -233,7 +233,7 @@ def test_caption_names_accepted_early_stops():
     records = make_arms({"a": {"calls": 100}, "nm": {"calls": 40}}, budget={"calls": 100})
     for r in records:
         r.stop_reason = "converged" if r.arm == "nm" else "budget:calls"
-    text = comparison_markdown(compare(records, "calls", allow_early_stop=True))
+    text = comparison_markdown(compare(records, fixed="calls", allow_early_stop=True))
     assert "except runs of nm that stopped on their own below it" in text
 
 
@@ -255,7 +255,7 @@ def test_large_group_summaries_match_plain_numpy():
         "spend:tokens": tokens, "partial:tokens": partial})
     table = RunTable(frame.sample(frac=1, random_state=1).reset_index(drop=True), {"tokens=1000": {"tokens": 1000}},
                      ["tokens"])
-    group = compare(table, "tokens", pairs=False).groups[0]
+    group = compare(table, fixed="tokens", pairs=False).groups[0]
     for i, summary in enumerate(group.arms):
         block = slice(i * seeds, (i + 1) * seeds)
         assert summary.spend["tokens"].median == pytest.approx(np.median(tokens[block]))
@@ -280,9 +280,9 @@ def test_groups_paired_in_one_batch_give_what_each_group_gives_alone():
             for s in range(6):
                 value = rnd.expovariate(1.0) if skew else rnd.gauss(0.5 + 0.1 * (arm == "a"), 0.1)
                 records.append(rec(arm, s, value, f"w{w:02d}", tokens=1000))
-    batched = compare(records, "tokens")
+    batched = compare(records, fixed="tokens")
     for group in batched.groups:
-        alone = compare([r for r in records if r.workload == group.workload], "tokens").groups[0]
+        alone = compare([r for r in records if r.workload == group.workload], fixed="tokens").groups[0]
         assert len(alone.pairs) == len(group.pairs) == 3
         for p, q in zip(group.pairs, alone.pairs):
             assert (p.a, p.b, p.verdict, p.p, p.p_t, p.method, p.interval_method) == \
@@ -309,7 +309,7 @@ def test_a_partly_reported_median_is_a_lower_bound_whatever_the_missing_runs_spe
         r = rec("a", s, 0.5, tokens=tokens)
         r.partial = ("tokens",) if part and tokens is not None else ()
         records.append(r)
-    spend = compare(records, "rollouts").groups[0].arms[0].spend["tokens"]
+    spend = compare(records, fixed="rollouts").groups[0].arms[0].spend["tokens"]
     if spend.status != "partial":
         return
     truth = [hidden if tokens is None else tokens + (hidden if part else 0) for tokens, part, hidden in runs]

@@ -49,7 +49,7 @@ def _sweep_records(unequal_arm="greedy", budgets=(1000, 2000), arms=("greedy", "
 # -- 1. a group that is not valid is never drawn as an equal-budget point ----------------------------------
 def test_sweep_draws_a_not_valid_budget_open_and_names_it():
     recs = _sweep_records()
-    c = compare(recs, "tokens")
+    c = compare(recs, fixed="tokens")
     assert [g.valid for g in c.groups] == [False, True]
     plot = plots.budget_sweep_plot(c, "w", plots.Style(["greedy", "random"]))
     try:
@@ -88,7 +88,7 @@ def test_sweep_crossing_is_not_claimed_from_a_not_valid_budget():
                 spent = 3 * b if (arm == "random" and b == 1000) else b
                 recs.append(RunRecord("w", arm, s, {"tokens": spent}, (0.9 if arm == lead else 0.5) + 0.01 * s,
                                       budget={"tokens": b}))
-    c = compare(recs, "tokens")
+    c = compare(recs, fixed="tokens")
     plot = plots.budget_sweep_plot(c, "w", plots.Style(["greedy", "random"]))
     try:
         texts = [t.get_text() for t in plot.fig.axes[0].texts]
@@ -104,7 +104,7 @@ def test_cost_reward_draws_the_off_budget_arm_open_and_keeps_it_off_the_frontier
         for s in range(5):
             recs.append(RunRecord("w", arm, s, {"tokens": tokens, "calls": calls}, reward + 0.01 * s,
                                   budget={"tokens": 1000}))
-    g = compare(recs, "tokens").groups[0]
+    g = compare(recs, fixed="tokens").groups[0]
     assert not g.valid
     plot = plots.cost_reward_plot(g, recs, "calls", plots.Style(["greedy", "random", "third"]), "tokens")
     try:
@@ -130,7 +130,7 @@ def test_anytime_marks_the_arm_that_broke_the_budget():
             r.trace = [{"spend": {"tokens": final * k / 4}, "best": 0.4 + 0.1 * k, "reward": 0.4 + 0.1 * k}
                        for k in range(1, 5)]
             recs.append(r)
-    g = compare(recs, "tokens").groups[0]
+    g = compare(recs, fixed="tokens").groups[0]
     plot = plots.anytime_plot(g, recs, "tokens", plots.Style(["a", "b", "lavish"]))
     try:
         _, legend = _boxes(plot.fig)
@@ -151,7 +151,7 @@ def test_anytime_names_an_arm_without_a_trace():
             if arm != "gamma":
                 r.trace = [{"spend": {"tokens": 50}, "best": 0.1}, {"spend": {"tokens": 100}, "best": 0.2 + 0.1 * s}]
             recs.append(r)
-    g = compare(recs, "tokens").groups[0]
+    g = compare(recs, fixed="tokens").groups[0]
     plot = plots.anytime_plot(g, recs, "tokens", plots.Style(["alpha", "beta", "gamma"]))
     try:
         assert "Not drawn: gamma (no trace)" in plot.notes
@@ -167,7 +167,7 @@ def test_anytime_names_an_arm_whose_trace_lacks_the_unit():
             r = RunRecord("w", arm, s, {"tokens": 100}, 0.5, budget={"tokens": 100})
             r.trace = [{"spend": {"tokens": 100} if arm == "alpha" else {"calls": 3}, "best": 0.5}]
             recs.append(r)
-    g = compare(recs, "tokens").groups[0]
+    g = compare(recs, fixed="tokens").groups[0]
     plot = plots.anytime_plot(g, recs, "tokens", plots.Style(["alpha", "beta"]))
     try:
         assert any("beta (its trace does not report tokens)" in n for n in plot.notes)
@@ -183,7 +183,7 @@ def _many_arm_sweep(names, budgets=(1000, 2000)):
             for s in range(4):
                 recs.append(RunRecord("w", arm, s, {"tokens": b, "calls": 10 + i}, 0.02 * i + 0.01 * s,
                                       budget={"tokens": b}))
-    return compare(recs, "tokens")
+    return compare(recs, fixed="tokens")
 
 
 def _assert_clear(plot):
@@ -256,7 +256,7 @@ def test_anytime_with_thirty_arms_keeps_the_title_clear():
                           budget={"tokens": 1000})
             r.trace = [{"spend": {"tokens": 500}, "best": 0.01 * i}, {"spend": {"tokens": 1000}, "best": 0.02 * i}]
             recs.append(r)
-    g = compare(recs, "tokens").groups[0]
+    g = compare(recs, fixed="tokens").groups[0]
     plot = plots.anytime_plot(g, recs, "tokens", plots.Style(names))
     try:
         _assert_clear(plot)
@@ -271,7 +271,7 @@ def test_not_drawn_note_sits_below_the_x_label():
         for s in range(4):
             recs.append(RunRecord("bbh", arm, s, {"rollouts": 48, "tokens": tokens, "calls": 900 + s},
                                   0.2 + 0.01 * s, budget={"rollouts": 48}))
-    g = compare(recs, "rollouts").groups[0]
+    g = compare(recs, fixed="rollouts").groups[0]
     plot = plots.cost_reward_plot(g, recs, "tokens", plots.Style(["on", "off", "base"]), "rollouts")
     try:
         renderer, legend = _boxes(plot.fig)
@@ -292,12 +292,12 @@ def test_cost_reward_x_unit_is_the_one_most_arms_report():
         for s in range(4):
             recs.append(RunRecord("bbh", arm, s, {"rollouts": 48, "tokens": tokens, "calls": 900 + s},
                                   0.2, budget={"rollouts": 48}))
-    g = compare(recs, "rollouts").groups[0]
+    g = compare(recs, fixed="rollouts").groups[0]
     assert plots.cost_units(g, "rollouts") == ["calls"]
     # a tie keeps the preference order: tokens before calls
     both = [RunRecord("w", a, s, {"rollouts": 10, "tokens": 100, "calls": 5}, 0.5, budget={"rollouts": 10})
             for a in ("x", "y") for s in range(3)]
-    assert plots.cost_units(compare(both, "rollouts").groups[0], "rollouts") == ["tokens"]
+    assert plots.cost_units(compare(both, fixed="rollouts").groups[0], "rollouts") == ["tokens"]
 
 
 # -- 4. reversals only where both orders are detected differences -------------------------------------------
@@ -322,7 +322,7 @@ def _ranking_records(seeds: int, effect: float, noise: float, rng_seed: int = 0)
 
 
 def _ranking(recs):
-    g = compare(recs, "rollouts").groups[0]
+    g = compare(recs, fixed="rollouts").groups[0]
     return plots.ranking_across_units(g, recs)
 
 
@@ -388,7 +388,7 @@ def test_report_markdown_carries_the_figure_notes(tmp_path):
     from reports.run_report import _files_markdown, draw_figures
 
     recs = _sweep_records()
-    figs = draw_figures(compare(recs, "tokens"), recs, tmp_path, formats=("png",))
+    figs = draw_figures(compare(recs, fixed="tokens"), recs, tmp_path, formats=("png",))
     assert any("not valid: w at 1,000 tokens" in " ".join(n) for _, n in figs.notes)
     text = "\n".join(_files_markdown(figs.files, figs.skipped, tmp_path, figs.notes))
     assert "w: budget sweep in tokens (1 of 2 budgets NOT VALID): not valid: w at 1,000 tokens: greedy" in text
@@ -407,7 +407,7 @@ def test_saved_figures_are_as_wide_as_the_width_asked_for(width):
                       budget={"tokens": 1000}, trace=[{"spend": {"tokens": 500, "calls": 5}, "best": 0.1 * i},
                                                       {"spend": {"tokens": 1000, "calls": 10}, "best": 0.1 * i + 0.05}])
             for i, arm in enumerate(arms) for s in range(4)]
-    c = compare(recs, "tokens")
+    c = compare(recs, fixed="tokens")
     drawn = [p for p in plots.comparison_plots(c, recs, None, width, None) if p.drawn]
     assert drawn
     for plot in drawn:

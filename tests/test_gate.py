@@ -261,7 +261,7 @@ def test_a_declared_reward_range_reaches_the_pairs_and_the_gate():
     recs = records([0.01, -0.02, 0.03, 0.0, 0.02, -0.01, 0.015], spend={"tokens": 1000})
     for r in recs:
         r.extra["reward_range"] = [0, 1]
-    [pair] = compare(recs, "tokens").groups[0].pairs
+    [pair] = compare(recs, fixed="tokens").groups[0].pairs
     assert pair.interval_method.startswith("betting") and pair.reward_range == (0.0, 1.0)
     [res], _ = run_gate(recs, "tokens", "base", "cand", 0.05)
     assert res.method.startswith("betting") and res.verdict == INCONCLUSIVE   # 7 seeds: no distribution-free PASS

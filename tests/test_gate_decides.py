@@ -316,7 +316,7 @@ def test_arms_declaring_different_ranges_use_the_hull_and_say_so():
     for s in range(6):
         recs.append(RunRecord("w", "a", s, {"tokens": 1}, 0.5, budget={"tokens": 1}, extra={"reward_range": [0, 1]}))
         recs.append(RunRecord("w", "b", s, {"tokens": 1}, 0.6, budget={"tokens": 1}, extra={"reward_range": [0, 10]}))
-    group = compare(recs, "tokens").groups[0]
+    group = compare(recs, fixed="tokens").groups[0]
     assert group.reward_range == (0.0, 10.0)
     assert any("different reward ranges ([0, 1], [0, 10])" in n for n in group.notes)
     assert group.pairs[0].interval_method.startswith("betting")
@@ -340,7 +340,7 @@ def test_gate_power_table_claims():
 
 def test_compare_pairs_by_item_when_runs_carry_items():
     from baselines import compare
-    [group] = compare(_item_records(n=5, delta=0.25), "tokens").groups
+    [group] = compare(_item_records(n=5, delta=0.25), fixed="tokens").groups
     [pair] = group.pairs
     assert pair.interval_method.startswith("seed-clustered") and pair.items == 100
     assert pair.verdict == "a>b" if pair.a == "cand" else pair.verdict == "b>a"
@@ -349,5 +349,5 @@ def test_compare_pairs_by_item_when_runs_carry_items():
     recs = _item_records(n=5, delta=0.25)
     for r in recs:
         r.items = None
-    [pair] = compare(recs, "tokens").groups[0].pairs
+    [pair] = compare(recs, fixed="tokens").groups[0].pairs
     assert pair.items is None and not pair.interval_method.startswith("seed-clustered")

@@ -37,7 +37,7 @@ def _records() -> list[RunRecord]:
 
 def _page(tmp_path=None) -> str:
     records = _records()
-    comparison = compare(records, "tokens")
+    comparison = compare(records, fixed="tokens")
     text, _, _ = render_report(comparison, records, "html", baseline="good")
     return text
 

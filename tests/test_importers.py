@@ -13,7 +13,7 @@ from baselines.core.records import read_records
 def test_selection_file_tokens_unreported_by_every_arm(agentdescent_dir):
     records = import_agentdescent(agentdescent_dir / "selection-hotpotqa-3seed.json")
     assert all(r.spend["tokens"] is None and r.spend["calls"] > 0 for r in records)
-    c = compare(records, "tokens")
+    c = compare(records, fixed="tokens")
     assert not c.valid
     assert {(u.arm, u.reason) for u in c.groups[0].unverified} == {
         ("serial", "unreported"), ("fork-of-3", "unreported"), ("merge-of-3", "unreported")}
@@ -21,7 +21,7 @@ def test_selection_file_tokens_unreported_by_every_arm(agentdescent_dir):
 
 def test_selection_file_rollouts_valid_and_calls_confounded_for_the_bigger_spender(agentdescent_dir):
     records = import_agentdescent(agentdescent_dir / "selection-hotpotqa-3seed.json")
-    c = compare(records, "rollouts")
+    c = compare(records, fixed="rollouts")
     assert c.valid
     over = [(f.arm, f.spend, f.reference) for f in c.groups[0].confounded if f.unit == "calls" and f.direction == "over"]
     assert over == [("fork-of-3", 225, 164)]
@@ -32,7 +32,7 @@ def test_equal_budget_file_merge_arm_is_partial_and_fork_error_is_a_note(agentde
     merge = [r for r in records if r.arm == "merge-of-3"]
     assert [r.spend["prompt_tokens"] for r in merge] == [255, None, 256]
     assert all(r.partial for r in merge if r.spend["prompt_tokens"] is not None)
-    c = compare(records, "tokens")
+    c = compare(records, fixed="tokens")
     reasons = {u.arm: u.reason for u in c.groups[0].unverified}
     assert reasons == {"merge-of-3": "partial", "serial": "unreported", "fork-of-3": "unreported"}
     # the timeout belongs to fork 2001, which was not selected; the selected fork 2000 was scored 0.7
@@ -83,18 +83,18 @@ def test_reflective_on_reports_tokens_siblings_do_not(agentdescent_dir):
     off = import_agentdescent(agentdescent_dir / "reflective-off-bbh-4seeds.json", arm_suffix="off")
     assert all(r.spend["tokens"] is not None for r in on)
     assert all(r.spend["tokens"] is None for r in off)
-    c = compare(on + off, "tokens")
+    c = compare(on + off, fixed="tokens")
     assert [(u.arm, u.reason) for u in c.groups[0].unverified] == [("merge-of-4 [off]", "unreported")]
 
 
 def test_candidate_methods_async_rollouts_flagged_although_file_says_matched(agentdescent_dir):
     records = import_agentdescent(agentdescent_dir / "candidate-methods-framework-final.json")
     assert len(records) == 99 and all(r.extra["source_claims_matched"] for r in records)
-    by_candidates = compare(records, "candidates")
+    by_candidates = compare(records, fixed="candidates")
     assert by_candidates.valid
     confounded = {(g.workload, f.arm) for g in by_candidates.groups for f in g.confounded if f.unit == "rollouts"}
     assert confounded and {arm for _, arm in confounded} == {"async_pipeline"}
-    by_rollouts = compare(records, "rollouts")
+    by_rollouts = compare(records, fixed="rollouts")
     assert not by_rollouts.valid
     assert {f.arm for g in by_rollouts.groups for f in g.unequal} == {"async_pipeline"}
     # actor calls reported 0 tokens: token figures are lower bounds
@@ -380,7 +380,7 @@ def test_inspect_samples_without_usage_make_tokens_partial_and_compare_says_so(t
     leaky = import_inspect(_write_inspect_log(tmp_path / "b", "mockllm/model", [(10, 2), None, (10, 2)] * 2,
                                               ["1"] * 6), arm="model", arm_suffix="leaky")
     assert all("tokens" in r.partial for r in leaky) and all(not r.partial for r in full)
-    c = compare(full + leaky, "tokens")
+    c = compare(full + leaky, fixed="tokens")
     assert [(u.arm, u.reason) for u in c.groups[0].unverified] == [("mockllm/model [leaky]", "partial")]
 
 
@@ -391,7 +391,7 @@ def test_inspect_two_solvers_on_one_model_are_two_arms_by_default(tmp_path):
                              solvers=("chain_of_thought", "generate"))
     records = import_records("inspect", [plain, cot])
     assert sorted({r.arm for r in records}) == ["chain_of_thought > generate", "generate"]
-    c = compare(records, "calls")
+    c = compare(records, fixed="calls")
     assert c.valid and {a.arm: a.scored for a in c.groups[0].arms} == {"generate": 2, "chain_of_thought > generate": 2}
     with pytest.raises(InputError, match="appears twice across the input files; pass --arm solver"):
         import_records("inspect", [plain, cot], arm="model")  # the model does not tell them apart
@@ -428,7 +428,7 @@ def test_inspect_errored_sample_leaves_the_epoch_unscored_like_agentdescent(tmp_
     records = import_inspect(path)
     assert [r.reward for r in records] == [None, None]
     assert all("sample 2: RuntimeError" in r.error and r.extra["source_reward"] == 1.0 for r in records)
-    c = compare(records, "calls")
+    c = compare(records, fixed="calls")
     arm = c.groups[0].arms[0]
     assert (arm.runs, arm.scored, arm.errors) == (2, 0, 2)
 

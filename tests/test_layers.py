@@ -43,6 +43,8 @@ def allowed(importer: str, imported: str) -> bool:
         return imported in BESIDE[importer]
     if importer == "cli":
         return True             # the top: every verb wires layers, reports, arms and workloads together
+    if importer == "api" and imported == "reports":
+        return True             # the CLI's twin: `run(out=...)` writes the report `costmatch run` writes
     if importer in ORDER and imported in ORDER:
         return ORDER.index(imported) < ORDER.index(importer)
     return False                # costmatch's layers import no reports, arms or workloads

@@ -71,12 +71,70 @@ def test_budget_stop_cannot_be_swallowed_by_except_exception():
 
 def test_every_charge_after_exhaustion_raises_again():
     m = Meter(Budget(calls=1))
-    with pytest.raises(BudgetExhausted):
-        m.call()
+    m.call()  # the one call the budget allows: its result is usable
     with pytest.raises(BudgetExhausted):
         m.check()
     with pytest.raises(BudgetExhausted):
         m.rollouts()
+    with pytest.raises(BudgetExhausted):
+        m.call()
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 7])
+def test_a_budget_of_n_calls_gives_n_usable_results(n):
+    m = Meter(Budget(calls=n))
+    used = 0
+    with pytest.raises(BudgetExhausted) as info:
+        while True:
+            m.check()   # before the call: the (n + 1)-th is never made
+            m.call(prompt_tokens=3, completion_tokens=4)
+            used += 1   # the call's result reaches the arm
+    assert used == n and m.spend()["calls"] == n
+    assert info.value.unit == "calls" and m.exhausted == "calls"
+
+
+@pytest.mark.parametrize("n", [1, 2, 5])
+def test_a_budget_of_n_rollouts_gives_n_uses_charged_before_use(n):
+    m = Meter(Budget(rollouts=n), measures=("calls", "rollouts"))
+    used = 0
+    with pytest.raises(BudgetExhausted):
+        while True:
+            m.rollouts(1)  # refused before charging once it would go beyond n
+            used += 1
+    assert used == n and m.spend()["rollouts"] == n
+
+
+def test_a_charge_that_would_go_beyond_is_refused_whole_and_uncharged():
+    parent = Meter(Budget(rollouts=5), measures=("calls", "rollouts"))
+    child = parent.sub(Budget(rollouts=10))
+    child.rollouts(3)
+    with pytest.raises(BudgetExhausted) as info:
+        child.rollouts(3)  # 6 > 5: the run's allowance refuses it, nothing is charged anywhere
+    assert info.value.limit == 5 and parent.exhausted == "rollouts" and child.exhausted is None
+    assert parent.spend()["rollouts"] == 3 and child.spend()["rollouts"] == 3
+    m = Meter(Budget(rollouts=5), measures=("calls", "rollouts"))
+    m.rollouts(2)
+    with pytest.raises(BudgetExhausted):
+        m.check(rollouts=4)  # asked before the work: 2 + 4 > 5
+    assert m.spend()["rollouts"] == 2
+
+
+def test_spending_exactly_a_token_budget_is_within_it_and_the_next_check_stops():
+    m = Meter(Budget(tokens=100))
+    m.call(prompt_tokens=60, completion_tokens=40)  # exactly the budget: no stop, the result is usable
+    assert m.exhausted is None
+    with pytest.raises(BudgetExhausted):
+        m.check()
+    assert m.spend()["tokens"] == 100 and m.spend()["calls"] == 1
+
+
+def test_a_call_made_without_check_beyond_the_call_budget_is_measured_then_stops():
+    m = Meter(Budget(calls=2))
+    m.call()
+    m.call()
+    with pytest.raises(BudgetExhausted):
+        m.call()  # the call happened: it is recorded (spend is measured), then the run stops
+    assert m.spend()["calls"] == 3
 
 
 def test_remaining_and_token_allowance():
@@ -132,5 +190,7 @@ def test_parent_allowance_stops_a_sub_meter():
     child = parent.sub(Budget(calls=100))
     with pytest.raises(BudgetExhausted) as info:
         for _ in range(10):
+            child.check()
             child.call()
-    assert parent.spend()["calls"] == 3 and parent.exhausted == "calls" and info.value.limit == 3
+    assert parent.spend()["calls"] == 3 and child.spend()["calls"] == 3
+    assert parent.exhausted == "calls" and info.value.limit == 3

@@ -240,6 +240,17 @@ def test_installed_init_run_report_check_import(installed):
 
 
 @pytest.mark.slow
+def test_installed_replay_suite_runs_by_name_with_its_shipped_samples(installed):
+    """The replay slice is package data: the shipped suite runs by name from a folder outside the checkout."""
+    res = _cm(installed, "run", "replay-aime2025", "--quiet", "--no-plots")
+    assert res.returncode == 0, res.stderr
+    lines = (installed["cwd"] / "replay-out" / "results.jsonl").read_text().splitlines()
+    assert len(lines) == 70 and all('"items":' in line for line in lines)
+    res = _cm(installed, "curves", "--draws", "4")
+    assert res.returncode == 0 and "gpt-oss-20b" in res.stdout, res.stderr
+
+
+@pytest.mark.slow
 def test_installed_errors_are_one_line(installed):
     res = _cm(installed, "compare", "nope.jsonl", "--fixed", "tokens")
     assert res.returncode == 2

@@ -37,7 +37,7 @@ def _header(markdown: str) -> str:
 # -- 1. the fixed unit is always a column --------------------------------------------------------
 def test_fixed_unit_keeps_its_column_when_no_arm_reports_it():
     records = _no_tokens_records()
-    c = compare(records, "tokens")
+    c = compare(records, fixed="tokens")
     paper = comparison_markdown(c, paper=True)
     assert "tokens" in _header(paper).split("|")[3:][-3] or " tokens " in _header(paper)
     row = next(line for line in paper.splitlines() if line.startswith("| a "))
@@ -54,7 +54,7 @@ def test_fixed_unit_keeps_its_column_when_no_arm_reports_it():
 
 def test_a_dropped_unit_is_never_said_to_be_shown_as_a_dash():
     records = make_arms({a: {"tokens": 1000, "usd": None, "seconds": None} for a in ("a", "b")}, budget=B)
-    c = compare(records, "tokens")
+    c = compare(records, fixed="tokens")
     paper = comparison_markdown(c, paper=True, compact_confounds=True)
     assert "shown as \u2014" not in paper and "no column" in paper
     full = comparison_markdown(c, paper=False, compact_confounds=True)   # compare: every unit has a column
@@ -88,7 +88,7 @@ def _captions(tex: str) -> list[str]:
 
 
 def test_latex_caption_stays_short_for_32_arms_and_confounds_go_to_their_own_table():
-    tex = comparison_latex(compare(_many_arms(), "rollouts"))
+    tex = comparison_latex(compare(_many_arms(), fixed="rollouts"))
     captions = _captions(tex)
     assert len(captions) == 2                                       # the results and their confounds
     assert all(len(c) < 600 for c in captions), [len(c) for c in captions]
@@ -103,7 +103,7 @@ def test_latex_caption_stays_short_for_32_arms_and_confounds_go_to_their_own_tab
 def test_long_arm_names_wrap_instead_of_the_table_shrinking():
     records = _many_arms(n=4, seeds=6)
     base = "provider-model-name/policy-number-00"
-    tex = comparison_latex(compare(records, "rollouts"), baseline=base, columns=parse_columns(
+    tex = comparison_latex(compare(records, fixed="rollouts"), baseline=base, columns=parse_columns(
         "arm,seeds,spend,mean,ci,diff,diff_ci,verdict", ["rollouts", "calls", "tokens", "usd", "prompt_tokens"]))
     assert r"\resizebox" not in tex
     spec = re.search(r"\\begin\{tabular\}\{([^}]*(?:\{[^}]*\}[^}]*)*)\}", tex).group(1)
@@ -113,9 +113,9 @@ def test_long_arm_names_wrap_instead_of_the_table_shrinking():
 
 def test_a_table_taller_than_a_page_says_so_in_the_tex():
     records = _many_arms()
-    fits = comparison_latex(compare(records, "rollouts"))
+    fits = comparison_latex(compare(records, fixed="rollouts"))
     assert "taller than a page" not in fits
-    tall = comparison_latex(compare(records, "rollouts"), baseline="provider-model-name/policy-number-00")
+    tall = comparison_latex(compare(records, fixed="rollouts"), baseline="provider-model-name/policy-number-00")
     assert "% taller than a page at this size: choose fewer columns with --columns" in tall
 
 
@@ -123,8 +123,8 @@ def test_a_table_taller_than_a_page_says_so_in_the_tex():
 def test_many_arm_tables_compile_and_fit_the_page(tmp_path):
     records = _many_arms()
     base = "provider-model-name/policy-number-00"
-    tables = (comparison_latex(compare(records, "rollouts"))
-              + comparison_latex(compare(_many_arms(n=6, workload="v"), "rollouts"), baseline=base))
+    tables = (comparison_latex(compare(records, fixed="rollouts"))
+              + comparison_latex(compare(_many_arms(n=6, workload="v"), fixed="rollouts"), baseline=base))
     (tmp_path / "t.tex").write_text(tables)
     (tmp_path / "doc.tex").write_text("\\documentclass[twocolumn]{article}\n\\usepackage{booktabs}\n"
                                       "\\begin{document}\n\\input{t.tex}\nText.\n\\end{document}\n")
@@ -183,7 +183,7 @@ def test_pair_differences_in_reports_are_not_signed_zeros():
             r = RunRecord("w", arm, seed, {"tokens": 1000}, reward, budget=B)
             r.extra["reward_range"] = [0, 1]
             records.append(r)
-    c = compare(records, "tokens")
+    c = compare(records, fixed="tokens")
     text = comparison_markdown(c, baseline="b")
     assert "-0.03 [-1.0, +1.0]" in text and "| -0.03 " in text       # the arm table and the pairs table
     assert not re.search(r"[-+]0\.0\b", text)
@@ -218,7 +218,7 @@ def test_run_notes_are_listed_in_markdown_with_arm_and_seed(tmp_path, capsys):
 
 def test_run_notes_are_a_column_of_the_html_seed_table():
     records = _noted_records()
-    page, _, _ = render_report(compare(records, "tokens"), records, "html")
+    page, _, _ = render_report(compare(records, fixed="tokens"), records, "html")
     assert ">notes</th>" in page and "1 run(s) with notes" in page
     cell = re.search(r'<td class="t note" title="([^"]*)">([^<]*)</td>', page)
     assert cell and cell.group(2).startswith("fork 2001") and cell.group(2).endswith("\u2026")
@@ -228,14 +228,14 @@ def test_run_notes_are_a_column_of_the_html_seed_table():
 
 def test_no_notes_column_without_notes():
     records = make_arms({"a": {"tokens": 1000}, "b": {"tokens": 1000}}, budget=B, seeds=3)
-    page, _, _ = render_report(compare(records, "tokens"), records, "html")
+    page, _, _ = render_report(compare(records, fixed="tokens"), records, "html")
     assert ">notes</th>" not in page.split("Per-seed runs")[1]
 
 
 # -- 6. nits -------------------------------------------------------------------------------------
 def test_one_seed_is_singular_and_its_undefined_interval_is_n_a_not_a_dash():
     records = make_arms({"a": {"tokens": 1000}, "b": {"tokens": 1000}}, budget=B, seeds=1)
-    c = compare(records, "tokens")
+    c = compare(records, fixed="tokens")
     caption = group_caption(c.groups[0], "tokens", 0.1)
     assert "1 seed per arm" in caption and "1 seeds" not in caption
     assert "n/a = not defined" in caption
@@ -249,7 +249,7 @@ def test_one_seed_is_singular_and_its_undefined_interval_is_n_a_not_a_dash():
 
 def test_missing_dev_score_is_n_a_in_the_seed_table():
     records = make_arms({"a": {"tokens": 1000}, "b": {"tokens": 1000}}, budget=B, seeds=2)
-    page, _, _ = render_report(compare(records, "tokens"), records, "html")
+    page, _, _ = render_report(compare(records, fixed="tokens"), records, "html")
     seed_rows = page.split("Per-seed runs")[1].split("<tbody>")[1].split("</tr>")[0]
     assert seed_rows.count(">n/a</td>") == 1 and "\u2014" not in seed_rows
 
@@ -258,14 +258,14 @@ def test_confound_ratios_use_one_style():
     assert [confound_ratio(s, 100) for s in (35, 78, 120, 300, 1500)] == \
         ["0.35\u00d7", "0.78\u00d7", "1.2\u00d7", "3\u00d7", "15\u00d7"]
     spec = {f"arm{i}": {"tokens": 1000, "calls": c} for i, c in enumerate((5, 8, 10, 10, 12, 30))}
-    table = confound_markdown(compare(make_arms(spec, budget=B), "tokens").groups[0], 0.1)
+    table = confound_markdown(compare(make_arms(spec, budget=B), fixed="tokens").groups[0], 0.1)
     cells = [c.strip() for line in table.splitlines()[4:] for c in line.strip("|").split("|")[1:] if c.strip()]
     assert cells and all(c.endswith("\u00d7") for c in cells) and not any("%" in c for c in cells)
 
 
 def test_latex_minus_signs_and_no_claim_about_differences_it_does_not_show():
     recs = make_arms({"a": {"tokens": 1000}, "b": {"tokens": 550}, "c": {"tokens": 1000}}, budget=B)
-    c = compare(recs, "tokens")
+    c = compare(recs, fixed="tokens")
     plain = comparison_latex(c)
     assert "Differences are per-seed paired" not in plain           # no difference column here
     assert "$-$45\\%" in plain and "-45\\%" not in plain.replace("$-$45", "")
@@ -285,7 +285,7 @@ def test_the_report_itself_carries_the_comparisons_warnings():
     recs = make_arms({"a": {"calls": 10}, "b": {"calls": 10}}, budget={"calls": 10}, seeds=4)
     for r in recs:
         r.extra["provenance"] = {"costmatch": "0.1", "arm_module": "x" if r.seed < 2 else "y", "workload_module": "w"}
-    c = compare(recs, "calls")
+    c = compare(recs, fixed="calls")
     assert "warning: arm 'a' on workload 'w' ran from different code" in comparison_markdown(c)
     assert "warning: arm &#x27;a&#x27; on workload &#x27;w&#x27; ran from different code" in report_html([("r", c)], recs) \
         or "warning: arm 'a' on workload 'w' ran from different code" in report_html([("r", c)], recs)

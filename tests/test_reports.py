@@ -34,7 +34,7 @@ def spec_records(spec, seeds=5, **kw):
 
 def test_latex_is_booktabs_escaped_with_caption_and_label():
     recs = spec_records({"a_b & c%": {"tokens": 1000, "calls": 10}, "base": {"tokens": 1000, "calls": 10}})
-    tex = comparison_latex(compare(recs, "tokens"), baseline="base")
+    tex = comparison_latex(compare(recs, fixed="tokens"), baseline="base")
     for needed in (r"\toprule", r"\midrule", r"\bottomrule", r"\caption[", r"\label{tab:costmatch-w-0}"):
         assert needed in tex
     assert r"a\_b \& c\%" in tex and "a_b & c%" not in tex
@@ -44,21 +44,21 @@ def test_latex_is_booktabs_escaped_with_caption_and_label():
 
 
 def test_caption_changes_when_a_flag_appears():
-    ok = comparison_latex(compare(spec_records({"a": {"tokens": 1000}, "b": {"tokens": 1000}}), "tokens"))
-    bad = comparison_latex(compare(spec_records({"a": {"tokens": 1000}, "b": {"tokens": 1600}}), "tokens"))
+    ok = comparison_latex(compare(spec_records({"a": {"tokens": 1000}, "b": {"tokens": 1000}}), fixed="tokens"))
+    bad = comparison_latex(compare(spec_records({"a": {"tokens": 1000}, "b": {"tokens": 1600}}), fixed="tokens"))
     assert "Budget held fixed in tokens" in ok and "NOT A LIKE-FOR-LIKE" not in ok
     assert "Budget held fixed" not in bad and "NOT A LIKE-FOR-LIKE" in bad and "b spent 1{,}600" not in bad
     assert "b spent 1,600 tokens" in bad
     conf = comparison_latex(compare(spec_records({"a": {"tokens": 1000, "calls": 10}, "b": {"tokens": 1000, "calls": 10},
-                                                  "c": {"tokens": 1000, "calls": 50}}), "tokens"))
+                                                  "c": {"tokens": 1000, "calls": 50}}), fixed="tokens"))
     assert "median across arms & 10 \\\\" in conf and "c & 5$\\times$ \\\\" in conf  # the confound table
 
 
 def test_unreported_columns_dropped_in_paper_tables_and_named_in_caption():
     recs = spec_records({"a": {"tokens": 1000, "usd": None}, "b": {"tokens": 1000, "usd": None}})
-    tex = comparison_latex(compare(recs, "tokens"))
+    tex = comparison_latex(compare(recs, fixed="tokens"))
     assert "Not reported by any arm (no column): dollars" in tex and "dollars &" not in tex
-    assert "usd" in comparison_markdown(compare(recs, "tokens")).split("\n\n")[3].splitlines()[0]
+    assert "usd" in comparison_markdown(compare(recs, fixed="tokens")).split("\n\n")[3].splitlines()[0]
 
 
 def test_partial_unit_gets_lower_bound_marker_in_every_format():
@@ -66,7 +66,7 @@ def test_partial_unit_gets_lower_bound_marker_in_every_format():
     for r in recs:
         if r.arm == "b":
             r.partial = ("calls",)
-    c = compare(recs, "tokens")
+    c = compare(recs, fixed="tokens")
     assert "\u22657" in comparison_markdown(c)
     assert r"$\geq$7" in comparison_latex(c)
     df = frame(c)
@@ -75,7 +75,7 @@ def test_partial_unit_gets_lower_bound_marker_in_every_format():
 
 def test_csv_and_frame_agree_and_keep_unreported_as_missing():
     recs = spec_records({"a": {"tokens": 1000, "usd": None}, "b": {"tokens": 1000, "usd": 0.5}})
-    c = compare(recs, "tokens")
+    c = compare(recs, fixed="tokens")
     df = pd.read_csv(io.StringIO(to_csv(c, baseline="a")))
     assert df.loc[df.arm == "a", "usd_median"].isna().all()
     assert df.loc[df.arm == "b", "usd_median"].iloc[0] == 0.5
@@ -84,7 +84,7 @@ def test_csv_and_frame_agree_and_keep_unreported_as_missing():
 
 def test_numbers_rounded_consistently_within_a_column():
     recs = spec_records({"a": {"tokens": 1000}, "b": {"tokens": 1000}}, seeds=8)
-    table = comparison_markdown(compare(recs, "tokens")).split("\n\n")[3].splitlines()[2:]
+    table = comparison_markdown(compare(recs, fixed="tokens")).split("\n\n")[3].splitlines()[2:]
     decimals = {cell.split()[-3].split(".")[1].__len__() for cell in
                 [row.strip("|").split("|")[-1] for row in table]}
     assert len(decimals) == 1
@@ -98,7 +98,7 @@ def test_pareto_front():
 def test_unreported_arm_is_not_drawn_and_is_named(tmp_path):
     recs = spec_records({"a": {"tokens": 1000, "usd": 1.0}, "b": {"tokens": 1000, "usd": 2.0},
                          "cli": {"tokens": 1000, "usd": None}})
-    c = compare(recs, "tokens")
+    c = compare(recs, fixed="tokens")
     files, drawn, left = plots.cost_reward(c.groups[0], recs, "usd", plots.Style(["a", "b", "cli"]),
                                            tmp_path / "cr")
     assert sorted(drawn) == ["a", "b"] and left == ["cli (did not report dollars)"]
@@ -109,7 +109,7 @@ def test_unreported_arm_is_not_drawn_and_is_named(tmp_path):
 
 def test_svg_output_is_deterministic(tmp_path):
     recs = spec_records({"a": {"tokens": 1000, "calls": 3}, "b": {"tokens": 1000, "calls": 5}})
-    c = compare(recs, "tokens")
+    c = compare(recs, fixed="tokens")
     style = plots.Style(["a", "b"])
     plots.cost_reward(c.groups[0], recs, "calls", style, tmp_path / "one")
     plots.cost_reward(c.groups[0], recs, "calls", style, tmp_path / "two")
@@ -135,7 +135,7 @@ def test_ranking_across_units_finds_a_reversal():
                                               ({"rollouts": 10, "tokens": 10000}, 0.9)], {"rollouts": 10, "tokens": 10000}))
         recs.append(_traced("frugal", seed, [({"rollouts": 5, "tokens": 1000}, 0.6),
                                               ({"rollouts": 10, "tokens": 2000}, 0.7)], {"rollouts": 10, "tokens": 2000}))
-    g = compare(recs, "rollouts").groups[0]
+    g = compare(recs, fixed="rollouts").groups[0]
     ranking = plots.ranking_across_units(g, recs)
     assert ranking["rollouts"]["lavish"][0] == 1 and ranking["tokens"]["frugal"][0] == 1
     assert ranking["tokens"]["lavish"][2] == 2000  # compared at the level every arm reached
@@ -172,7 +172,7 @@ def test_budget_sweep_figure_marks_the_crossing(tmp_path):
             for seed in range(4):
                 recs.append(RunRecord("w", arm, seed, {"tokens": budget}, level + 0.01 * seed,
                                       budget={"tokens": budget}))
-    c = compare(recs, "tokens")
+    c = compare(recs, fixed="tokens")
     files = plots.budget_sweep(c, "w", plots.Style(["a", "b"]), tmp_path / "sweep")
     assert [f.suffix for f in files] == [".png", ".svg"]
     assert "a → b" in (tmp_path / "sweep.svg").read_text() or "a \u2192 b" in (tmp_path / "sweep.svg").read_text()
@@ -264,7 +264,7 @@ def _traced_group(arms=("a", "b", "c"), held_out=True, limit=20_000):
 def test_anytime_axis_says_dev_score_unless_points_are_held_out():
     for held_out, label in ((True, "held-out reward"), (False, "dev score")):
         recs = _traced_group(held_out=held_out)
-        g = compare(recs, "tokens").groups[0]
+        g = compare(recs, fixed="tokens").groups[0]
         plot = plots.anytime_plot(g, recs, "tokens", plots.Style(["a", "b", "c"]))
         texts = " ".join(_axis_texts(_svg(plot)))
         assert label in texts
@@ -273,7 +273,7 @@ def test_anytime_axis_says_dev_score_unless_points_are_held_out():
 
 def test_anytime_ticks_are_compact_and_never_run_together():
     recs = _traced_group(limit=20_000)
-    g = compare(recs, "tokens").groups[0]
+    g = compare(recs, fixed="tokens").groups[0]
     texts = _axis_texts(_svg(plots.anytime_plot(g, recs, "tokens", plots.Style(["a", "b", "c"]))))
     xticks = [t for t in texts if re.fullmatch(r"[\d.,]+k?", t)]
     assert "20k" in xticks and len([t for t in xticks if t.endswith("k")]) <= 5
@@ -282,14 +282,14 @@ def test_anytime_ticks_are_compact_and_never_run_together():
 
 def test_mixed_trace_scores_are_not_drawn_with_a_reason():
     recs = _traced_group(held_out=True) + [r for r in _traced_group(arms=("d",), held_out=False)]
-    g = compare(recs, "tokens").groups[0]
+    g = compare(recs, fixed="tokens").groups[0]
     plot = plots.anytime_plot(g, recs, "tokens", plots.Style(["a", "b", "c", "d"]))
     assert not plot.drawn and "held-out" in plot.reason
 
 
 def test_cost_reward_is_never_drawn_against_the_fixed_unit():
     recs = _traced_group()
-    g = compare(recs, "tokens").groups[0]
+    g = compare(recs, fixed="tokens").groups[0]
     plot = plots.cost_reward_plot(g, recs, "tokens", plots.Style(["a"]), fixed="tokens")
     assert not plot.drawn and "fixed unit" in plot.reason
     assert plots.cost_units(g, "tokens") == ["calls"]
@@ -299,18 +299,18 @@ def test_no_legend_entry_for_a_frontier_that_is_not_drawn():
     # one arm dominates: the frontier has one point, so it is not drawn and not in the legend
     recs = make_arms({"a": {"tokens": 1000, "calls": 5}, "b": {"tokens": 1000, "calls": 9}}, budget=B,
                      reward_fn=lambda arm, s: 0.9 if arm == "a" else 0.1)
-    g = compare(recs, "tokens").groups[0]
+    g = compare(recs, fixed="tokens").groups[0]
     assert "Pareto frontier" not in _svg(plots.cost_reward_plot(g, recs, "calls", plots.Style(["a", "b"]), "tokens"))
     recs = make_arms({"a": {"tokens": 1000, "calls": 5}, "b": {"tokens": 1000, "calls": 9}}, budget=B,
                      reward_fn=lambda arm, s: 0.2 if arm == "a" else 0.8)
-    g = compare(recs, "tokens").groups[0]
+    g = compare(recs, fixed="tokens").groups[0]
     assert "Pareto frontier" in _svg(plots.cost_reward_plot(g, recs, "calls", plots.Style(["a", "b"]), "tokens"))
 
 
 def test_names_are_drawn_literally_and_underscore_names_reach_the_legend():
     names = ["$\\frac{$", "$x^2$", "_hidden"]
     recs = make_arms({n: {"tokens": 1000, "calls": 3 + i} for i, n in enumerate(names)}, budget=B)
-    g = compare(recs, "tokens").groups[0]
+    g = compare(recs, fixed="tokens").groups[0]
     svg = _svg(plots.cost_reward_plot(g, recs, "calls", plots.Style(names), "tokens"))
     texts = _axis_texts(svg)
     assert "$x^2$" in texts and "_hidden" in texts and "$\\frac{$" in texts
@@ -322,7 +322,7 @@ def test_rank_ticks_are_integers():
         for arm, (t, r) in {"a": (5000, 0.9), "b": (1000, 0.6), "c": (3000, 0.7)}.items():
             recs.append(_traced(arm, seed, [({"rollouts": 5, "tokens": t / 2}, r - 0.1),
                                             ({"rollouts": 10, "tokens": t}, r)], {"rollouts": 10, "tokens": t}))
-    g = compare(recs, "rollouts").groups[0]
+    g = compare(recs, fixed="rollouts").groups[0]
     plot = plots.ranking_plot(plots.ranking_across_units(g, recs), plots.Style("abc"), "r", "t")
     ticks = [t.get_text() for t in plot.fig.axes[0].get_yticklabels()]
     plots.close(plot)
@@ -331,7 +331,7 @@ def test_rank_ticks_are_integers():
 
 def test_pdf_embeds_truetype_and_svg_keeps_text(tmp_path):
     recs = spec_records({"a": {"tokens": 1000, "calls": 3}, "b": {"tokens": 1000, "calls": 5}})
-    c = compare(recs, "tokens")
+    c = compare(recs, fixed="tokens")
     files = plots.write_comparison_plots(c, recs, tmp_path, formats=("pdf", "svg"), width="double")
     pdf = next(f for f in files if f.suffix == ".pdf").read_bytes()
     assert b"FontFile2" in pdf and b"/Type3" not in pdf
@@ -347,7 +347,7 @@ def test_file_names_stay_inside_the_folder_and_distinct(tmp_path):
     for w in ("search-sim", "search_sim", "search sim", "../../evil"):
         recs += make_arms({"a": {"tokens": 1000, "calls": 3}, "b": {"tokens": 1000, "calls": 5}}, workload=w,
                           budget=B)
-    c = compare(recs, "tokens")
+    c = compare(recs, fixed="tokens")
     out = tmp_path / "deep" / "plots"
     skipped = []
     files = plots.write_comparison_plots(c, recs, out, x_unit="../../../OUTSIDE", skipped=skipped)
@@ -363,7 +363,7 @@ def test_file_names_stay_inside_the_folder_and_distinct(tmp_path):
 def test_full_disk_leaves_no_half_written_figure(tmp_path, monkeypatch):
     import baselines.core.fileio as fileio
     recs = spec_records({"a": {"tokens": 1000, "calls": 3}, "b": {"tokens": 1000, "calls": 5}})
-    c = compare(recs, "tokens")
+    c = compare(recs, fixed="tokens")
 
     def full(*_args, **_kw):
         raise OSError(errno.ENOSPC, "No space left on device")
@@ -376,7 +376,7 @@ def test_full_disk_leaves_no_half_written_figure(tmp_path, monkeypatch):
 
 def test_huge_spend_does_not_break_plots(tmp_path, capsys):
     recs = spec_records({"a": {"tokens": 1000, "calls": 1.7e308}, "b": {"tokens": 1000, "calls": 5}})
-    c = compare(recs, "tokens")
+    c = compare(recs, fixed="tokens")
     files = plots.write_comparison_plots(c, recs, tmp_path / "direct")
     assert files and all(f.stat().st_size > 0 for f in files)
     assert "1.7e+308" in comparison_markdown(c)
@@ -392,7 +392,7 @@ def test_printed_intervals_stay_inside_the_reward_range():
     # 0/1 rewards: 4 of 5 successes gives a t interval reaching above 1
     recs = make_arms({"a": {"tokens": 1000}, "b": {"tokens": 1000}}, budget=B,
                      reward_fn=lambda arm, s: 1.0 if (arm == "a" or s < 4) and s != 0 else 1.0 if arm == "a" else 0.0)
-    c = compare(recs, "tokens")
+    c = compare(recs, fixed="tokens")
     raw_hi = max(a.ci[1] for a in c.groups[0].arms)
     ranges = reward_ranges(recs)
     assert next(iter(ranges.values())).source == "binary"
@@ -421,7 +421,7 @@ def test_declared_reward_range_wins_and_conflicts_give_none():
 def test_csv_neutralises_formula_cells():
     recs = spec_records({"=HYPERLINK(1)": {"tokens": 1000}, "+b": {"tokens": 1000}, "@c": {"tokens": 1000},
                          "-d": {"tokens": 1000}})
-    text = to_csv(compare(recs, "tokens"))
+    text = to_csv(compare(recs, fixed="tokens"))
     df = pd.read_csv(io.StringIO(text))
     assert set(df.arm) == {"'=HYPERLINK(1)", "'+b", "'@c", "'-d"}
     assert all(not str(cell).startswith(("=", "+", "@")) for cell in df.astype(str).to_numpy().ravel()
@@ -439,7 +439,7 @@ def _is_number(text: str) -> bool:
 def test_confounds_are_one_compact_table():
     spec = {f"arm{i}": {"tokens": 1000, "calls": 10 * (1 + 2 * (i == 1)), "usd": 1.0 * (1 + (i == 2))}
             for i in range(5)}
-    g = compare(spec_records(spec), "tokens").groups[0]
+    g = compare(spec_records(spec), fixed="tokens").groups[0]
     table = confound_markdown(g, 0.1)
     lines = [l for l in table.splitlines() if l.startswith("| arm ")]
     assert len(lines) == 1 and "model calls" in lines[0] and "dollars" in lines[0]
@@ -447,13 +447,13 @@ def test_confounds_are_one_compact_table():
     assert len(body) == 2 and "3\u00d7" in table and "2\u00d7" in table
     only_usd = confound_markdown(g, 0.1, units=["usd"])
     assert "model calls" not in only_usd and "dollars" in only_usd
-    report = comparison_markdown(compare(spec_records(spec), "tokens"), compact_confounds=True)
+    report = comparison_markdown(compare(spec_records(spec), fixed="tokens"), compact_confounds=True)
     assert "**confound**" not in report and "Confounds (spend in other units" in report
 
 
 def test_latex_columns_verdict_apart_and_wide_tables_span():
     recs = spec_records({"a": {"tokens": 1000, "calls": 10}, "b": {"tokens": 1000, "calls": 10}}, seeds=8)
-    c = compare(recs, "tokens")
+    c = compare(recs, fixed="tokens")
     narrow = comparison_latex(c, baseline="a", columns=parse_columns("arm,mean,ci,verdict", ["tokens", "calls"]))
     header = narrow.split(r"\toprule")[1].split(r"\midrule")[0]
     assert header.count("&") == 3 and "Verdict" in header and r"\begin{table}[t]" in narrow
@@ -475,7 +475,7 @@ def test_latex_tables_compile(tmp_path):
     recs = make_arms({"a_b & c%": {"tokens": 1000, "calls": 10, "usd": 0.5},
                       "$x^2$ {y}": {"tokens": 1000, "calls": 30, "usd": 0.5},
                       "base": {"tokens": 1000, "calls": 10, "usd": 0.5}}, budget=B, seeds=6)
-    c = compare(recs, "tokens")
+    c = compare(recs, fixed="tokens")
     wide = comparison_latex(c, baseline="base", columns=parse_columns(
         "arm,seeds,spend,mean,ci,diff,diff_ci,verdict,tokens,calls,usd", ["tokens", "calls", "usd"]))
     assert r"\resizebox" not in wide and r"\begin{table*}" in wide   # wide tables span, never shrink to fit
@@ -500,7 +500,7 @@ def test_wall_time_is_a_cost_axis_only_on_request():
     recs = spec_records({"a": {"calls": 500, "seconds": 0.01}, "b": {"calls": 500, "seconds": 9.0}})
     for r in recs:
         r.budget = {"calls": 500}
-    c = compare(recs, "calls")
+    c = compare(recs, fixed="calls")
     assert plots.cost_units(c.groups[0], "calls") == []
     assert plots.cost_units(c.groups[0], "calls", "seconds") == ["seconds"]
     plot = plots.cost_reward_plot(c.groups[0], recs, "seconds", plots.Style("ab"), "calls")
@@ -521,7 +521,7 @@ def test_run_prints_a_short_summary_and_where_the_report_is(tmp_path, capsys):
 def test_compare_markdown_clips_binary_rewards_without_records():
     recs = make_arms({"a": {"tokens": 1000}, "b": {"tokens": 1000}}, budget=B, seeds=5,
                      reward_fn=lambda arm, s: 1.0 if s else (0.0 if arm == "b" else 1.0))
-    c = compare(recs, "tokens")
+    c = compare(recs, fixed="tokens")
     # exact binomial intervals: inside [0, 1] by construction (a t interval left it and was shown clipped)
     assert all(a.interval == "clopper-pearson" and 0 <= a.ci[0] <= a.mean <= a.ci[1] <= 1 for a in c.groups[0].arms)
     text = comparison_markdown(c)

@@ -60,9 +60,9 @@ def test_plan_of_the_demo_suite_never_calls_an_unbounded_total_a_ceiling(capsys)
     """The demo's rollout cells spent 193M tokens the old line's "at most 105,000,000 tokens" left out."""
     assert main(["plan"]) == 0
     out = capsys.readouterr().out
-    assert "tokens: at most 105,000,000 over 70 cells; unbounded in 95 cells" in out
-    assert "rollouts: at most 5,600 over 70 cells; unbounded in 95 cells" in out
-    assert "calls: at most 12,500 over 25 cells; unbounded in 140 cells" in out
+    assert "tokens: at most 135,000,000 over 90 cells; unbounded in 95 cells" in out
+    assert "rollouts: at most 5,600 over 70 cells; unbounded in 115 cells" in out
+    assert "calls: at most 12,500 over 25 cells; unbounded in 160 cells" in out
     assert "total rollouts, calls and tokens have no upper bound" in out
     assert "they may spend at most" not in out
 
@@ -247,28 +247,45 @@ def test_the_summary_says_and_n_more_with_their_names(tmp_path, capsys):
 
 
 # -- 5. code edited since the kept cells ran -------------------------------------------------------
-def test_an_edited_arm_module_is_named_on_resume_and_the_run_goes_on(tmp_path, capsys, monkeypatch):
+def test_a_resume_after_editing_the_starter_arm_is_refused_naming_the_module(tmp_path, capsys, monkeypatch):
+    """Never exit 0 with old numbers: an edited arm stops the resume (exit 2) until --fresh or --keep-stale."""
     project = starter(tmp_path)
     monkeypatch.chdir(project)
     assert run_quiet(project) == 0
     capsys.readouterr()
     assert run_quiet(project) == 0
-    assert "changed since" not in capsys.readouterr().err  # nothing edited, nothing said
+    assert "changed" not in capsys.readouterr().err  # nothing edited, nothing said
+    results = project / "out" / "results.jsonl"
+    before = results.read_bytes()
 
     arms = project / "my_arms.py"
-    arms.write_text(arms.read_text() + "\n# a comment edit must not force a rerun\n")
-    assert run_quiet(project) == 0
+    arms.write_text(arms.read_text().replace("step: float = 0.15", "step: float = 0.3"))
+    assert run_quiet(project) == 2
     err = capsys.readouterr().err
-    assert ("my_arms.py changed since 2 kept cell(s) of local-search ran: pass --fresh to rerun them, or give "
-            "the changed arm a new name") in err
-    assert "my_arms.py changed since 2 kept cell(s) of random-guess ran" in err
-    assert "my_workload.py" not in err
-    assert len(lines_of(project / "out" / "results.jsonl")) == 4  # kept, not rerun
+    assert "code changed since the kept cells ran: my_arms.py (arm \"local-search\", 2 kept cell(s)); " \
+           "my_arms.py (arm \"random-guess\", 2 kept cell(s))" in err
+    assert "--fresh" in err and "--keep-stale" in err and "my_workload.py" not in err
+    assert results.read_bytes() == before            # nothing written, nothing lost
+
+    assert run_quiet(project, "--keep-stale") == 0   # asked for: reported as they are, with a word per module
+    err = capsys.readouterr().err
+    assert "my_arms.py changed since 2 kept cell(s) of local-search ran; --keep-stale" in err
+    assert results.read_bytes() == before
+
+    assert run_quiet(project, "--fresh") == 0        # reruns every cell with the edited arm
+    fresh = lines_of(results)
+    assert len(fresh) == 4 and all(r["provenance"]["arm_module"] != lines_of_bytes(before)[0]["provenance"]
+                                   ["arm_module"] for r in fresh)
+    assert run_quiet(project) == 0                   # and the new cells resume as usual
 
     workload = project / "my_workload.py"
     workload.write_text(workload.read_text() + "\n# edited\n")
-    assert run_quiet(project) == 0
-    assert "my_workload.py changed since 4 kept cell(s) of workload hidden-point ran" in capsys.readouterr().err
+    assert run_quiet(project) == 2
+    assert 'my_workload.py (workload "hidden-point", 4 kept cell(s))' in capsys.readouterr().err
+
+
+def lines_of_bytes(data: bytes) -> list[dict]:
+    return [json.loads(line) for line in data.decode().splitlines()]
 
 
 def test_a_second_module_under_the_same_name_gets_its_own_hash(tmp_path):

@@ -321,10 +321,10 @@ def test_a_one_cell_task_does_not_carry_the_suites_seed_list(tmp_path):
 
 
 @pytest.mark.parametrize("seed", [0, 1, 41, 2**31, 2**32 - 1, 2**32, 2**63 - 1])
-@pytest.mark.parametrize("arm", ["once", "guess-b", "ü"])
-def test_an_arms_stream_is_numpys_stream_of_seed_and_arm_name(seed, arm):
+@pytest.mark.parametrize("arm", ["toy", "search-sim", "ü"])
+def test_an_arms_stream_is_numpys_stream_of_seed_and_workload_name(seed, arm):
     """arm_rng hands numpy the seed material as uint32 words (faster to set up); the stream, its state and
-    its spawned children must be those of `default_rng([seed, crc32(arm)])`, which older records came from."""
+    its spawned children must be those of `default_rng([seed, crc32(workload)])`."""
     import zlib
 
     import numpy as np

@@ -46,17 +46,20 @@ def test_catalog_finds_every_builtin_workload_and_arm():
     cat = scaffold.catalog()
     workloads = {w.path for w in cat.workloads}
     arms = {a.path for a in cat.arms}
-    assert workloads == {"workloads.search_sim:SearchSim", "workloads.bbob:BBOB", "workloads.qa:QA"}
+    assert workloads == {"workloads.search_sim:SearchSim", "workloads.bbob:BBOB", "workloads.qa:QA",
+                         "workloads.replay:Replay"}
     for path in ("arms.selection:Greedy", "arms.selection:PUCT", "arms.selection:CostEfficientPUCT",
                  "arms.selection:UCB1", "arms.selection:Thompson", "arms.selection:UniformRandom",
                  "arms.selection:BestOfNFork", "arms.optimizers:CMAES", "arms.optimizers:OptunaTPE",
                  "arms.optimizers:RandomSearch", "arms.optimizers:NelderMead",
                  "arms.optimizers:DifferentialEvolution", "arms.tts:SingleSample", "arms.tts:SelfConsistency",
-                 "arms.tts:BestOfNVerifier", "arms.tts:SelfRevision"):
+                 "arms.tts:BestOfNVerifier", "arms.tts:SelfRevision", "arms.replay_tts:FirstSample",
+                 "arms.replay_tts:Majority", "arms.replay_tts:AdaptiveMajority", "arms.replay_tts:ModelMix"):
         assert path in arms
     # bases to subclass, protocols and helpers are not offered as arms
     assert not arms & {"arms.selection:SelectionPolicy", "arms.base:Arm", "arms.base:ArmOutput"}
-    assert not any(path.startswith(("baselines.", "arms.tts:_")) for path in arms)
+    assert not any(path.startswith(("baselines.", "arms.tts:_", "arms.replay_tts:_")) for path in arms)
+    assert "arms.replay_tts:Tally" not in arms and "workloads.replay:ReplayInstance" not in workloads
     assert "workloads.base:Workload" not in workloads
 
 

@@ -45,3 +45,9 @@ def test_gate_simulation_script_matches_its_tests():
     assert res.returncode == 0, res.stderr
     rows = {line.split("|")[1].strip(): line for line in res.stdout.splitlines() if line.startswith("| cand")}
     assert "| 0.0% |" in rows["candidate identical to baseline, 10 seeds"]
+
+
+def test_replay_benchmark_runs_and_the_walk_matches_both_loops():
+    res = run("benchmarks/bench_replay.py", "--problems", "60", "--samples", "24", "--draws", "8", "--rerun")
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.count("identical outcomes: True") == 2 and "(exit 0)" in res.stdout

@@ -188,8 +188,8 @@ def test_bootstrap_is_reproducible_and_warns_at_small_n():
 def test_same_inputs_and_seed_give_byte_identical_json():
     records = make_arms({"a": {"tokens": 1000}, "b": {"tokens": 1000}, "c": {"tokens": 1000}},
                         seeds=40, budget={"tokens": 1000})
-    one = json.dumps(compare(records, "tokens", seed=11).to_json())
-    two = json.dumps(compare(list(reversed(records)), "tokens", seed=11).to_json())
+    one = json.dumps(compare(records, fixed="tokens", seed=11).to_json())
+    two = json.dumps(compare(list(reversed(records)), fixed="tokens", seed=11).to_json())
     assert one == two
 
 
@@ -218,13 +218,13 @@ def test_array_all_pairs_equals_pair_by_pair(n):
 
 def test_bootstrap_in_compare_is_seeded_and_warns_in_every_output():
     records = make_arms({"a": {"tokens": 1000}, "b": {"tokens": 1000}}, seeds=5, budget={"tokens": 1000})
-    one = compare(records, "tokens", bootstrap=True, seed=4).to_json()
-    two = compare(records, "tokens", bootstrap=True, seed=4).to_json()
+    one = compare(records, fixed="tokens", bootstrap=True, seed=4).to_json()
+    two = compare(records, fixed="tokens", bootstrap=True, seed=4).to_json()
     pair = one["groups"][0]["pairs"][0]
     assert pair["bootstrap_ci"] == two["groups"][0]["pairs"][0]["bootstrap_ci"]
     assert any("under-cover" in n for n in pair["notes"])
     from reports.markdown import comparison_markdown
-    assert "bootstrap 95% CI" in comparison_markdown(compare(records, "tokens", bootstrap=True))
+    assert "bootstrap 95% CI" in comparison_markdown(compare(records, fixed="tokens", bootstrap=True))
 
 
 # -- issue 17: decisions valid on pass/fail and skewed data -------------------------------------

@@ -251,7 +251,7 @@ def test_a_search_sim_policy_on_bbob_is_refused(tmp_path, capsys):
 
 def test_the_built_in_suite_declares_compatible_pairs():
     suite = load_suite(ROOT / "baselines" / "data" / "default-suite.toml")
-    assert len(suite.cells()) == 165
+    assert len(suite.cells()) == 185
 
 
 def test_protocols_live_in_the_core_and_are_re_exported():

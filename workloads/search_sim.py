@@ -97,12 +97,11 @@ class SearchInstance:
         parent = self.candidates[cand_id]
         k = parent.children
         rng = self._rng("child", self.prefix, cand_id, k)
+        # Nothing is spent on an expansion the budget cannot pay for whole (its calls and its dev evaluation).
+        meter.check(calls=self.sim.calls_per_expansion, rollouts=self.sim.rollouts_per_eval)
         for call in range(self.sim.calls_per_expansion):
-            prompt = self.expansion_prompt_tokens(cand_id)
             wanted = int(rng.lognormal(math.log(self.sim.completion_median_tokens), self.sim.completion_sigma))
-            completion = int(max(0, min(wanted, meter.token_allowance() - (
-                prompt if meter.remaining("tokens") < math.inf else 0))))
-            meter.call(prompt_tokens=prompt, completion_tokens=max(completion, 1))
+            self._call(meter, self.expansion_prompt_tokens(cand_id), wanted)
         parent.children += 1
         q = parent._quality
         step = rng.normal(self.sim.step_mean * (1.0 - q), self.sim.step_noise)
@@ -115,6 +114,24 @@ class SearchInstance:
         self.registry[child.id] = child
         self.evaluate(child.id, meter)
         return child
+
+    def verify(self, cand_id: str, meter: Meter) -> float:
+        """A verifier's second look at `cand_id`: one model call reading it, then one more dev evaluation.
+
+        What an arm buys with it is a less noisy dev score before it commits
+        to a candidate (greedy's winner's curse). The call reads the candidate
+        (the expansion prompt) and writes a verdict, not an edit: its
+        completion is drawn like an expansion's at a quarter of the median.
+        The draw is keyed by the candidate and its dev evaluations so far, so
+        two arms verifying the same candidate in the same state pay the same.
+        """
+        c = self.candidates[cand_id]
+        meter.check(calls=1, rollouts=self.sim.rollouts_per_eval)   # nothing spent on a look it cannot finish
+        rng = self._rng("verify", c.id, c.dev_total)
+        wanted = int(rng.lognormal(math.log(max(1, self.sim.completion_median_tokens // 4)),
+                                   self.sim.completion_sigma))
+        self._call(meter, self.expansion_prompt_tokens(cand_id), wanted)
+        return self.evaluate(cand_id, meter)
 
     def evaluate(self, cand_id: str, meter: Meter) -> float:
         """Score `cand_id` once more on the dev split; returns its updated dev score."""
@@ -136,6 +153,17 @@ class SearchInstance:
         return max(self.candidates.values(), key=lambda c: (c.dev_score, -len(c.id), c.id))
 
     # -- internals ----------------------------------------------------------------------
+    @staticmethod
+    def _call(meter: Meter, prompt: int, wanted: int) -> None:
+        """Charge one model call, its completion capped by what the Meter says is left (never below 1 token).
+
+        The Meter is asked first: a budget of N calls makes N calls, never N + 1.
+        """
+        meter.check()
+        completion = int(max(0, min(wanted, meter.token_allowance() - (
+            prompt if meter.remaining("tokens") < math.inf else 0))))
+        meter.call(prompt_tokens=prompt, completion_tokens=max(completion, 1))
+
     def _dev_eval(self, c: Candidate) -> None:
         j = c.dev_total // self.sim.dev_size
         correct = int(self._rng("dev", c.id, j).binomial(self.sim.dev_size, c._quality))

@@ -33,6 +33,7 @@ from scipy.special import stdtrit
 from .arm_intervals import bounded_arm_intervals
 from .columns import arm_sums, medians_of, relative, run_bounds, sorted_codes
 from .compare_options import CompareOptions
+from .degradation import mark_degraded
 from .comparison import MEASURED, PARTIAL, UNREPORTED, ArmSummary, Comparison, Flag, Group, UnitSpend, Unverified
 from .screen import screen_groups
 from ..core.scoped import gc_paused
@@ -45,34 +46,55 @@ from .table import RunTable
 from ..core.units import STANDARD_UNITS, ordered_units
 
 
-def compare(records: Iterable[RunRecord] | RunTable, fixed: str | None = None, tolerance: float = 0.1,
-            alpha: float = 0.05, allow_early_stop: bool = False, baseline: str | None = None,
-            margin: float | None = None, seed: int = 0, metric: str = "reward",
-            start: float = 0.0, pairs: bool | str = True, bootstrap: bool = False, *,
-            options: CompareOptions | None = None, **selection) -> Comparison:
+def compare(records: Iterable[RunRecord] | RunTable, *, fixed: str | None = None,
+            options: CompareOptions | None = None, tolerance: float | None = None, alpha: float | None = None,
+            allow_early_stop: bool | None = None, baseline: str | None = None,
+            equivalence_margin: float | None = None, seed: int | None = None, metric: str | None = None,
+            start: float | None = None, pairs: bool | str | None = None, bootstrap: bool | None = None,
+            workloads: Iterable[str] | None = None, budgets: Iterable[tuple[str, float]] | None = None,
+            confound_units: Iterable[str] | None = None,
+            reward_range: tuple[float, float] | None = None) -> Comparison:
     """Compare arms at equal spend, flagging every other unit that diverged.
 
     `fixed` is the unit the arms were matched in; without it each group is
-    fixed in the one unit its budget names. The keyword arguments are those
-    of `CompareOptions` (pass `options=` to give them as one object;
-    `workloads=`, `budgets=` and `confound_units=` select groups and units).
-    `pairs` is True/"auto" (all pairs up to 20 arms, else against the best
-    arm), "all", or False/"none".
+    fixed in the one unit its budget names. Every other keyword is a field of
+    `CompareOptions` (defaults there: tolerance 0.1, alpha 0.05, metric
+    "reward", ...); `options=` gives them as one object, and a keyword given
+    beside it replaces that field (`compare(r, options=o, tolerance=0.5)`
+    runs at 0.5). `equivalence_margin` is the +-M of the equivalence test
+    (`check`'s `margin` is the regression margin of the gate). `pairs` is
+    True/"auto" (all pairs up to 20 arms, else against the best arm), "all",
+    or False/"none"; `workloads=`, `budgets=` and `confound_units=` select
+    groups and units.
     """
-    if options is None:
-        mode = {True: "auto", False: "none"}.get(pairs, pairs)
-        options = CompareOptions(tolerance=tolerance, alpha=alpha, allow_early_stop=allow_early_stop,
-                                 baseline=baseline, equivalence_margin=margin, seed=seed, metric=metric,
-                                 start=start, pairs=mode, bootstrap=bootstrap,
-                                 **{k: tuple(v) if isinstance(v, list) else v for k, v in selection.items()})
-    elif selection:
-        options = replace(options, **selection)
+    options = options_with(options, tolerance=tolerance, alpha=alpha, allow_early_stop=allow_early_stop,
+                           baseline=baseline, equivalence_margin=equivalence_margin, seed=seed, metric=metric,
+                           start=start, pairs=pairs, bootstrap=bootstrap, workloads=workloads, budgets=budgets,
+                           confound_units=confound_units, reward_range=reward_range)
     with gc_paused():
         return _compare(records, fixed, options)
 
 
+#: Options held as tuples (a frozen dataclass), which callers may give as lists.
+_TUPLES = ("workloads", "budgets", "confound_units", "reward_range")
+
+
+def options_with(options: CompareOptions | None, **given) -> CompareOptions:
+    """`options` (default CompareOptions()) with every field given here (not None) replaced.
+
+    The one merge rule of `compare` and `check`: a keyword beside `options=`
+    is honoured, never silently dropped. `pairs` may be True/False.
+    """
+    pairs = given.get("pairs")
+    if isinstance(pairs, bool):
+        given["pairs"] = "auto" if pairs else "none"
+    settings = {k: tuple(v) if k in _TUPLES else v for k, v in given.items() if v is not None}
+    return replace(options, **settings) if options is not None else CompareOptions(**settings)
+
+
 def _compare(records, fixed: str | None, options: CompareOptions) -> Comparison:
-    table = records if isinstance(records, RunTable) else RunTable.from_records(list(records))
+    source = None if isinstance(records, RunTable) else list(records)   # kept for the views (figures, notes)
+    table = records if source is None else RunTable.from_records(source)
     _check_names(table, fixed, options)
     split = _GroupSplit(table.frame)
     chosen, skipped, filtered, notes = select_groups(split.keys, table.budgets, fixed, options.workloads,
@@ -85,6 +107,7 @@ def _compare(records, fixed: str | None, options: CompareOptions) -> Comparison:
     units = ordered_units(set(table.units) | {unit for _, _, unit in chosen})
     summaries, arm_units = _all_summaries(split, units) if chosen else ([], {})
     groups = _groups(split, chosen, table.budgets, summaries, arm_units, units, options)
+    mark_degraded(groups, table.frame)
     range_notes(groups, split)
     bounded_arm_intervals(groups)
     pair_groups(groups, options)
@@ -99,6 +122,7 @@ def _compare(records, fixed: str | None, options: CompareOptions) -> Comparison:
         key = (s.workload, budget_key(s.budget))
         if key in split.index:
             s.unit_nouns = _declared_nouns(split.columns(*key)("nouns"))
+    comparison.records = source
     comparison.warnings.extend(notes)
     comparison.warnings.extend(code_warnings(frame))
     if filtered:

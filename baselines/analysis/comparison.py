@@ -7,6 +7,7 @@ works on the group's data instead of re-selecting records by budget.
 """
 from __future__ import annotations
 
+import importlib
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -16,6 +17,28 @@ import numpy as np
 from .stats import PairResult
 
 MEASURED, PARTIAL, UNREPORTED = "measured", "partial", "unreported"
+
+#: The module that draws a Comparison's tables and figures. It lives in reports/, a layer
+#: above these types, and registers itself (`register_views`) when imported.
+VIEWS_MODULE = "reports.views"
+_VIEWS: list[Any] = []
+
+
+def register_views(views: Any) -> None:
+    """Called by `reports.views` on import: what `Comparison.to_markdown()` and the other views call."""
+    _VIEWS[:] = [views]
+
+
+def _views() -> Any:
+    """The registered views, loaded on first use.
+
+    By name, through the registration hook, not an import statement: the
+    analysis layer must not import reports (tests/test_layers.py), and a
+    worker or `import baselines` must not pay for matplotlib.
+    """
+    if not _VIEWS:
+        importlib.import_module(VIEWS_MODULE)
+    return _VIEWS[0]
 
 
 def json_num(x) -> float | None:
@@ -145,6 +168,7 @@ class Group:
     scores: np.ndarray = field(default_factory=lambda: np.empty((0, 0)))
     seeds: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
     rows: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
+    degraded: list = field(default_factory=list)  # `degradation.Degraded`: arms whose governor dropped stages
 
     @property
     def valid(self) -> bool:
@@ -180,7 +204,8 @@ class Group:
                 "confounded": [f.to_json() for f in self.confounded],
                 "unreported": [u.to_json() for u in self.unreported],
                 "notes": list(self.notes), "early_stopped": list(self.early_stopped),
-                "pairs": [p.to_json() for p in self.pairs]}
+                "pairs": [p.to_json() for p in self.pairs],
+                "degraded": [d.to_json() for d in self.degraded]}
 
 
 def runs_by_arm(records, group: Group) -> dict[str, list]:
@@ -212,10 +237,32 @@ class Comparison:
     metric_note: str = ""
     skipped: list[Skipped] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    #: the records compared, when `compare` was given records (not a RunTable): the views use them
+    records: list[Any] | None = field(default=None, repr=False, compare=False)
 
     @property
     def valid(self) -> bool:
         return all(g.valid for g in self.groups)
+
+    # -- views (tables and figures as `costmatch report` makes them; see reports/views.py) --------
+    def to_markdown(self, baseline: str | None = None) -> str:
+        """The markdown table, flags and pairs `costmatch report` prints."""
+        return _views().to_markdown(self, self.records, baseline)
+
+    def to_latex(self, baseline: str | None = None, columns: str | None = None) -> str:
+        """Booktabs tables, as `costmatch report --format latex`."""
+        return _views().to_latex(self, self.records, baseline, columns)
+
+    def to_html(self, baseline: str | None = None, title: str = "costmatch report") -> str:
+        """One self-contained HTML page with the tables and per-seed runs."""
+        return _views().to_html(self, self.records, baseline, title)
+
+    def plot(self, x_unit: str | None = None, width: str = "single") -> Any:
+        """Every figure the data allow: a list of matplotlib Figures that a notebook shows inline."""
+        return _views().plot(self, self.records, x_unit, width)
+
+    def _repr_html_(self) -> str:
+        return _views().html_fragment(self, self.records)
 
     @property
     def complete(self) -> bool:

@@ -25,12 +25,13 @@ comparison is worse than none. So:
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 from scipy import special
 
+from .compare_options import CompareOptions
 from .comparison import Comparison, Group
 from .clustered import METHOD as CLUSTERED
 from .clustered import clustered_bounds, pair_items
@@ -525,24 +526,61 @@ def rewards_by_arm(group: Group) -> dict[str, dict[int, float]]:
     return out
 
 
-def run_gate(records, fixed: str, baseline: str, candidate: str, margin, alpha: float = 0.05,
-             tolerance: float = 0.1, lower_is_better: bool = False,
+def run_gate(records, fixed: str | None, baseline: str, candidate: str, margin, alpha: float | None = None,
+             tolerance: float | None = None, lower_is_better: bool = False,
              reward_range: tuple[float, float] | None = None,
              planned_n: int | None = None, alpha_total: float | None = None,
              bounds: str = "auto", selection: dict | None = None,
-             anytime: bool = False) -> tuple[list[GateResult], Comparison]:
+             anytime: bool = False, *, options: CompareOptions | None = None
+             ) -> tuple[list[GateResult], Comparison]:
     """Gate every group where both arms ran; a group missing either arm is skipped.
 
+    `options` is the comparison the gate reads (`CompareOptions`: tolerance,
+    early stops, metric and start, confound units, workload/budget selection,
+    reward range), the same object `compare` and the report use, so every
+    verb judges one file alike; `tolerance` and `selection` (compare's
+    workloads=/budgets=) replace its fields. `alpha` is the gate's one-sided
+    alpha (default: the options'); a sequential look passes its share.
     Raises ValueError (the CLI's exit 2) for a candidate equal to the
     baseline, alpha outside (0, 0.5) or a negative or non-finite margin.
     `records` may be a RunTable (columns, no per-run objects: 1M runs in
-    about the time of `compare`); `selection` is compare's workloads=/budgets=.
-    `anytime`: earlier looks were taken at these results (the looks ledger),
-    so bounded groups use the anytime-valid betting bounds.
+    about the time of `compare`). `anytime`: earlier looks were taken at
+    these results (the looks ledger), so bounded groups use the
+    anytime-valid betting bounds.
     """
     from .comparing import compare
-    from .table import RunTable
 
+    options = gate_options(options, tolerance, selection)
+    alpha = options.alpha if alpha is None else alpha
+    _check_gate_args(baseline, candidate, alpha, bounds, margin)
+    subset = _two_arms(records, baseline, candidate)
+    comparison = compare(subset, fixed=fixed, options=replace(options, pairs="none"))
+    results = []
+    for group in comparison.groups:
+        names = {a.arm for a in group.arms}
+        if baseline in names and candidate in names:
+            runs = {arm: arm_runs(subset.frame, group, arm) for arm in (baseline, candidate)}
+            if options.metric != "reward":   # per-item rewards are final rewards, not the metric gated here
+                for arm_data in runs.values():
+                    arm_data.items = {}
+            results.append(gate_group(group, baseline, candidate, margin, alpha, lower_is_better,
+                                      {}, reward_range, planned_n, alpha_total, bounds, runs=runs,
+                                      anytime=anytime))
+    if not results:
+        raise ValueError(f"no workload and budget where both {baseline!r} and {candidate!r} ran")
+    return results, comparison
+
+
+def gate_options(options: CompareOptions | None, tolerance: float | None = None,
+                 selection: dict | None = None) -> CompareOptions:
+    """The comparison options a gate runs on: `options` (default CompareOptions()) with the given fields replaced."""
+    changes = {k: tuple(v) for k, v in (selection or {}).items() if v is not None}
+    if tolerance is not None:
+        changes["tolerance"] = tolerance
+    return replace(options or CompareOptions(), **changes)
+
+
+def _check_gate_args(baseline: str, candidate: str, alpha, bounds: str, margin) -> None:
     if baseline == candidate:
         raise ValueError(f"the candidate and the baseline are the same arm ({baseline!r}); "
                          "name two different arms")
@@ -550,10 +588,13 @@ def run_gate(records, fixed: str, baseline: str, candidate: str, margin, alpha: 
         raise ValueError(f"alpha must be between 0 and 0.5 (one-sided), got {alpha}")
     if bounds not in BOUNDS:
         raise ValueError(f"bounds must be one of {', '.join(BOUNDS)}, got {bounds!r}")
-    if not isinstance(margin, str):
+    if not isinstance(margin, str) or not margin.endswith("%"):
         relative_margin(margin, 0.0)
-    elif not margin.endswith("%"):
-        relative_margin(margin, 0.0)
+
+
+def _two_arms(records, baseline: str, candidate: str):
+    """The runs of the two gated arms (columns stay columns), after checking both are present."""
+    from .table import RunTable
 
     table = records if isinstance(records, RunTable) else None
     arms = set(table.frame["arm"].astype(str).unique()) if table is not None else {r.arm for r in records}
@@ -564,18 +605,7 @@ def run_gate(records, fixed: str, baseline: str, candidate: str, margin, alpha: 
             raise ValueError(f"arm {arm!r} is not in the results; arms present: {listed}")
     if table is not None:   # columns all the way: 1M runs without a Python object per run
         mask = table.frame["arm"].astype(str).isin([baseline, candidate]).to_numpy()
-        subset = RunTable(table.frame[mask], table.budgets, table.units, None)
-    else:   # one table, so the groups' rows reach each run's crash and items
-        subset = RunTable.from_records([r for r in records if r.arm in (baseline, candidate)])
-    comparison = compare(subset, fixed, tolerance, alpha=alpha, pairs=False, **(selection or {}))
-    results = []
-    for group in comparison.groups:
-        names = {a.arm for a in group.arms}
-        if baseline in names and candidate in names:
-            runs = {arm: arm_runs(subset.frame, group, arm) for arm in (baseline, candidate)}
-            results.append(gate_group(group, baseline, candidate, margin, alpha, lower_is_better,
-                                      {}, reward_range, planned_n, alpha_total, bounds, runs=runs,
-                                      anytime=anytime))
-    if not results:
-        raise ValueError(f"no workload and budget where both {baseline!r} and {candidate!r} ran")
-    return results, comparison
+        traces = None if table.traces is None else [table.traces[i] for i in np.flatnonzero(mask).tolist()]
+        return RunTable(table.frame[mask], table.budgets, table.units, traces)   # traces: anytime metrics
+    # one table, so the groups' rows reach each run's crash and items
+    return RunTable.from_records([r for r in records if r.arm in (baseline, candidate)])

@@ -30,6 +30,7 @@ try:  # the null rows' lines are parsed again (see _null_rows_keyed)
 except ImportError:  # pragma: no cover - orjson is a declared dependency
     _orjson = None
 
+from . import degradation
 from ..core.errors import InputError
 from ..core.provenance import code_key
 from ..core.records import (MAX_AMOUNT, MAX_DEPTH, MAX_REWARD, SCHEMA, RunRecord, _trace, budget_key,
@@ -431,7 +432,7 @@ def _arrow_read(pa, data: bytes, ends: np.ndarray, lines, table):
     cols = {n: table.column(n).combine_chunks() for n in
             ("workload", "arm", "seed", "spend", "reward", "dev_reward", "budget", "schema",
              "stop_reason", "error", "partial", "trace", "params", "reward_range", "provenance", "unit_nouns",
-             "instance", "items")
+             "instance", "items", degradation.STOP_KIND, degradation.DEGRADED)
             if n in names}
     # params only needs to be an object (its values are not read here): a date in it changes nothing
     if any(_has_temporal(c.type) for name, c in cols.items() if name != "params"):
@@ -513,6 +514,7 @@ def _arrow_labels(pa, cols: dict, n: int, frame: dict) -> bool:
         if not (pa.types.is_string(kind) or pa.types.is_integer(kind)):
             return False  # a float or object instance: the line reader words it exactly
         frame["instance"] = _object_column(cols["instance"].cast(pa.string()))
+    frame.update(degradation.arrow_columns(pa, cols, n))  # a governed run's stop kind and dropped stages
     return True
 
 
@@ -882,6 +884,7 @@ class _Builder:
                 [r.extra.get("reward_range") if r.extra else None for r in recs])
         if any(r.items is not None for r in recs):
             frame["items"] = items_column([r.items for r in recs])
+        frame.update(degradation.record_columns([r.extra for r in recs]))
         budgets, keys = {}, []
         for r in recs:
             key = budget_key(r.budget)

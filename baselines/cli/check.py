@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from ..core.errors import InputError
 from .options import add_results_args, margin, reward_range
@@ -44,13 +45,13 @@ def run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_early
     from ..core.records import read_records
     from .gate_output import gate_exit, print_gate
     from .options import check_results_files
+    from .results import results_options
 
     if margin is None:
         raise InputError("check: --margin M is required (the largest tolerated loss, e.g. 0.02 or 2%)")
     if baseline == candidate:
         raise InputError(f"check: --baseline and --candidate are both {baseline!r}; name two different arms")
     check_results_files(results + ([against] if against else []))
-    selection = {}
     if against:
         records = read_records(results, keep_last=keep_last)
         stored = [r for r in read_records(against) if r.arm == baseline]
@@ -63,16 +64,23 @@ def run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_early
         records = RunTable.read(results, keep_last=keep_last)
         if len(records) == 0:
             raise InputError(f"{', '.join(results)}: no runs in the results; nothing to check")
-        selection = {"workloads": tuple(workloads or ()), "budgets": tuple(budgets or ())}
+    try:   # every results option reaches the comparison the gate reads, as in compare and report
+        options = results_options(tolerance=tolerance, alpha=alpha, allow_early_stop=allow_early_stop,
+                                  metric=metric, start=start, workloads=workloads, budgets=budgets,
+                                  confounds=confounds, reward_range=reward_range)
+    except ValueError as exc:
+        raise InputError(f"check: {exc}") from None
+
     def gate(anytime: bool = False):
         try:
-            return run_gate(records, fixed, baseline, candidate, margin, alpha, tolerance,
-                            lower_is_better, reward_range=reward_range, bounds=bounds,
-                            selection=selection, anytime=anytime)
+            return run_gate(records, fixed, baseline, candidate, margin, lower_is_better=lower_is_better,
+                            bounds=bounds, anytime=anytime, options=options)
         except ValueError as exc:
             raise InputError(f"check: {exc}") from None
 
     outcome, comparison = gate()
+    for warning in comparison.warnings:
+        print(f"costmatch: warning: {warning}", file=sys.stderr)
     outcome = with_looks(results, outcome, baseline, candidate, lambda: gate(anytime=True)[0])
     verdict = overall(outcome)
     print_gate(outcome, verdict, baseline=baseline, candidate=candidate, fixed=fixed, as_json=as_json,

@@ -4,9 +4,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .options import EXIT_OK, UNIT_ALIASES
+from .options import EXIT_OK, UNIT_ALIASES, builtin_suites
 
-HELP = "list the built-in workloads and arms (parameters and defaults) and the units with their meaning"
+HELP = "list the built-in workloads and arms (parameters and defaults), the units with their meaning, and the shipped suites"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -17,4 +17,7 @@ def run() -> int:
     from ..running.scaffold import catalog, format_catalog
 
     sys.stdout.write(format_catalog(catalog(), aliases=UNIT_ALIASES))
+    shipped = builtin_suites()
+    if shipped:
+        sys.stdout.write(f"\nShipped suites (costmatch run NAME, costmatch plan NAME): {', '.join(shipped)}\n")
     return EXIT_OK

@@ -29,6 +29,28 @@ def default_suite() -> Path:
     local = Path(LOCAL_SUITE)
     return local if local.is_file() else DEFAULT_SUITE
 
+
+#: Suites that ship with the package, run by name (`costmatch run replay-aime2025`).
+BUILTIN_SUITES = DEFAULT_SUITE.parent / "suites"
+
+
+def builtin_suites() -> list[str]:
+    """The names of the shipped suites."""
+    return sorted(p.stem for p in BUILTIN_SUITES.glob("*.toml"))
+
+
+def suite_path(given: str | None) -> Path:
+    """The suite a verb runs: the file given, else a shipped suite of that name, else the default.
+
+    A file of that name in the working folder always wins over a shipped suite.
+    """
+    if given is None:
+        return default_suite()
+    path = Path(given)
+    if not path.exists() and path.suffix != ".toml" and (BUILTIN_SUITES / f"{given}.toml").is_file():
+        return BUILTIN_SUITES / f"{given}.toml"
+    return path
+
 #: Words people type for the standard units; each maps to the contract's name.
 UNIT_ALIASES: dict[str, str] = {
     "rollout": "rollouts", "call": "calls", "requests": "calls", "request": "calls",

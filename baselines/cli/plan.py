@@ -11,13 +11,13 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass
 
-from .options import EXIT_OK, default_suite
+from .options import EXIT_OK, suite_path
 
 HELP = "list the cells of a suite and, per unit, the most they may spend; runs nothing"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("suite", nargs="?", metavar="SUITE.toml", help="the suite (default: ./costmatch-suite.toml if present, else the built-in demo suite)")
+    p.add_argument("suite", nargs="?", metavar="SUITE.toml", help="the suite file, or the name of a shipped suite (replay-aime2025); default: ./costmatch-suite.toml if present, else the built-in demo suite")
 
 
 @dataclass(frozen=True)
@@ -68,7 +68,7 @@ def run(*, suite) -> int:
     from ..core.records import budget_label
     from ..running.suite import load_suite
 
-    loaded = load_suite(suite or default_suite())
+    loaded = load_suite(suite_path(suite))
     cells = loaded.cells()
     rows = [f"{cell.workload.name}\t{budget_label(cell.budget.limits)}\t{cell.arm.name}\t{cell.seed}"
             for cell in cells]

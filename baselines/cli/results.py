@@ -23,6 +23,22 @@ def read_runs(results: list[str], keep_last: bool) -> list[RunRecord]:
     return read_records(results, keep_last=keep_last)
 
 
+def results_options(*, tolerance: float, alpha: float, allow_early_stop: bool, metric: str, start: float,
+                    workloads: list[str] | None, budgets: list[tuple[str, float]] | None,
+                    confounds: list[str] | None, reward_range: tuple[float, float] | None,
+                    **more) -> CompareOptions:
+    """The CompareOptions of the options every results verb shares (`add_results_args`), plus `more` fields.
+
+    Why one function: `compare`, `report` and `check` must turn the same
+    flags into the same comparison; `check` once parsed --metric, --start,
+    --allow-early-stop and --confounds and dropped them on the way to the gate.
+    """
+    return CompareOptions(tolerance=tolerance, alpha=alpha, allow_early_stop=allow_early_stop, metric=metric,
+                          start=start, workloads=tuple(workloads or ()), budgets=tuple(budgets or ()),
+                          confound_units=tuple(confounds) if confounds is not None else None,
+                          reward_range=reward_range, **more)
+
+
 def load_comparison(verb: str, results: list[str], fixed: str | None, *, tolerance: float, keep_last: bool,
                     allow_early_stop: bool, alpha: float, metric: str, start: float,
                     workloads: list[str] | None = None, budgets: list[tuple[str, float]] | None = None,
@@ -44,13 +60,11 @@ def load_comparison(verb: str, results: list[str], fixed: str | None, *, toleran
     if len(table) == 0:
         raise InputError(f"{', '.join(results)}: no runs in the results; nothing to compare")
     try:
-        options = CompareOptions(tolerance=tolerance, alpha=alpha, allow_early_stop=allow_early_stop,
-                                 baseline=baseline, equivalence_margin=equivalence_margin, metric=metric,
-                                 start=start, pairs=pairs, bootstrap=bootstrap, workloads=tuple(workloads or ()),
-                                 budgets=tuple(budgets or ()),
-                                 confound_units=tuple(confounds) if confounds is not None else None,
-                                 reward_range=reward_range)
-        comparison = compare(table, fixed, options=options)
+        options = results_options(tolerance=tolerance, alpha=alpha, allow_early_stop=allow_early_stop,
+                                  metric=metric, start=start, workloads=workloads, budgets=budgets,
+                                  confounds=confounds, reward_range=reward_range, baseline=baseline,
+                                  equivalence_margin=equivalence_margin, pairs=pairs, bootstrap=bootstrap)
+        comparison = compare(table, fixed=fixed, options=options)
     except ValueError as exc:
         raise InputError(f"{verb}: {exc}") from None
     for warning in comparison.warnings:

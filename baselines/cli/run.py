@@ -9,14 +9,14 @@ from pathlib import Path
 from ..core.errors import InputError
 from ..core.scoped import gc_paused
 from .check import add_gate_arguments
-from .options import (EXIT_INTERRUPTED, EXIT_NEGATIVE, EXIT_OK, alpha, default_suite, finite, output_dir,
+from .options import (EXIT_INTERRUPTED, EXIT_NEGATIVE, EXIT_OK, alpha, suite_path, finite, output_dir,
                       positive_int)
 
 HELP = "run every cell of a suite (the built-in demo suite without SUITE)"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("suite", nargs="?", metavar="SUITE.toml", help="the suite (default: ./costmatch-suite.toml if present, else the built-in demo suite)")
+    p.add_argument("suite", nargs="?", metavar="SUITE.toml", help="the suite file, or the name of a shipped suite (replay-aime2025); default: ./costmatch-suite.toml if present, else the built-in demo suite")
     p.add_argument("--out", metavar="DIR", help="output folder (default: the suite's 'out'); created if missing")
     p.add_argument("--jobs", type=positive_int("--jobs"), metavar="N",
                    help="parallel cells (default: the suite's 'jobs')")
@@ -31,6 +31,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    metavar="N", help="reruns of a cell alone after its worker process died, before it is "
                    "recorded as worker-died (default 2)")
     p.add_argument("--fresh", action="store_true", help="start over (the old results file is moved aside)")
+    p.add_argument("--keep-stale", action="store_true",
+                   help="resume even though an arm's or workload's code changed since its kept cells ran, and "
+                        "report those cells as they are (without it such a resume exits 2 naming the modules)")
     p.add_argument("--retry-errors", action="store_true", help="rerun the cells whose records carry an error")
     p.add_argument("--quiet", action="store_true", help="no progress lines and no summary")
     p.add_argument("--no-plots", action="store_true", help="write tables only, no figures")
@@ -54,23 +57,25 @@ def _retries(text: str) -> int:
 
 def run(*, suite, out, jobs, backend, fresh, retry_errors, quiet, no_plots, looks, gate, margin,
         lower_is_better, inconclusive, alpha, as_json, bounds="auto", reward_range=None, address=None,
-        worker_wait=60.0, retries=2) -> int:
+        worker_wait=60.0, retries=2, keep_stale=False) -> int:
     from ..running.progress import Progress
     from ..running.runner import run_suite
     from ..running.suite import isolated_workers, load_suite
 
-    loaded = load_suite(suite or default_suite())
+    loaded = load_suite(suite_path(suite))
     out_dir = output_dir(out or loaded.out, "output folder")
     if looks or gate:
         return _run_sequential(loaded, out_dir, looks=looks, gate=gate, margin=margin, alpha=alpha,
                                lower_is_better=lower_is_better, inconclusive=inconclusive, as_json=as_json,
                                jobs=jobs, backend=backend, fresh=fresh, retry_errors=retry_errors, quiet=quiet,
-                               cluster=dict(address=address, worker_wait=worker_wait, retries=retries),
+                               cluster=dict(address=address, worker_wait=worker_wait, retries=retries,
+                                            stale="keep" if keep_stale else "refuse"),
                                bounds=bounds, reward_range=reward_range)
     progress = Progress(loaded.fixed_units, quiet=quiet)
     with isolated_workers():
         outcome = run_suite(loaded, out_dir, jobs, backend, fresh, retry_errors, progress, address=address,
-                            worker_wait=worker_wait, retries=retries, meanwhile=_import_report, other_runs="check")
+                            worker_wait=worker_wait, retries=retries, meanwhile=_import_report, other_runs="check",
+                            stale="keep" if keep_stale else "refuse")
     if outcome.lost is not None:
         print(f"costmatch: {outcome.lost}; {len(outcome.records)} finished cell(s) are kept in {outcome.results}; "
               "restart the cluster (or drop --address) and run the same command to resume", file=sys.stderr)
@@ -180,9 +185,12 @@ def _run_sequential(suite, out_dir: Path, *, looks, gate, margin, alpha, lower_i
 
     if fresh and (out_dir / "results.jsonl").exists():
         run_suite(dataclasses.replace(suite, workloads=[]), out_dir, fresh=True)
-    verdict, used, results, outcome = run_sequential(
-        suite, out_dir, planned, baseline, candidate, margin, alpha, lower_is_better,
-        run_look, lambda: Progress(suite.fixed_units, quiet=quiet), reward_range=reward_range, bounds=bounds)
+    try:   # a gate that cannot decide a look (e.g. --bounds betting without a range) says why: exit 2
+        verdict, used, results, outcome = run_sequential(
+            suite, out_dir, planned, baseline, candidate, margin, alpha, lower_is_better,
+            run_look, lambda: Progress(suite.fixed_units, quiet=quiet), reward_range=reward_range, bounds=bounds)
+    except ValueError as exc:
+        raise InputError(f"run: --gate {gate}: {exc}") from None
     if outcome is not None and outcome.interrupted:
         print("costmatch: interrupted; finished cells are kept; run the same command to resume", file=sys.stderr)
         return EXIT_INTERRUPTED

@@ -15,6 +15,8 @@ from __future__ import annotations
 import math
 from typing import Any, Callable, Sequence
 
+from .scored import unpack_score
+
 
 def score_alternatives(score: Callable[[Any, Any], Any], instance: Any,
                        alternatives: Sequence[Any]) -> tuple[float | None, list[str]]:
@@ -24,8 +26,7 @@ def score_alternatives(score: Callable[[Any, Any], Any], instance: Any,
     notes: list[str] = []
     for i, alternative in enumerate(alternatives):
         try:
-            value = score(instance, alternative)
-            value = None if value is None else float(value)
+            value = unpack_score(score(instance, alternative))[0]
         except Exception as exc:  # an unselected alternative's failure is not the run's failure
             notes.append(f"alternative {i} (not selected): scoring failed: {type(exc).__name__}: {exc}")
             continue

@@ -93,10 +93,10 @@ class _Metered:
         self.meter, self.prices, self.max_attempts, self.backoff = meter, prices, max_attempts, backoff
 
     def _cap(self, kwargs: dict) -> dict:
+        self.meter.check()  # a used-up budget stops the arm before the request is sent, never after
         allowance = self.meter.token_allowance()
         if allowance == math.inf:
             return kwargs
-        self.meter.check()  # a used-up token budget stops the arm before the request is sent
         wanted = kwargs.get(self.cap_key)
         cap = int(max(1, allowance if wanted is None else min(wanted, allowance)))
         return {**kwargs, self.cap_key: cap}

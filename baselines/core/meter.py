@@ -7,14 +7,23 @@ a unit reported on every call is measured, on none is unreported (`None`),
 on some is *partial* (the sum is a lower bound). When a budgeted unit runs
 out the Meter raises :class:`BudgetExhausted`, a BaseException, so an arm's
 ``except Exception`` cannot swallow the stop by accident.
+
+The budget rule, in one sentence: a budget of N calls, rollouts or
+evaluations gives the arm N usable results, because the charge that would go
+beyond the budget raises BudgetExhausted before it is charged (for work whose
+usage is reported after it is done, a model call or a function evaluation,
+that is the :meth:`Meter.check` made before it); tokens, dollars and seconds,
+which a call cannot bound in advance, are charged as reported, and the call
+that goes beyond one stops the run with its overshoot measured and recorded.
 """
 from __future__ import annotations
 
 import math
 import time
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Mapping, NoReturn
 
 from .budget import Budget
+from .governor import Governor
 from .units import CALL_UNITS, ordered_units
 
 _NO_CHOICE = object()
@@ -87,20 +96,26 @@ class Meter:
         """
         if tokens is None and prompt_tokens is not None and completion_tokens is not None:
             tokens = prompt_tokens + completion_tokens
-        if self._parent is not None:  # the whole run's allowance is checked first
-            self._parent.call(prompt_tokens, completion_tokens, tokens, usd, **other_units)
-        self._calls += 1
         reported = {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
                     "tokens": tokens, "usd": usd, **other_units}
+        for unit, value in reported.items():
+            if value is not None:
+                _check_amount(unit, value)
+        chain = self._chain()
+        for meter in chain:  # the call happened: it is recorded everywhere before any stop is raised
+            meter._record_call(reported)
+        for meter in reversed(chain):  # the whole run's allowance is judged first
+            meter._enforce()
+
+    def _record_call(self, reported: dict[str, float | None]) -> None:
+        self._calls += 1
         for unit in reported:
             self._call_reported.setdefault(unit, 0)
         for unit, value in reported.items():
             if value is None:
                 continue
-            _check_amount(unit, value)
             self._call_reported[unit] += 1
             self._totals[unit] = self._totals.get(unit, 0) + value
-        self._enforce()
 
     def rollouts(self, n: int = 1) -> None:
         """Charge `n` rollouts (scoring episodes, evaluations of a candidate)."""
@@ -113,11 +128,14 @@ class Meter:
         if unit == "seconds":
             raise ValueError("'seconds' is measured by the Meter's clock, not charged")
         _check_amount(unit, amount)
-        if self._parent is not None:
-            self._parent.charge(unit, amount)
-        self._measured.add(unit)
-        self._totals[unit] = self._totals.get(unit, 0) + amount
-        self._enforce()
+        chain = self._chain()
+        for meter in reversed(chain):  # refused before anything is charged: the run's allowance first
+            meter._refuse_beyond(unit, amount)
+        for meter in chain:
+            meter._measured.add(unit)
+            meter._totals[unit] = meter._totals.get(unit, 0) + amount
+        for meter in reversed(chain):
+            meter._enforce()
 
     def sub(self, budget: Budget) -> "Meter":
         """A Meter for one sub-run (a fork, a worker) with its own share of the budget.
@@ -130,9 +148,53 @@ class Meter:
         child._parent = self
         return child
 
-    def check(self) -> None:
-        """Raise BudgetExhausted if any budgeted unit is used up (for loop heads)."""
-        self._enforce()
+    def check(self, **amounts: float) -> None:
+        """Raise BudgetExhausted when a budgeted unit has nothing left (or `amounts`, e.g. ``rollouts=4``, would not fit).
+
+        Call it *before* work that is charged after it is done (a model call
+        whose usage is reported afterwards, a function evaluation): with
+        ``Budget(calls=N)`` the check before call N + 1 stops the arm, so it
+        gets exactly N usable results and never makes a call beyond N.
+        """
+        for unit, amount in amounts.items():
+            _check_amount(unit, amount)
+        for meter in reversed(self._chain()):
+            meter._enforce()
+            for unit, limit in (meter.budget.limits.items() if meter.budget is not None else ()):
+                need = amounts.get(unit)
+                beyond = meter.spent(unit) + need > limit if need is not None else meter.spent(unit) >= limit
+                if beyond:
+                    meter._stop(unit)
+
+    def _chain(self) -> list["Meter"]:
+        """This Meter and its parents (a sub-run's charges go to the whole run's Meter too)."""
+        chain, meter = [], self
+        while meter is not None:
+            chain.append(meter)
+            meter = meter._parent
+        return chain
+
+    def governor(self, soft: float = 0.75, hard: float = 0.90, stages: Mapping[str, float] | None = None,
+                 estimate: str = "max") -> Governor:
+        """The run's budget governor: stages to drop as the budget runs low, and a projection at round barriers.
+
+        ``allow("rank")`` says no from the `soft` fraction of the budget on,
+        ``allow("verify")`` from the `hard` one; `stages` declares others
+        (name -> floor). ``fits()`` before a round, ``round_done()`` after it:
+        no round starts that the costliest round so far (`estimate="max"`, or
+        the mean) says cannot finish. The run's record says what it did; a
+        Meter without a budget gives a governor that allows everything and
+        records nothing (see docs/governor.md). One per Meter: asking again
+        with the same settings returns the same governor.
+        """
+        wanted = {"rank": soft, "verify": hard, **dict(stages or {})}
+        held = getattr(self, "_governor", None)
+        if held is not None:
+            if held.estimate != estimate or any(held.stages.get(k) != float(v) for k, v in wanted.items()):
+                raise ValueError("this Meter already holds a governor with other settings; ask for it once per run")
+            return held
+        self._governor = Governor(self, wanted, estimate)
+        return self._governor
 
     # -- what is left -------------------------------------------------------
     def spent(self, unit: str) -> float:
@@ -224,6 +286,13 @@ class Meter:
             self._parent.void(unit, reason)
 
     def _enforce(self) -> None:
+        """Stop a run that is past its time limit, already stopped, or beyond a budgeted unit.
+
+        "Beyond" is strict: spending exactly the budget is within it (a budget
+        of N calls gives N usable results). Only what a call cannot bound in
+        advance (tokens, dollars, seconds; calls an arm made without
+        :meth:`check`) can be beyond it; it stays recorded as measured.
+        """
         if self._deadline is not None and self._clock() > self._deadline:
             raise CellTimeout(f"cell ran past its time limit ({self.elapsed():.1f} s)")
         if self.budget is None:
@@ -231,10 +300,19 @@ class Meter:
         if self.exhausted is not None:
             raise BudgetExhausted(self.exhausted, self.spent(self.exhausted), self.budget[self.exhausted])
         for unit, limit in self.budget.limits.items():
-            spent = self.spent(unit)
-            if spent >= limit:
-                self.exhausted = unit
-                raise BudgetExhausted(unit, spent, limit)
+            if self.spent(unit) > limit:
+                self._stop(unit)
+
+    def _refuse_beyond(self, unit: str, amount: float) -> None:
+        """The budget rule for spend known before it is made: refuse the charge that would go beyond it."""
+        if self.exhausted is not None:
+            self._enforce()
+        if self.budget is not None and unit in self.budget and self.spent(unit) + amount > self.budget[unit]:
+            self._stop(unit)
+
+    def _stop(self, unit: str) -> NoReturn:
+        self.exhausted = unit
+        raise BudgetExhausted(unit, self.spent(unit), self.budget[unit])
 
 
 def _check_amount(unit: str, value: float) -> None:

@@ -11,6 +11,7 @@ file, or a worker that was not restarted after the edit.
 from __future__ import annotations
 
 import hashlib
+import inspect
 import os
 import socket
 import sys
@@ -18,6 +19,61 @@ from typing import Any, Iterable
 
 _MODULE_HASHES: dict[str, tuple[Any, str | None]] = {}
 _STATIC: dict[str, Any] = {}
+
+#: Classes no worker can import by name (defined in a script, a notebook or a function), sent to
+#: workers by value: "module:Name" -> (class, hash of its source taken where it was defined).
+_BY_VALUE: dict[str, tuple[type, str | None]] = {}
+
+
+def register_class(path: str, cls: type, digest: str | None = None) -> None:
+    """Name `cls` by `path` for this process; its code version is the hash of its source.
+
+    `digest` is given in a worker, where the source of a class sent by value
+    cannot be read: the hash travels with the class from where it was defined.
+    """
+    _BY_VALUE[path] = (cls, class_hash(cls) if digest is None else digest)
+
+
+def by_value(path: str) -> type | None:
+    """The class registered under `path` (see `register_class`), or None."""
+    entry = _BY_VALUE.get(path)
+    return None if entry is None else entry[0]
+
+
+def by_value_hash(path: str) -> str | None:
+    entry = _BY_VALUE.get(path)
+    return None if entry is None else entry[1]
+
+
+def class_source(cls: type) -> str | None:
+    """The source of `cls`, or of its methods in order when the class's own is unavailable.
+
+    Why the fallback: `inspect.getsource` of a class defined in a notebook
+    cell fails on Python 3.11 (`__main__` has no file), while its methods'
+    code still names the cell, so their source is read.
+    """
+    try:
+        return inspect.getsource(cls)
+    except (OSError, TypeError):
+        pass
+    parts = [f"class {cls.__qualname__}({', '.join(b.__qualname__ for b in cls.__bases__)})"]
+    for name, value in vars(cls).items():
+        function = getattr(value, "__func__", value)
+        function = getattr(function, "fget", function)
+        if inspect.isfunction(function):
+            try:
+                parts.append(inspect.getsource(function))
+            except (OSError, TypeError):
+                return None
+        elif not name.startswith("__"):
+            parts.append(f"{name} = {value!r}")
+    return "\n".join(parts)
+
+
+def class_hash(cls: type) -> str | None:
+    """sha256 (first 16 hex digits) of `class_source(cls)`; None when no source can be read."""
+    text = class_source(cls)
+    return None if text is None else hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
 def module_hash(path: str) -> str | None:
@@ -27,6 +83,8 @@ def module_hash(path: str) -> str | None:
     file under the same name (a second suite's ``my_arms`` from another
     folder) must not stamp its records with the first file's hash.
     """
+    if path in _BY_VALUE:
+        return _BY_VALUE[path][1]
     module_name = path.partition(":")[0]
     module = sys.modules.get(module_name)
     cached = _MODULE_HASHES.get(module_name)
@@ -100,7 +158,10 @@ def source_hash(path: str) -> tuple[str | None, str | None]:
     What the next cell will run. :func:`module_hash` caches per process, so
     it cannot see an edit made since the module was first hashed; this is the
     check a resumed run makes against the hashes its kept records carry.
+    A class sent by value is named by its path (it has no file of its own).
     """
+    if path in _BY_VALUE:
+        return _BY_VALUE[path][1], f"{path} (a class defined in a script, notebook or function)"
     module = sys.modules.get(path.partition(":")[0])
     filename = getattr(module, "__file__", None) if module is not None else None
     if not filename:
@@ -121,22 +182,23 @@ def _shown(filename: str) -> str:
     return filename if relative.startswith("..") else relative
 
 
-def changed_code_lines(records: Iterable[Any], arms: dict[str, str], workloads: dict[str, str]) -> list[str]:
-    """One line per arm, then per workload, whose module changed since its kept runs ran.
+def changed_code(records: Iterable[Any], arms: dict[str, str],
+                 workloads: dict[str, str]) -> list[tuple[str, str, str, int]]:
+    """(kind, name, file, kept cells) per arm, then per workload, whose code changed since its kept runs ran.
 
-    `records` are the kept runs a resumed run will report; `arms` and
-    `workloads` map the suite's names to their ``"module:Name"`` paths. Why
-    not refuse: a comment edit changes the hash too, and must not force a
-    rerun; but reporting old results of edited code without a word is how
-    a fix that was never run gets published.
+    `records` are the kept runs a resumed run would report; `arms` and
+    `workloads` map the suite's names to their ``"module:Name"`` paths. A
+    comment edit changes the hash too: the caller decides (refuse, or keep
+    with a warning), but old results of edited code are never reported
+    without a word.
     """
     hashes: dict[str, tuple[str | None, str | None]] = {}  # one read per module, however many arms share it
 
     def hashed(path: str) -> tuple[str | None, str | None]:
-        module = path.partition(":")[0]
-        if module not in hashes:
-            hashes[module] = source_hash(path)
-        return hashes[module]
+        key = path if path in _BY_VALUE else path.partition(":")[0]
+        if key not in hashes:
+            hashes[key] = source_hash(path)
+        return hashes[key]
 
     now = {("arm", name): hashed(path) for name, path in arms.items()}
     now.update({("workload", name): hashed(path) for name, path in workloads.items()})
@@ -151,10 +213,14 @@ def changed_code_lines(records: Iterable[Any], arms: dict[str, str], workloads: 
             old = prov.get(field)
             if current is not None and isinstance(old, str) and old != current:
                 stale[(kind, name)] = stale.get((kind, name), 0) + 1
+    return [(kind, name, _shown(now[(kind, name)][1]), n) for (kind, name), n in sorted(stale.items())]
+
+
+def changed_code_lines(records: Iterable[Any], arms: dict[str, str], workloads: dict[str, str]) -> list[str]:
+    """`changed_code` as warning lines, for a resume told to keep the stale cells (`--keep-stale`)."""
     out = []
-    for (kind, name), n in sorted(stale.items()):
-        shown = _shown(now[(kind, name)][1])
+    for kind, name, shown, n in changed_code(records, arms, workloads):
         whose = name if kind == "arm" else f"workload {name}"
-        out.append(f"{shown} changed since {n} kept cell(s) of {whose} ran: pass --fresh to rerun them, or give "
-                   f"the changed {kind} a new name (the kept results are reported as they are)")
+        out.append(f"{shown} changed since {n} kept cell(s) of {whose} ran; --keep-stale: the kept results are "
+                   f"reported as they are (pass --fresh to rerun them, or give the changed {kind} a new name)")
     return out

@@ -7,8 +7,9 @@ Why it is built this way:
 - Resuming skips every run identity already in the file; a changed arm or
   workload parameter under the same name is refused, because mixing old and
   new runs under one name is a silent lie in every later table.
-- A cell's randomness comes from (seed, arm name) and the workload instance
-  from the seed alone, so results do not depend on jobs, backend or order.
+- A cell's randomness comes from (seed, workload), the same stream for every
+  arm (common random numbers: see `arm_rng`), and the workload instance from
+  the seed alone, so results do not depend on arm names, jobs, backend or order.
 """
 from __future__ import annotations
 
@@ -34,23 +35,31 @@ import orjson
 from ..core.alternatives import score_alternatives
 from ..core.errors import InputError
 from ..core.fileio import ensure_dir
+from ..core.governor import governor_fields
 from ..core.scoped import gc_paused
 from ..core.protocols import ArmOutput
 from ..core.meter import BudgetExhausted, CellTimeout, Meter
-from ..core.provenance import changed_code_lines, provenance
+from ..core.provenance import by_value, changed_code, changed_code_lines, provenance
 from ..core.records import _KNOWN, RunRecord, parse_line, quote, record_from_json, write_records
+from ..core.scored import unpack_score
 from .suite import Cell, Suite, resolve
 
 
 # -- one cell (runs in a worker) ------------------------------------------------
-def arm_rng(seed: int, arm: str) -> np.random.Generator:
-    """The arm's own random stream: fixed by seed and arm name, never by worker or order.
+def arm_rng(seed: int, workload: str) -> np.random.Generator:
+    """The arm's random stream: fixed by the seed and the workload, never by the arm's name, worker or order.
 
-    The seed material is ``[seed, crc32(arm)]``. Below 2**32 it is given as
-    the uint32 words numpy would make of that list (the same stream, tested),
-    which skips numpy's per-call conversion: a quarter of a trivial cell.
+    Why not by arm name: common random numbers. Every arm of a comparison
+    gets the same stream at a given seed (as it gets the same instance), so
+    two arms with identical code give identical records, and arms that draw
+    alike share their draws: the standard variance reduction for paired
+    comparisons (per-seed differences then measure the arms, not the draws).
+
+    The seed material is ``[seed, crc32(workload)]``. Below 2**32 it is given
+    as the uint32 words numpy would make of that list (the same stream,
+    tested), which skips numpy's per-call conversion: a quarter of a trivial cell.
     """
-    crc = zlib.crc32(arm.encode("utf-8"))
+    crc = zlib.crc32(workload.encode("utf-8"))
     if 0 <= seed < 2**32:
         return np.random.default_rng(np.array((seed, crc), dtype=np.uint32))
     return np.random.default_rng([seed, crc])
@@ -150,11 +159,11 @@ def execute_record(cell: Cell) -> RunRecord:
         # even where nothing could interrupt it (a sleep in a thread)
         run.stop_reason, run.error, run.output = "timeout", _timeout_error(cell.timeout), None
     choice, alternatives = _choice(run)
-    reward = _score(run, choice)
+    reward, items = _score(run, choice)
     oracle, notes = None, []
     if run.error is None and alternatives:  # an unselected alternative's failed scoring is a note (contract 1)
         oracle, notes = score_alternatives(run.workload.score, run.instance, alternatives)
-    return _cell_record(cell, run, reward, oracle, notes, started)
+    return _cell_record(cell, run, reward, items, oracle, notes, started)
 
 
 def _run_arm(cell: Cell, run: _CellRun) -> None:
@@ -172,7 +181,7 @@ def _run_arm(cell: Cell, run: _CellRun) -> None:
                 stage = "arm"
                 arm = _loaded(spec_a.path, spec_a.name)(**spec_a.params)
                 try:
-                    run.output = arm.run(run.instance, run.meter, arm_rng(cell.seed, spec_a.name))
+                    run.output = arm.run(run.instance, run.meter, arm_rng(cell.seed, spec_w.name))
                 except BudgetExhausted as exc:
                     run.stop_reason = f"budget:{exc.unit}"
         except CellTimeout:  # also one raised late, between the arm's return and the alarm's end
@@ -189,6 +198,9 @@ def _run_arm(cell: Cell, run: _CellRun) -> None:
 def _loaded(path: str, name: str) -> Any:
     """`resolve`, with the module looked up in sys.modules first: after a worker's first cell the
     module is there, and the import machinery's checks were a tenth of a trivial cell's time."""
+    sent = by_value(path)   # a class from a script or notebook, sent with the cell
+    if sent is not None:
+        return sent
     module_name, _, attr = path.partition(":")
     module = sys.modules.get(module_name)
     spec = getattr(module, "__spec__", None)
@@ -209,26 +221,30 @@ def _choice(run: _CellRun) -> tuple[Any, list]:
     return choice, alternatives
 
 
-def _score(run: _CellRun, choice: Any) -> Any:
-    """The workload's score of `choice`, or None with `run.error` set (no choice, or scoring raised)."""
-    reward = None
+def _score(run: _CellRun, choice: Any) -> tuple[float | None, list | None]:
+    """The workload's score of `choice` and its items (a `Scored`), or None with `run.error` set
+    (no choice, or scoring raised)."""
+    reward = items = None
     if run.error is None:
         if choice is None:
             run.error = {"type": "NoChoice", "message": "the arm stopped before reporting a choice through "
                          "meter.progress(best, choice=...)", "where": "", "stage": "arm", "traceback": ""}
         else:
             try:
-                reward = run.workload.score(run.instance, choice)
+                reward, items = unpack_score(run.workload.score(run.instance, choice))
                 if getattr(run.workload, "score_trace", False):
                     _score_trace(run.workload, run.instance, run.meter)
             except Exception as exc:
                 run.error = _error(exc, "score")
-                reward = None
-    return reward
+                reward = items = None
+    return reward, items
 
 
-def _cell_record(cell: Cell, run: _CellRun, reward, oracle, notes: list[str], started: float) -> RunRecord:
-    """The record of a finished cell; without a meter its spend is only the seconds it took."""
+def _cell_record(cell: Cell, run: _CellRun, reward, items, oracle, notes: list[str], started: float) -> RunRecord:
+    """The record of a finished cell; without a meter its spend is only the seconds it took.
+
+    `items` are the per-item outcomes of a `Scored` score (contract v3), None for a plain number.
+    """
     spec_w, spec_a, meter = cell.workload, cell.arm, run.meter
     spend = meter.spend() if meter is not None else {"seconds": time.perf_counter() - started}
     extra: dict[str, Any] = {"workload_params": dict(spec_w.params)}
@@ -238,11 +254,12 @@ def _cell_record(cell: Cell, run: _CellRun, reward, oracle, notes: list[str], st
         extra["notes"] = notes
     extra.update(_workload_fields(run.workload, run.instance))
     extra["provenance"] = provenance(spec_a.path, spec_w.path)
+    extra.update(governor_fields(meter, run.stop_reason))  # nothing unless the arm held a governor under a budget
     return RunRecord(spec_w.name, spec_a.name, cell.seed, spend,
                      None if reward is None else float(reward), cell.budget.to_dict(),
                      dict(spec_a.params), meter.best if meter is not None else None,
                      list(meter.trace) if meter is not None else None, run.stop_reason, run.error,
-                     tuple(meter.partial()) if meter is not None else (), extra)
+                     tuple(meter.partial()) if meter is not None else (), extra, items)
 
 
 def _workload_fields(workload, instance) -> dict[str, Any]:
@@ -336,14 +353,15 @@ def _score_trace(workload, instance, meter: Meter) -> None:
     Anytime comparisons then read what would have shipped at spend X, not
     the arm's own (optimistically selected) dev score.
     """
-    cache: dict[int, float] = {}
+    cache: dict[int, float | None] = {}
     for point, choice in zip(meter.trace, meter.trace_choices):
         if not meter.has_choice or choice is None:
             continue
         key = id(choice)
         if key not in cache:
-            cache[key] = float(workload.score(instance, choice))
-        point["reward"] = cache[key]
+            cache[key] = unpack_score(workload.score(instance, choice))[0]
+        if cache[key] is not None:
+            point["reward"] = cache[key]
 
 
 # -- the results file ------------------------------------------------------------
@@ -622,7 +640,7 @@ def _sync(handle) -> None:
 def run_suite(suite: Suite, out_dir: Path, jobs: int | None = None, backend: str | None = None,
               fresh: bool = False, retry_errors: bool = False, progress=None, *, address: str | None = None,
               worker_wait: float = 60.0, retries: int = 2, meanwhile: Callable[[], None] | None = None,
-              other_runs: str = "keep") -> RunOutcome:
+              other_runs: str = "keep", stale: str = "refuse") -> RunOutcome:
     """Run every cell not yet in ``out_dir/results.jsonl``; return what happened.
 
     ``address``: a Dask scheduler or Ray cluster to use (Dask also reads
@@ -634,7 +652,10 @@ def run_suite(suite: Suite, out_dir: Path, jobs: int | None = None, backend: str
     does not have alone (the Python API may append several experiments to
     one file), "check" (``costmatch run``, which writes one report per
     folder) refuses a file that holds none of this suite's arms and
-    workloads and says which kept runs the report leaves out.
+    workloads and says which kept runs the report leaves out;
+    ``stale``: "refuse" (the default) stops a resume whose arm or workload
+    code changed since its kept cells ran (InputError naming the modules,
+    before any cell runs), "keep" reports them with a warning per module.
     """
     explicit_jobs = jobs
     jobs = jobs or suite.jobs
@@ -643,7 +664,7 @@ def run_suite(suite: Suite, out_dir: Path, jobs: int | None = None, backend: str
     out_dir = ensure_dir(out_dir, "output folder")
     results = out_dir / "results.jsonl"
     with output_lock(out_dir):
-        existing = _kept_records(suite, results, fresh, retry_errors, other_runs)
+        existing = _kept_records(suite, results, fresh, retry_errors, other_runs, stale)
         kept_identities = [r.identity() for r in existing]
         done = set(kept_identities)
         cells = suite.cells()
@@ -652,9 +673,6 @@ def run_suite(suite: Suite, out_dir: Path, jobs: int | None = None, backend: str
         todo = [c for c, ident in zip(cells, identities) if ident not in done]
         outcome = RunOutcome(results, skipped=len(cells) - len(todo))
         kept = [r for r, ident in zip(existing, kept_identities) if ident in wanted]
-        for line in changed_code_lines(kept, {a.name: a.path for a in suite.arms.values()},
-                                       {w.name: w.path for w in suite.workloads}):
-            print(f"costmatch: {line}", file=sys.stderr)
         new_records: list[RunRecord] = []
         if progress is not None:
             progress.start(len(todo), outcome.skipped)
@@ -666,6 +684,26 @@ def run_suite(suite: Suite, out_dir: Path, jobs: int | None = None, backend: str
     # kept records of cells the suite no longer has are left out; new records all come from its cells
     outcome.records = kept + new_records
     return outcome
+
+
+def _check_stale(kept: list[RunRecord], suite: Suite, results: Path, stale: str) -> None:
+    """Refuse (or, with stale="keep", warn about) kept cells whose arm or workload code has changed since.
+
+    Why refuse by default: a resumed run that keeps every old cell of an
+    edited arm exits 0 and prints the old numbers as if the edit had run.
+    """
+    arms = {a.name: a.path for a in suite.arms.values()}
+    workloads = {w.name: w.path for w in suite.workloads}
+    if stale == "keep":
+        for line in changed_code_lines(kept, arms, workloads):
+            print(f"costmatch: {line}", file=sys.stderr)
+        return
+    changed = changed_code(kept, arms, workloads)
+    if changed:
+        what = "; ".join(f"{shown} ({kind} {quote(name)}, {n} kept cell(s))" for kind, name, shown, n in changed)
+        raise InputError(f"{results}: code changed since the kept cells ran: {what}; pass --fresh to rerun "
+                         "everything (the old results are moved aside), or --keep-stale to report the kept "
+                         "cells as they are")
 
 
 def _identities(cells: list[Cell]) -> list[tuple[str, str, str, int]]:
@@ -718,7 +756,7 @@ def _set_aside(results: Path) -> Path:
 
 
 def _kept_records(suite: Suite, results: Path, fresh: bool, retry_errors: bool,
-                  other_runs: str = "keep") -> list[RunRecord]:
+                  other_runs: str = "keep", stale: str = "refuse") -> list[RunRecord]:
     """The records a run resumes from: none after --fresh (old file moved aside), errors dropped with --retry-errors."""
     if fresh and results.exists():
         backup = _set_aside(results)
@@ -727,6 +765,8 @@ def _kept_records(suite: Suite, results: Path, fresh: bool, retry_errors: bool,
     check_same_params(existing, suite, results)
     if other_runs == "check":
         check_other_runs(existing, suite, results)
+    workloads = {w.name for w in suite.workloads}
+    _check_stale([r for r in existing if r.arm in suite.arms and r.workload in workloads], suite, results, stale)
     if retry_errors and any(r.error is not None for r in existing):
         existing = [r for r in existing if r.error is None]
         write_records(results, existing)

@@ -51,6 +51,7 @@ from ..core.budget import Budget
 from ..core.scoped import scoped_env
 from ..core.errors import InputError
 from ..core.protocols import check_arm, check_workload, incompatibility
+from ..core.provenance import by_value, by_value_hash, register_class
 from ..core.records import MAX_AMOUNT, MAX_DEPTH, SEED_MAX, json_depth, show
 
 _TOP_KEYS = {"name", "seeds", "jobs", "backend", "timeout", "out", "tolerance", "arms", "workloads"}
@@ -179,6 +180,9 @@ def resolve(path: str, where: str, root: str | None = None) -> Any:
     path's top-level module only.
     """
     resolve_syntax(path, where)
+    sent = by_value(path)
+    if sent is not None:   # a class from a script, notebook or function (`run(arms={"x": MyArm})`)
+        return sent
     module_name, _, attr = path.partition(":")
     register_root(path, root)
     try:
@@ -212,11 +216,29 @@ def _in_working_folder(module_name: str, root: str | None) -> str:
 
 
 class _UserClassSpec:
-    """A spec that names a user class by `path`, found from the suite's folder `root`."""
+    """A spec that names a user class by `path`, found from the suite's folder `root`.
+
+    A class no worker can import by name (defined in a script, a notebook or
+    a function: `provenance.register_class`) travels with the spec by value,
+    pickled with cloudpickle (what loky, Dask and Ray use for such classes),
+    together with the hash of its source taken where it was defined.
+    """
+
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        cls = by_value(self.path)
+        if cls is not None:
+            import cloudpickle  # only a class from a script or notebook needs it (a dependency of loky)
+            state["_by_value"] = (cloudpickle.dumps(cls), by_value_hash(self.path))
+        return state
 
     def __setstate__(self, state: dict) -> None:
         # unpickled in a worker: make the suite's own modules findable there too (never via PYTHONPATH)
+        sent = state.pop("_by_value", None)
         self.__dict__.update(state)
+        if sent is not None:
+            import pickle
+            register_class(self.path, pickle.loads(sent[0]), sent[1])
         register_root(self.path, self.root)
 
 
@@ -267,6 +289,14 @@ class Suite:
     timeout: float | None = None
     out: str = "costmatch-out"
     fixed_units: list[str] = field(default_factory=list)
+
+    def tolerance_of(self, unit: str) -> float:
+        """The drift tolerance of the comparison at equal `unit`: the strictest of its workloads'.
+
+        One rule for the run report and the sequential gate, so both judge a
+        run's spend alike.
+        """
+        return min(w.tolerance for w in self.workloads if w.fixed == unit)
 
     def cells(self) -> list[Cell]:
         """Every cell in a fixed order (workload, budget, seed, arm).

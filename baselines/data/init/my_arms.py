@@ -6,9 +6,15 @@ What costmatch needs from an arm class: `run(instance, meter, rng)`.
   `meter.call(prompt_tokens=..., completion_tokens=...)` (pass None for a
   figure the provider did not report; it is then "unreported", never 0).
   Charge other spend with `meter.rollouts(n)` or `meter.charge("my_unit", x)`.
-- When a budgeted unit is used up, the Meter raises BudgetExhausted; do not
-  catch it (it is a BaseException, so `except Exception` cannot swallow it).
-  Looping "forever" is the normal way to spend the whole budget.
+- A budget of N calls (rollouts, evaluations) gives the arm N usable
+  results. Call `meter.check()` before each model call: once nothing is left
+  it raises BudgetExhausted, so no call is made beyond the budget. Charge
+  rollouts before the work they pay for (`meter.rollouts(1)` raises instead
+  of charging one beyond the budget). Tokens cannot be known before a call:
+  the call that goes beyond a token budget is charged as reported (the
+  overshoot is recorded) and stops the run. Do not catch BudgetExhausted (it
+  is a BaseException, so `except Exception` cannot swallow it). Looping
+  "forever" is the normal way to spend the whole budget.
 - Report the best dev score and the current choice with
   `meter.progress(best, choice=x)` whenever it improves: when the budget
   stops the arm mid-step, that choice is what gets scored on held-out data.
@@ -25,10 +31,11 @@ class RandomGuess:
     def run(self, task, meter, rng):
         best = None
         while True:
+            meter.check()        # raises BudgetExhausted once the budget is spent: no call beyond it
             x, usage = task.propose(rng)
-            meter.call(**usage)  # raises BudgetExhausted once the tokens are spent
+            meter.call(**usage)  # what the call reported; its result is usable
+            meter.rollouts(1)    # charged before the evaluation it pays for
             score = task.dev_score(x, rng)
-            meter.rollouts(1)
             if best is None or score > best:
                 best = score
                 meter.progress(best, choice=x.tolist())
@@ -45,10 +52,11 @@ class LocalSearch:
     def run(self, task, meter, rng):
         best_x, best = None, None
         while True:
+            meter.check()
             x, usage = task.propose(rng, around=best_x, step=self.step)
             meter.call(**usage)
-            score = task.dev_score(x, rng)
             meter.rollouts(1)
+            score = task.dev_score(x, rng)
             if best is None or score > best:
                 best_x, best = x, score
                 meter.progress(best, choice=x.tolist())
