@@ -35,7 +35,7 @@ class NelderMead:
         self.restarts = restarts
 
     def run(self, instance, meter, rng):
-        from scipy.optimize import minimize
+        from scipy.optimize import minimize  # start-up: a worker loads scipy only for this arm
 
         f = instance.objective(meter)
         while True:
@@ -53,7 +53,7 @@ class DifferentialEvolution:
         self.popsize = popsize
 
     def run(self, instance, meter, rng):
-        from scipy.optimize import differential_evolution
+        from scipy.optimize import differential_evolution  # start-up: only for this arm
 
         f = instance.objective(meter)
         bounds = list(zip(instance.lower, instance.upper))
@@ -70,7 +70,7 @@ class CMAES:
         self.sigma0 = sigma0
 
     def run(self, instance, meter, rng):
-        import cma
+        import cma  # start-up: only for this arm
 
         f = instance.objective(meter)
         while True:
@@ -92,7 +92,7 @@ class OptunaTPE:
 
     def run(self, instance, meter, rng):
         try:
-            import optuna
+            import optuna  # start-up, and optional: only for this arm
         except ImportError:
             raise RuntimeError("the optuna arm needs optuna, a dependency of costmatch that is missing here: "
                                "pip install 'optuna>=3.5' (or reinstall costmatch)") from None

@@ -2,9 +2,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
@@ -14,9 +11,9 @@ anthropic = pytest.importorskip("anthropic", reason="the test extra installs ant
 from baselines.core.clients import MeteredAnthropic, MeteredOpenAI, response_text  # noqa: E402
 from baselines.core.prices import load_prices  # noqa: E402
 from baselines import Budget, BudgetExhausted, Meter, read_records  # noqa: E402
+from baselines.cli import main  # noqa: E402
 from tests.fake_llm import FakeLLM, arithmetic_answerer  # noqa: E402
 
-REPO = Path(__file__).resolve().parents[1]
 OK = lambda p, c, **kw: {"status": 200, "text": "7", "usage": (p, c), **kw}  # noqa: E731
 NO_USAGE = {"status": 200, "text": "7", "usage": None}
 
@@ -155,13 +152,12 @@ arms = ["single", "vote", "verify", "revise"]
 
 
 @pytest.mark.parametrize("tokens", [100_000, 150])
-def test_qa_workload_end_to_end_records_match_the_server(tmp_path, tokens):
+def test_qa_workload_end_to_end_records_match_the_server(tmp_path, tokens, capsys):
     with FakeLLM(default=arithmetic_answerer) as fake:
         suite = tmp_path / "qa.toml"
         suite.write_text(QA_SUITE.format(url=fake.base_url, tokens=tokens))
-        res = subprocess.run([sys.executable, "-m", "baselines.cli", "run", str(suite), "--out", str(tmp_path / "o"),
-                              "--quiet", "--no-plots"], cwd=REPO, capture_output=True, text=True, timeout=120)
-        assert res.returncode == 0, res.stderr
+        code = main(["run", str(suite), "--out", str(tmp_path / "o"), "--quiet", "--no-plots", "--backend", "sequential"])
+        assert code == 0, capsys.readouterr().err
         served = fake.served
     records = read_records(tmp_path / "o" / "results.jsonl")
     assert sum(r.spend["calls"] for r in records) == len(served)

@@ -19,7 +19,7 @@ from baselines import read_records
 
 from .test_runner import REPO, comparable, costmatch, write_suite
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.process]
 
 KILLER = '[arms.killer]\npath = "tests.runner_arms:KillWorker"\n'
 SLEEPER = '[arms.sleeper]\npath = "tests.runner_arms:SleepAfterCharge"\n'

@@ -17,9 +17,8 @@ from types import SimpleNamespace
 import pytest
 
 from baselines import read_records
-from baselines.running import execution
 from baselines.cli import main
-from baselines.running.execution import ThreadPool, WorkerDied, run_cells
+from baselines.running.engines import ThreadPool, WorkerDied, run_cells
 from tests.helpers import SubmitRecorder
 
 from .test_runner import REPO, write_suite
@@ -71,24 +70,23 @@ def drain(gen, into: dict, box: dict):
 
 # -- 1. threading: a thread stuck in C is given up --------------------------------------------------
 @pytest.fixture
-def blocking_batches(monkeypatch):
-    """run_batch replaced: a batch holding 'stuck' blocks in one C call (a lock wait) until released."""
+def blocking_batches():
+    """The cell's work: the cell 'stuck' blocks in one C call (a lock wait) until released."""
     release = threading.Event()
 
-    def fake(cells):
-        names = [getattr(c, "name", c) for c in cells]
-        if "stuck" in names:
+    def work(cell):
+        name = getattr(cell, "name", cell)
+        if name == "stuck":
             release.wait()
-            return [b"late"] * len(cells), 0.0
-        return [f"ok {n}".encode() for n in names], 0.001
+            return b"late"
+        return f"ok {name}".encode()
 
-    monkeypatch.setattr(execution, "run_batch", fake)
-    yield release
+    yield SimpleNamespace(release=release, work=work)
     release.set()
 
 
 def test_abandon_gives_up_a_stuck_thread_and_a_replacement_keeps_the_pool_running(blocking_batches):
-    pool = ThreadPool(1)
+    pool = ThreadPool(1, blocking_batches.work)
     try:
         stuck = pool.submit(["stuck"])
         queued = pool.submit(["next"])
@@ -107,7 +105,7 @@ def test_abandon_gives_up_a_stuck_thread_and_a_replacement_keeps_the_pool_runnin
 def test_a_cell_stuck_in_c_on_a_thread_becomes_a_timeout_and_the_others_finish(blocking_batches):
     cells = [SimpleNamespace(name=n, timeout=0.01) for n in ("a", "stuck", "b", "c")]
     out, box = {}, {}
-    pool = ThreadPool(1)  # one thread: before, the stuck cell stalled every other cell for ever
+    pool = ThreadPool(1, blocking_batches.work)  # one thread: before, the stuck cell stalled every other cell for ever
     runner = threading.Thread(target=drain, daemon=True, args=(
         run_cells(cells, pool, retries=2, grace=0.05,
                   on_failure=lambda c, reason, err: f"{reason} {c.name}".encode()), out, box))
@@ -119,6 +117,7 @@ def test_a_cell_stuck_in_c_on_a_thread_becomes_a_timeout_and_the_others_finish(b
     assert out == {0: b"ok a", 1: b"timeout stuck", 2: b"ok b", 3: b"ok c"}
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 def test_a_signal_ends_a_threading_run_with_a_cell_stuck_in_c_and_keeps_finished_lines(tmp_path, sig):
     suite = write_suite(tmp_path, seeds=2, jobs=2, timeout=300, extra_arms=STUCK, arms='"guess", "stuck"')
@@ -181,6 +180,7 @@ def test_an_interrupt_thrown_in_by_the_caller_also_hands_over_the_finished_lines
 
 
 @pytest.mark.slow
+@pytest.mark.process
 def test_threading_records_a_cell_stuck_in_c_as_timeout_and_exits_1(tmp_path):
     suite = write_suite(tmp_path, seeds=1, timeout=0.5, extra_arms=STUCK, arms='"guess", "stuck"')
     out = tmp_path / "out"
@@ -195,7 +195,7 @@ def test_threading_records_a_cell_stuck_in_c_as_timeout_and_exits_1(tmp_path):
 
 
 # -- 2. stdout carries only what costmatch prints ---------------------------------------------------
-@pytest.mark.parametrize("backend", ["sequential", "threading", "loky"])
+@pytest.mark.parametrize("backend", ["sequential", "threading", pytest.param("loky", marks=pytest.mark.process)])
 def test_cell_output_never_reaches_stdout_so_json_stays_json(tmp_path, capfd, backend):
     suite = write_suite(tmp_path, seeds=2, jobs=2, extra_arms=CHATTY, arms='"guess", "chatty"')
     code = main(["run", str(suite), "--out", str(tmp_path / "out"), "--quiet", "--no-plots", "--backend", backend,
@@ -256,6 +256,7 @@ def test_cells_sent_together_are_not_alone_so_a_shared_death_is_not_pinned_on_on
     assert pool.submitted == [[0], [1], [0], [1]]  # 1 was in flight when 0's batch died: rerun, not recorded
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("retries", [0, 1])
 def test_loky_runs_a_worker_killing_cell_1_plus_retries_times(tmp_path, retries):
     log = tmp_path / "runs.log"
@@ -279,6 +280,7 @@ def _status(pid: int, field: str) -> int:
     raise AssertionError(f"no {field} in /proc/{pid}/status")
 
 
+@pytest.mark.process
 @pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="reads signal masks from /proc")
 def test_loky_workers_do_not_take_the_terminals_ctrl_c_and_a_sigkill_leaves_no_leak_warning(tmp_path):
     psutil = pytest.importorskip("psutil")
@@ -308,6 +310,7 @@ def test_loky_workers_do_not_take_the_terminals_ctrl_c_and_a_sigkill_leaves_no_l
 
 # -- clusters (slow) ---------------------------------------------------------------------------------
 @pytest.mark.slow
+@pytest.mark.process
 def test_a_local_dask_cluster_keeps_cell_output_off_stdout_and_runs_a_lone_killer_1_plus_retries_times(tmp_path):
     pytest.importorskip("distributed")
     log = tmp_path / "runs.log"

@@ -14,7 +14,7 @@ import pytest
 
 from baselines import read_records
 from baselines.cli import main
-from baselines.running.execution import WorkerDied, run_cells
+from baselines.running.engines import WorkerDied, run_cells
 from baselines.core.provenance import provenance_warnings
 from baselines.running.runner import output_lock
 from tests.helpers import SubmitRecorder
@@ -164,7 +164,7 @@ def test_loky_workers_come_from_the_standalone_package_when_installed():
     package starts them without it, and raises the same BrokenProcessPool family on a death."""
     from concurrent.futures.process import BrokenProcessPool
 
-    from baselines.running.execution import loky_executor_class
+    from baselines.running.engines.loky_pool import loky_executor_class
 
     loky = pytest.importorskip("loky")
     cls = loky_executor_class()
@@ -173,6 +173,7 @@ def test_loky_workers_come_from_the_standalone_package_when_installed():
 
 
 # -- real engines ----------------------------------------------------------------------
+@pytest.mark.process
 def test_worker_death_under_loky_is_a_record_and_the_run_finishes(tmp_path):
     suite = write_suite(tmp_path, seeds=2, jobs=2, extra_arms=KILLER, arms='"guess", "killer"')
     out = tmp_path / "out"
@@ -185,10 +186,11 @@ def test_worker_death_under_loky_is_a_record_and_the_run_finishes(tmp_path):
     assert all(r.spend["rollouts"] is None for r in died)  # its spend is unknown, never 0
     ref = tmp_path / "ref"
     plain = write_suite(tmp_path, name="plain.toml", seeds=2, arms='"guess"')
-    assert run_in_process(plain, ref, "--jobs", "1") == 0
+    assert run_in_process(plain, ref, "--backend", "sequential") == 0
     assert comparable([r for r in records if r.arm == "guess"]) == comparable(read_records(ref / "results.jsonl"))
 
 
+@pytest.mark.process
 def test_a_worker_killed_once_is_retried_into_a_normal_record(tmp_path):
     markers = tmp_path / "markers"
     markers.mkdir()
@@ -201,7 +203,7 @@ def test_a_worker_killed_once_is_retried_into_a_normal_record(tmp_path):
     assert sorted(p.name for p in markers.iterdir()) == ["killed-0", "killed-1"]
 
 
-@pytest.mark.parametrize("backend", ["sequential", "threading", "loky"])
+@pytest.mark.parametrize("backend", ["sequential", "threading", pytest.param("loky", marks=pytest.mark.process)])
 def test_a_cell_over_its_time_is_a_timeout_on_every_local_backend(tmp_path, backend):
     suite = write_suite(tmp_path, seeds=1, timeout=0.5, extra_arms=SLEEPER, arms='"sleeper", "once"')
     out = tmp_path / backend
@@ -234,11 +236,11 @@ def test_errors_keep_the_full_traceback_and_the_first_error_of_each_arm_is_print
 
 
 def test_jobs_are_capped_at_the_number_of_cells(tmp_path, monkeypatch):
-    import baselines.running.execution as execution
+    from baselines.running import runner
 
     seen = []
-    real = execution.open_pool
-    monkeypatch.setattr(execution, "open_pool", lambda opts: seen.append(opts) or real(opts))
+    real = runner.open_pool
+    monkeypatch.setattr(runner, "open_pool", lambda opts, work: seen.append(opts) or real(opts, work))
     suite = write_suite(tmp_path, seeds=1, arms='"guess"')
     assert run_in_process(suite, tmp_path / "out", "--jobs", 64, "--backend", "threading") == 0
     assert [o.jobs for o in seen] == [1]
@@ -299,6 +301,7 @@ def test_a_file_that_is_not_results_is_refused_untouched(tmp_path, capsys):
 
 
 # -- provenance ---------------------------------------------------------------------------
+@pytest.mark.process
 def test_every_record_says_which_code_produced_it(tmp_path):
     suite = write_suite(tmp_path, seeds=1, extra_arms=KILLER, arms='"guess", "killer"')
     run_in_process(suite, tmp_path / "out", "--retries", "0")
@@ -324,6 +327,7 @@ def test_provenance_warnings_name_the_arm_with_two_code_versions(tmp_path):
 
 
 # -- processes ------------------------------------------------------------------------------
+@pytest.mark.process
 def test_workers_end_with_the_parent_after_sigkill(tmp_path):
     psutil = pytest.importorskip("psutil")
     suite = write_suite(tmp_path, seeds=40, jobs=2, sleep=0.05)

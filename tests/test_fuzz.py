@@ -199,7 +199,7 @@ OPTIONS = [
     (["run", S, "--out", "{T}/o", "--looks", "2,4", "--gate", "nocolon", "--margin", "1"], "bad", None),
     (["run", S, "--out", "{T}/o", "--looks", "2,4", "--gate", "guess:nope", "--margin", "1"], "bad", None),
     (["run", S, "--out", "{T}/o", "--looks", "4,2", "--gate", "guess:once", "--margin", "1"], "bad", None),
-    (["run", S, "--out", "{T}/o", "--quiet", "--no-plots"], "ok", None),
+    (["run", S, "--out", "{T}/o", "--quiet", "--no-plots", "--backend", "sequential"], "ok", None),
     (["run", "{T}/missing.toml"], "bad", None),
     (["plan", "{T}/missing.toml"], "bad", None),
     (["plan", "{T}"], "bad", None),

@@ -169,7 +169,7 @@ budget = { rollouts = 30 }
 arms = ["good", "bad"]
 """)
     code = main(["run", str(suite), "--out", str(tmp_path / "o"), "--quiet", "--looks", "5,10,15,20",
-                 "--gate", "good:bad", "--margin", "0.02", "--json"])
+                 "--gate", "good:bad", "--margin", "0.02", "--json", "--backend", "sequential"])
     data = json.loads(capsys.readouterr().out)
     # "bad" stops after one rollout: a broken comparison (under-spend), which is FAIL at the first look
     assert code == 1 and data["verdict"] == FAIL and data["seeds_used"] == 5

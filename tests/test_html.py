@@ -103,7 +103,7 @@ def test_report_verb_writes_html(tmp_path, capsys):
 def test_run_writes_report_html_listing_exactly_the_files_written(tmp_path, capsys):
     suite = Path(__file__).parent / "data" / "tiny-suite.toml"
     out = tmp_path / "out"
-    assert main(["run", str(suite), "--out", str(out), "--quiet"]) == 0
+    assert main(["run", str(suite), "--out", str(out), "--quiet", "--backend", "sequential"]) == 0
     page = (out / "report.html").read_text()
     listed = re.findall(r'<li class="name">([^<]+)</li>', page.split('id="files"')[1])
     on_disk = sorted(str(p.relative_to(out)) for p in out.rglob("*")

@@ -511,7 +511,7 @@ def test_wall_time_is_a_cost_axis_only_on_request():
 def test_run_prints_a_short_summary_and_where_the_report_is(tmp_path, capsys):
     suite = Path(__file__).parent / "data" / "tiny-suite.toml"
     out = tmp_path / "out"
-    assert main(["run", str(suite), "--out", str(out), "--no-plots"]) == 0
+    assert main(["run", str(suite), "--out", str(out), "--no-plots", "--backend", "sequential"]) == 0
     printed = capsys.readouterr().out.strip().splitlines()
     assert len(printed) == 2 and printed[0].startswith("toy at 5 rollouts (fixed rollouts): valid")
     assert printed[-1] == f"full report: {out / 'report.md'} and {out / 'report.html'}"

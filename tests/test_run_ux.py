@@ -37,9 +37,13 @@ def starter(tmp_path: Path, seeds: int = 2) -> Path:
     return project
 
 
+#: no test here is of processes: every run is in this process, on the sequential engine
+IN_PROCESS = ["--backend", "sequential"]
+
+
 def run_quiet(project: Path, *args: str) -> int:
     return main(["run", str(project / "costmatch-suite.toml"), "--out", str(project / "out"), "--quiet",
-                 "--no-plots", *args])
+                 "--no-plots", *IN_PROCESS, *args])
 
 
 def lines_of(path: Path) -> list[dict]:
@@ -225,7 +229,7 @@ def _silent_suite(project: Path, n_arms: int) -> None:
 def test_the_audit_run_prints_unknown_totals_and_names_every_failing_arm(tmp_path, capsys):
     project = starter(tmp_path)
     _silent_suite(project, 4)
-    assert main(["run", str(project / "costmatch-suite.toml"), "--out", str(project / "out"), "--no-plots"]) == 1
+    assert main(["run", str(project / "costmatch-suite.toml"), "--out", str(project / "out"), "--no-plots", *IN_PROCESS]) == 1
     captured = capsys.readouterr()
     last = [line for line in captured.err.splitlines() if line.startswith("[8/8]")]
     assert last and "suite total: errors=8 tokens=—" in last[0], captured.err
@@ -240,13 +244,14 @@ def test_the_summary_says_and_n_more_with_their_names(tmp_path, capsys):
     _silent_suite(project, 6)
     assert run_quiet(project) == 1
     capsys.readouterr()
-    assert main(["run", str(project / "costmatch-suite.toml"), "--out", str(project / "out"), "--no-plots"]) == 1
+    assert main(["run", str(project / "costmatch-suite.toml"), "--out", str(project / "out"), "--no-plots", *IN_PROCESS]) == 1
     summary = capsys.readouterr().out
     assert "c scored 0 of 2 seeds" in summary and "d scored" not in summary
     assert "and 3 more: d, e, f" in summary
 
 
 # -- 5. code edited since the kept cells ran -------------------------------------------------------
+@pytest.mark.process  # the --fresh rerun imports the edited module anew: in worker processes
 def test_a_resume_after_editing_the_starter_arm_is_refused_naming_the_module(tmp_path, capsys, monkeypatch):
     """Never exit 0 with old numbers: an edited arm stops the resume (exit 2) until --fresh or --keep-stale."""
     project = starter(tmp_path)
@@ -272,7 +277,7 @@ def test_a_resume_after_editing_the_starter_arm_is_refused_naming_the_module(tmp
     assert "my_arms.py changed since 2 kept cell(s) of local-search ran; --keep-stale" in err
     assert results.read_bytes() == before
 
-    assert run_quiet(project, "--fresh") == 0        # reruns every cell with the edited arm
+    assert run_quiet(project, "--fresh", "--backend", "loky") == 0  # reruns every cell with the edited arm
     fresh = lines_of(results)
     assert len(fresh) == 4 and all(r["provenance"]["arm_module"] != lines_of_bytes(before)[0]["provenance"]
                                    ["arm_module"] for r in fresh)
@@ -359,14 +364,14 @@ def test_a_scoring_failure_names_the_workload_and_the_summary_names_its_seed(tmp
     _break(workload, score, score + '        raise RuntimeError(f"scoring broke on seed {task.seed}")\n')
     suite = project / "costmatch-suite.toml"
     suite.write_text(suite.read_text().replace("seeds = 2 ", "seeds = [0] "))
-    assert main(["run", str(suite), "--out", str(project / "out"), "--no-plots", "--quiet"]) == 1
+    assert main(["run", str(suite), "--out", str(project / "out"), "--no-plots", "--quiet", *IN_PROCESS]) == 1
     err = capsys.readouterr().err
     assert "scoring by workload 'hidden-point' failed on the choice of arm 'random-guess'" in err
     assert "arm 'random-guess' failed" not in err
 
     # seed 1 fails in this run; the kept seed 0 failed in the last one: each text says which seed it quotes
     suite.write_text(suite.read_text().replace("seeds = [0] ", "seeds = [0, 1] "))
-    assert main(["run", str(suite), "--out", str(project / "out"), "--no-plots"]) == 1
+    assert main(["run", str(suite), "--out", str(project / "out"), "--no-plots", *IN_PROCESS]) == 1
     captured = capsys.readouterr()
     assert "failed on the choice of arm 'random-guess' (first error of this arm) on seed=1" in captured.err
     assert ("random-guess scored 0 of 2 seeds (seed 0, in the workload's score(): RuntimeError: scoring broke "
@@ -399,15 +404,15 @@ def test_a_second_suite_into_the_same_folder_is_refused_unless_fresh(tmp_path, c
     suite.write_text(suite.read_text().replace('name = "hidden-point"', 'name = "other-point"')
                      .replace("[arms.random-guess]", "[arms.guess]").replace('"random-guess"', '"guess"'))
     out = tmp_path / "out"
-    assert main(["run", str(first / "costmatch-suite.toml"), "--out", str(out), "--quiet", "--no-plots"]) == 0
+    assert main(["run", str(first / "costmatch-suite.toml"), "--out", str(out), "--quiet", "--no-plots", *IN_PROCESS]) == 0
     before = (out / "results.jsonl").read_bytes()
     capsys.readouterr()
-    assert main(["run", str(suite), "--out", str(out), "--quiet", "--no-plots"]) == 2
+    assert main(["run", str(suite), "--out", str(out), "--quiet", "--no-plots", *IN_PROCESS]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "another suite" in err and "--fresh" in err and "hidden-point" in err
     assert (out / "results.jsonl").read_bytes() == before
 
-    assert main(["run", str(suite), "--out", str(out), "--quiet", "--no-plots", "--fresh"]) == 0
+    assert main(["run", str(suite), "--out", str(out), "--quiet", "--no-plots", "--fresh", *IN_PROCESS]) == 0
     assert {r["workload"] for r in lines_of(out / "results.jsonl")} == {"other-point"}
     assert [p for p in out.glob("results.*.jsonl")]  # the old file moved aside, not deleted
 
@@ -443,9 +448,10 @@ def test_the_python_api_may_still_append_two_experiments_to_one_folder(tmp_path)
     from baselines import Budget, run
 
     out = tmp_path / "out"
-    run("tests.helpers:Toy", arms={"guess": "tests.helpers:Guess"}, budget=Budget(rollouts=3), seeds=2, out=out)
+    run("tests.helpers:Toy", arms={"guess": "tests.helpers:Guess"}, budget=Budget(rollouts=3), seeds=2, out=out,
+        backend="sequential")
     records = run("tests.helpers:Toy", arms={"once": "tests.helpers:Once"}, budget=Budget(rollouts=3), seeds=2,
-                  out=out)
+                  out=out, backend="sequential")
     assert {r.arm for r in records} == {"once"}
     assert {r.arm for r in read_records(out / "results.jsonl")} == {"guess", "once"}
 

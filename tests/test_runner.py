@@ -55,6 +55,14 @@ def costmatch(*args, cwd=REPO, **kw):
                           capture_output=True, text=True, **kw)
 
 
+def run_here(capsys, *args) -> tuple[int, str]:
+    """`costmatch run` in this process on the sequential engine: (exit code, stderr). For tests of what a run
+    writes and says; tests of processes (signals, kills, engines) start them."""
+    capsys.readouterr()
+    code = main(["run", *map(str, args), "--backend", "sequential"])
+    return code, capsys.readouterr().err
+
+
 def comparable(records):
     """Records without timing fields and without where they ran, as a set of canonical strings."""
     out = set()
@@ -66,10 +74,10 @@ def comparable(records):
     return out
 
 
-def test_run_writes_every_cell_and_a_report(tmp_path):
+def test_run_writes_every_cell_and_a_report(tmp_path, capsys):
     suite = write_suite(tmp_path)
-    res = costmatch("run", suite, "--out", tmp_path / "out", "--quiet", "--no-plots")
-    assert res.returncode == 0, res.stderr
+    code, err = run_here(capsys, suite, "--out", tmp_path / "out", "--quiet", "--no-plots")
+    assert code == 0, err
     records = read_records(tmp_path / "out" / "results.jsonl")
     assert len(records) == 12
     assert {r.stop_reason for r in records if r.arm != "once"} == {"budget:rollouts"}
@@ -80,6 +88,7 @@ def test_run_writes_every_cell_and_a_report(tmp_path):
     assert json.loads((tmp_path / "out" / "comparison-rollouts.json").read_text())["fixed"] == "rollouts"
 
 
+@pytest.mark.process
 def test_results_do_not_depend_on_jobs_or_backend(tmp_path):
     suite = write_suite(tmp_path, seeds=3)
     sets = []
@@ -91,11 +100,11 @@ def test_results_do_not_depend_on_jobs_or_backend(tmp_path):
     assert sets[0] == sets[1] == sets[2] == sets[3]
 
 
-def test_crashing_cell_becomes_error_record_and_exit_1(tmp_path):
+def test_crashing_cell_becomes_error_record_and_exit_1(tmp_path, capsys):
     suite = write_suite(tmp_path, seeds=2, extra_arms='[arms.crash]\npath = "tests.helpers:Crash"\n',
                         arms='"guess", "crash"')
-    res = costmatch("run", suite, "--out", tmp_path / "out", "--quiet", "--no-plots")
-    assert res.returncode == 1 and "2 cell(s) failed" in res.stderr
+    code, err = run_here(capsys, suite, "--out", tmp_path / "out", "--quiet", "--no-plots")
+    assert code == 1 and "2 cell(s) failed" in err
     crashed = [r for r in read_records(tmp_path / "out" / "results.jsonl") if r.arm == "crash"]
     assert len(crashed) == 2
     for r in crashed:
@@ -103,49 +112,52 @@ def test_crashing_cell_becomes_error_record_and_exit_1(tmp_path):
         assert "helpers.py" in r.error["where"] and r.spend["rollouts"] == 1
 
 
-@pytest.mark.parametrize("jobs", [1, 2])
-def test_hung_cell_times_out_into_an_error_record(tmp_path, jobs):
-    suite = write_suite(tmp_path, seeds=1, timeout=1, jobs=jobs,
+@pytest.mark.parametrize("backend", ["sequential", "threading"])
+def test_hung_cell_times_out_into_an_error_record(tmp_path, backend):
+    """In this process: SIGALRM on the main thread, the watchdog on a cell thread (worker processes:
+    test_execution's timeout on every local backend)."""
+    suite = write_suite(tmp_path, seeds=1, timeout=1, jobs=2,
                         extra_arms='[arms.hang]\npath = "tests.helpers:Hang"\n', arms='"guess", "hang"')
     start = time.monotonic()
-    res = costmatch("run", suite, "--out", tmp_path / "out", "--quiet", "--no-plots", timeout=60)
+    code = main(["run", str(suite), "--out", str(tmp_path / "out"), "--quiet", "--no-plots", "--backend", backend])
     assert time.monotonic() - start < 30
-    assert res.returncode == 1
+    assert code == 1
     [hung] = [r for r in read_records(tmp_path / "out" / "results.jsonl") if r.arm == "hang"]
     assert hung.error["type"] == "CellTimeout" and hung.stop_reason == "timeout" and hung.reward is None
 
 
-def test_resume_skips_finished_cells_and_retry_errors_reruns_failures(tmp_path, monkeypatch):
+def test_resume_skips_finished_cells_and_retry_errors_reruns_failures(tmp_path, monkeypatch, capsys):
     flag = tmp_path / "flag"
     flag.touch()
     suite = write_suite(tmp_path, seeds=3, extra_arms='[arms.flaky]\npath = "tests.helpers:CrashInSeedTwo"\n',
                         arms='"guess", "flaky"')
-    env = {**os.environ, "COSTMATCH_TEST_FLAG": str(flag)}
+    monkeypatch.setenv("COSTMATCH_TEST_FLAG", str(flag))
     out = tmp_path / "out"
-    assert costmatch("run", suite, "--out", out, "--quiet", "--no-plots", env=env).returncode == 1
+    assert run_here(capsys, suite, "--out", out, "--quiet", "--no-plots")[0] == 1
     first = (out / "results.jsonl").read_text()
-    res = costmatch("run", suite, "--out", out, "--no-plots", env=env)
-    assert "6 finished cell(s) kept, 0 to run" in res.stderr
+    _, err = run_here(capsys, suite, "--out", out, "--no-plots")
+    assert "6 finished cell(s) kept, 0 to run" in err
     assert (out / "results.jsonl").read_text() == first  # nothing ran twice
     flag.unlink()
-    assert costmatch("run", suite, "--out", out, "--quiet", "--no-plots", "--retry-errors", env=env).returncode == 0
+    assert run_here(capsys, suite, "--out", out, "--quiet", "--no-plots", "--retry-errors")[0] == 0
     records = read_records(out / "results.jsonl")
     assert len(records) == 6 and all(r.error is None for r in records)
 
 
-def test_changed_params_under_same_arm_name_are_refused(tmp_path):
+def test_changed_params_under_same_arm_name_are_refused(tmp_path, capsys):
     suite = write_suite(tmp_path, seeds=1)
     out = tmp_path / "out"
-    assert costmatch("run", suite, "--out", out, "--quiet", "--no-plots").returncode == 0
+    assert run_here(capsys, suite, "--out", out, "--quiet", "--no-plots")[0] == 0
     suite.write_text(suite.read_text().replace("spin = 10", "spin = 11"))
-    res = costmatch("run", suite, "--out", out, "--quiet", "--no-plots")
-    assert res.returncode == 2
-    assert "arm 'guess-b' ran with params" in res.stderr and "--fresh" in res.stderr
-    res = costmatch("run", suite, "--out", out, "--quiet", "--no-plots", "--fresh")
-    assert res.returncode == 0 and len(list(out.glob("results.*.jsonl"))) == 1  # old file kept aside
+    code, err = run_here(capsys, suite, "--out", out, "--quiet", "--no-plots")
+    assert code == 2
+    assert "arm 'guess-b' ran with params" in err and "--fresh" in err
+    code, _ = run_here(capsys, suite, "--out", out, "--quiet", "--no-plots", "--fresh")
+    assert code == 0 and len(list(out.glob("results.*.jsonl"))) == 1  # old file kept aside
 
 
-def test_sigkill_then_resume_keeps_every_finished_cell_and_matches_uninterrupted_run(tmp_path):
+@pytest.mark.process
+def test_sigkill_then_resume_keeps_every_finished_cell_and_matches_uninterrupted_run(tmp_path, capsys):
     suite = write_suite(tmp_path, seeds=8, jobs=2, sleep=0.01)
     out = tmp_path / "killed"
     proc = subprocess.Popen([sys.executable, "-m", "baselines.cli", "run", str(suite), "--out", str(out),
@@ -162,25 +174,25 @@ def test_sigkill_then_resume_keeps_every_finished_cell_and_matches_uninterrupted
     before = results.read_bytes()
     kept = before[: before.rfind(b"\n") + 1].decode().splitlines()
     assert 6 <= len(kept) < 24, "the kill should land mid-run"
-    res = costmatch("run", suite, "--out", out, "--quiet", "--no-plots")
-    assert res.returncode == 0, res.stderr
+    code, err = run_here(capsys, suite, "--out", out, "--quiet", "--no-plots")  # the resume: in this process
+    assert code == 0, err
     after = (out / "results.jsonl").read_text().splitlines()
     assert after[: len(kept)] == kept                       # every finished cell kept, untouched
     final = read_records(results)                           # and no identity twice (read would fail)
     assert len(final) == 24
     ref = tmp_path / "ref"
-    assert costmatch("run", suite, "--out", ref, "--quiet", "--no-plots").returncode == 0
+    assert run_here(capsys, suite, "--out", ref, "--quiet", "--no-plots")[0] == 0
     assert comparable(final) == comparable(read_records(ref / "results.jsonl"))
 
 
-def test_torn_last_line_is_dropped_on_resume(tmp_path):
+def test_torn_last_line_is_dropped_on_resume(tmp_path, capsys):
     suite = write_suite(tmp_path, seeds=2)
     out = tmp_path / "out"
-    assert costmatch("run", suite, "--out", out, "--quiet", "--no-plots").returncode == 0
+    assert run_here(capsys, suite, "--out", out, "--quiet", "--no-plots")[0] == 0
     lines = (out / "results.jsonl").read_text().splitlines(keepends=True)
     (out / "results.jsonl").write_text("".join(lines[:-1]) + lines[-1][: len(lines[-1]) // 2])
-    res = costmatch("run", suite, "--out", out, "--no-plots")
-    assert res.returncode == 0 and "incomplete last line" in res.stderr
+    code, err = run_here(capsys, suite, "--out", out, "--no-plots")
+    assert code == 0 and "incomplete last line" in err
     assert len(read_records(out / "results.jsonl")) == 6
 
 
@@ -221,7 +233,8 @@ def test_default_suite_loads_and_has_the_promised_shape():
     assert all(len(w.seeds) >= 5 for w in suite.workloads)
 
 
-def test_sigterm_stops_scheduling_and_keeps_finished_cells(tmp_path):
+@pytest.mark.process
+def test_sigterm_stops_scheduling_and_keeps_finished_cells(tmp_path, capsys):
     suite = write_suite(tmp_path, seeds=30, jobs=2, sleep=0.02)
     out = tmp_path / "termed"
     proc = subprocess.Popen([sys.executable, "-m", "baselines.cli", "run", str(suite), "--out", str(out),
@@ -236,7 +249,7 @@ def test_sigterm_stops_scheduling_and_keeps_finished_cells(tmp_path):
     assert proc.returncode == 130 and "run the same command to resume" in err
     kept = read_records(results)
     assert 4 <= len(kept) < 90
-    assert costmatch("run", suite, "--out", out, "--quiet", "--no-plots").returncode == 0
+    assert run_here(capsys, suite, "--out", out, "--quiet", "--no-plots")[0] == 0  # the resume: in this process
     assert len(read_records(results)) == 90
 
 

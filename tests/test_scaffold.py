@@ -108,7 +108,7 @@ def test_init_run_report_check_in_a_new_folder(tmp_path, monkeypatch, capsys, is
     monkeypatch.chdir(project)
     assert main(["plan", "costmatch-suite.toml"]) == 0
     assert "20 cells" in capsys.readouterr().out
-    assert main(["run", "costmatch-suite.toml", "--quiet", "--no-plots"]) == 0  # figures: the slow wheel test
+    assert main(["run", "costmatch-suite.toml", "--quiet", "--no-plots", "--backend", "sequential"]) == 0  # figures: the slow wheel test
     results = project / "costmatch-out" / "results.jsonl"
     runs = [json.loads(line) for line in results.read_text().splitlines()]
     assert len(runs) == 20 and all(r["error"] is None and r["stop_reason"] == "budget:tokens" for r in runs)

@@ -313,6 +313,7 @@ def _costmatch_command() -> list[str]:
 
 
 @pytest.mark.slow
+@pytest.mark.process
 def test_shadow_modules_beside_the_suite_and_in_the_cwd_never_run(tmp_path):
     """A real `run` with loky workers: joblib/zlib/cloudpickle files in both places stay unimported,
     and the suite's own modules import in the workers without any PYTHONPATH entry."""

@@ -48,7 +48,7 @@ def precision(f: float, f_opt: float) -> float:
 
 class BBOBInstance:
     def __init__(self, function: int, instance: int, dimension: int):
-        import cocoex
+        import cocoex  # start-up: only when a bbob instance is made
 
         self.problem = cocoex.BareProblem("bbob", function, dimension, instance)
         self.function, self.instance_id, self.dimension = function, instance, dimension

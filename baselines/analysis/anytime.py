@@ -22,10 +22,12 @@ import math
 from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
+import pandas as pd
+from scipy import special
+
+from .columns import run_bounds
 
 if TYPE_CHECKING:  # pragma: no cover - types only: the table is handed in
-    import pandas as pd
-
     from .table import RunTable
 
 #: what a comparison can compare: the final reward, the dev score, or an anytime metric of the trace
@@ -257,8 +259,6 @@ def _cells(frame) -> list[tuple[tuple[str, str | None], np.ndarray]]:
     time of `compare --target`; the codes sort in milliseconds and only the
     distinct names are ever turned into text.
     """
-    import pandas as pd
-
     arm_codes = frame["arm"].cat.codes.to_numpy().astype(np.int64)
     arm_names = [str(a) for a in frame["arm"].cat.categories]
     if "instance" in frame.columns:
@@ -278,8 +278,6 @@ def _cells(frame) -> list[tuple[tuple[str, str | None], np.ndarray]]:
 
 def _slices(keys: np.ndarray):
     """(key, rows) for each distinct integer key, in key order: one stable sort, then contiguous slices."""
-    from .columns import run_bounds
-
     order = np.argsort(keys, kind="stable")
     ordered = keys[order]
     bounds = run_bounds(ordered).tolist()
@@ -288,7 +286,6 @@ def _slices(keys: np.ndarray):
 
 def _ratio_interval(num: np.ndarray, den: np.ndarray, level: float = 0.95) -> tuple[float, float]:
     """Delta-method interval for sum(num) / sum(den) (large n only: ERT and cost-of-pass are such ratios)."""
-    from scipy import special
     n = num.size
     if n < 2 or den.sum() == 0:
         return (math.nan, math.inf) if den.sum() == 0 else (math.nan, math.nan)

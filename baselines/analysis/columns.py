@@ -7,6 +7,7 @@ sorted once and sliced, not masked once per group.
 from __future__ import annotations
 
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pandas as pd
@@ -51,7 +52,6 @@ def medians_of(columns: list[np.ndarray], bounds: np.ndarray) -> list[np.ndarray
     million-row group are most of a comparison's time, so both cores help.
     """
     if len(columns) > 1 and bounds[-1] >= 200_000:
-        from concurrent.futures import ThreadPoolExecutor
         with ThreadPoolExecutor(max_workers=2) as pool:
             return list(pool.map(lambda values: arm_medians(values, bounds), columns))
     return [arm_medians(values, bounds) for values in columns]

@@ -10,6 +10,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from .alpha import check_alpha
+
 #: Above this many arms, pairs are not all computed unless asked for (`pairs="all"`):
 #: 20 arms are 190 pairs; 10,000 arms would be 50 million.
 ALL_PAIRS_MAX_ARMS = 20
@@ -40,8 +42,7 @@ class CompareOptions:
         if isinstance(self.tolerance, bool) or not isinstance(self.tolerance, (int, float)) \
                 or not math.isfinite(self.tolerance) or self.tolerance < 0:
             raise ValueError(f"tolerance must be a finite non-negative number, got {self.tolerance!r}")
-        if not isinstance(self.alpha, (int, float)) or not 0 < self.alpha < 1:
-            raise ValueError(f"alpha must be between 0 and 1, got {self.alpha!r}")
+        check_alpha(self.alpha)
         if self.pairs not in ("auto", "all", "none"):
             raise ValueError(f"pairs must be 'auto', 'all' or 'none', got {self.pairs!r}")
         if self.equivalence_margin is not None and not (math.isfinite(self.equivalence_margin)

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core.records import budget_key
 from .stats import PairResult
 
 MEASURED, PARTIAL, UNREPORTED = "measured", "partial", "unreported"
@@ -210,8 +211,6 @@ class Group:
 
 def runs_by_arm(records, group: Group) -> dict[str, list]:
     """The group's runs among `records`, by arm (for figures and pages that need traces or per-run fields)."""
-    from ..core.records import budget_key
-
     key = budget_key(group.budget)
     out: dict[str, list] = {}
     for r in records:

@@ -31,6 +31,8 @@ from typing import Any
 import numpy as np
 from scipy import special
 
+from .alpha import check_alpha
+from .betting import diff_bounds, mean_bounds
 from .compare_options import CompareOptions
 from .comparison import Comparison, Group
 from .clustered import METHOD as CLUSTERED
@@ -129,8 +131,7 @@ def _check_decision_args(margin: float, alpha: float, bounds: str, reward_range)
         raise ValueError("betting bounds need a reward range: declare reward_range = [lo, hi]")
     if not (math.isfinite(margin) and margin >= 0):
         raise ValueError(f"margin must be finite and non-negative, got {margin}")
-    if not 0 < alpha < 0.5:
-        raise ValueError(f"alpha must be between 0 and 0.5 (one-sided), got {alpha}")
+    check_alpha(alpha)
 
 
 def gate_decision(diffs, margin: float, alpha: float = 0.05, reward_range: tuple[float, float] | None = None,
@@ -189,8 +190,6 @@ def is_paired_binary(d: np.ndarray, width: float) -> bool:
 def _bounded_decision(d: np.ndarray, margin: float, alpha: float, reward_range, planned_n, anytime: bool
                       ) -> GateDecision:
     """Bounded rewards: the exact test for paired pass/fail at one look, else betting (fixed n or anytime)."""
-    from .betting import diff_bounds
-
     n = d.size
     mean = float(d.mean()) if n else math.nan
     lo, hi = reward_range
@@ -228,8 +227,6 @@ def _betting_seeds(d: np.ndarray, margin: float, alpha: float, reward_range, cap
     Capped at 2,560 seeds (beyond, "more than that" is the useful answer): the
     search to 10,000 cost a third of a second per INCONCLUSIVE group.
     """
-    from .betting import diff_bounds
-
     n = max(d.size, 2) * 2
     while n <= cap:
         lo, hi = diff_bounds(np.resize(d, n), alpha, reward_range)
@@ -487,7 +484,6 @@ def _unpaired(sign, base, cand, margin, alpha, reward_range=None):
     if len(base) < 2 or len(cand) < 2:   # the difference of means is still what the reason prints
         return INCONCLUSIVE, sign * float(np.mean(cand) - np.mean(base)), -math.inf, math.inf, None
     if reward_range is not None:
-        from .betting import mean_bounds
         lo, hi = reward_range
         c = [sign * x for x in cand]
         b = [sign * x for x in base]
@@ -548,7 +544,7 @@ def run_gate(records, fixed: str | None, baseline: str, candidate: str, margin, 
     these results (the looks ledger), so bounded groups use the
     anytime-valid betting bounds.
     """
-    from .comparing import compare
+    from .comparing import compare  # start-up: gate_decision on arrays (simulations) needs no table
 
     options = gate_options(options, tolerance, selection)
     alpha = options.alpha if alpha is None else alpha
@@ -584,8 +580,7 @@ def _check_gate_args(baseline: str, candidate: str, alpha, bounds: str, margin) 
     if baseline == candidate:
         raise ValueError(f"the candidate and the baseline are the same arm ({baseline!r}); "
                          "name two different arms")
-    if not (isinstance(alpha, (int, float)) and 0 < alpha < 0.5):
-        raise ValueError(f"alpha must be between 0 and 0.5 (one-sided), got {alpha}")
+    check_alpha(alpha)
     if bounds not in BOUNDS:
         raise ValueError(f"bounds must be one of {', '.join(BOUNDS)}, got {bounds!r}")
     if not isinstance(margin, str) or not margin.endswith("%"):

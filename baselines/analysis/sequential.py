@@ -15,6 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ..core.errors import InputError
+from ..core.records import budget_key
 from .gate import FAIL, INCONCLUSIVE, PASS, decide_gate, overall, run_gate, spending_schedule
 
 
@@ -98,9 +100,6 @@ def _gate_look(suite, records, baseline: str, candidate: str, margin, look_alpha
     not run both arms are not gated; any other problem is an InputError,
     never a group skipped in silence.
     """
-    from ..core.errors import InputError
-    from ..core.records import budget_key
-
     by_setting: dict[tuple, set] = {}
     for w in suite.workloads:
         if baseline in w.arms and candidate in w.arms:

@@ -32,9 +32,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import combinations
 
 import numpy as np
 from scipy import special as _special
+
+from .alpha import check_alpha
+from .betting import diff_bounds, diff_bounds_many, mean_bounds
 
 EXACT_MAX_N = 14          # full enumeration: 2**14 sign patterns (fewer than the Monte Carlo draws)
 MONTE_CARLO_MAX_N = 1000  # seeded Monte Carlo sign flips up to here (and beyond for heavy tails)
@@ -438,8 +442,6 @@ def pair_interval(d, level: float = 0.95, reward_range: tuple[float, float] | No
     rewards get the betting interval (wide when n is small, as it must be);
     unbounded differences that are all equal get a note from the caller.
     """
-    from .betting import diff_bounds
-
     d = np.asarray(d, dtype=float)
     n = d.size
     alpha = 1 - level
@@ -603,7 +605,6 @@ def unpaired_test(a: str, b: str, xa, xb, level: float = 0.95, seed: int = 0,
     else:
         p_t, sd, ci = math.nan, math.nan, (math.nan, math.nan)
     if rng_ is not None and na and nb:
-        from .betting import mean_bounds
         quarter = (1 - level) / 4
         la, ua = mean_bounds(xa, quarter, *rng_)
         lb, ub = mean_bounds(xb, quarter, *rng_)
@@ -633,7 +634,6 @@ def _permutation_p(xa: np.ndarray, xb: np.ndarray, seed: int) -> float:
     tol = TIE_RTOL * max(float(np.abs(pooled).max()), float(observed))
     na = xa.size
     if math.comb(pooled.size, na) <= 50000:
-        from itertools import combinations
         idx = np.array(list(combinations(range(pooled.size), na)))
         sa = pooled[idx].sum(axis=1)
         stat = np.abs(sa / na - (pooled.sum() - sa) / xb.size)
@@ -683,8 +683,7 @@ def decide(pairs: list[PairResult], alpha: float = 0.05, margin: float | None = 
     underpowered: n < 3, or no outcome of the exact test could reach alpha.
     no difference detected: otherwise, with the minimum detectable effect.
     """
-    if not 0 < alpha < 1 or not math.isfinite(alpha):
-        raise ValueError(f"alpha must be between 0 and 1, got {alpha}")
+    check_alpha(alpha)
     if margin is not None and (not math.isfinite(margin) or margin <= 0):
         raise ValueError(f"the equivalence margin must be a positive finite number, got {margin}")
     pvalues = [p.p_decide if math.isfinite(p.p_decide) else 1.0 for p in pairs]
@@ -838,7 +837,6 @@ def _block_intervals(d: np.ndarray, mean: np.ndarray, sd: np.ndarray, level: flo
     if n < 2:
         return np.full(rows, np.nan), np.full(rows, np.nan), ["t"] * rows
     if reward_range is not None:
-        from .betting import diff_bounds_many
         lo, hi = diff_bounds_many(d, (1 - level) / 2, reward_range[1] - reward_range[0])
         how = f"betting (distribution-free, rewards in [{reward_range[0]:g}, {reward_range[1]:g}])"
         return lo, hi, [how] * rows

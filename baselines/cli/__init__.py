@@ -14,6 +14,7 @@ import importlib
 import os
 import sys
 
+from .. import __version__
 from ..core.errors import InputError
 from ..core.fileio import DiskError
 from .options import EXIT_INTERRUPTED, EXIT_NEGATIVE, EXIT_OK, EXIT_USAGE, Parser, suggest
@@ -30,8 +31,6 @@ def _module(verb: str):
 
 
 def build_parser() -> Parser:
-    from .. import __version__
-
     parser = Parser(prog="costmatch", description="Cost-matched A/B comparisons of search and "
                     "selection policies: does arm A beat arm B at the same budget?")
     parser.add_argument("--version", action="version", version=f"costmatch {__version__}")

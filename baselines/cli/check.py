@@ -5,7 +5,8 @@ import argparse
 import sys
 
 from ..core.errors import InputError
-from .options import add_results_args, margin, reward_range
+from .gate_output import gate_exit, print_gate
+from .options import add_results_args, check_results_files, margin, reward_range
 
 HELP = "the CI gate: PASS (0), FAIL (1) or INCONCLUSIVE (3)"
 
@@ -41,11 +42,9 @@ def run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_early
         confounds,
         baseline, candidate, margin, lower_is_better, inconclusive, against, as_json,
         bounds="auto", reward_range=None) -> int:
-    from ..analysis.gate import overall, run_gate
+    from ..analysis.gate import overall, run_gate  # start-up: only when the verb runs
     from ..core.records import read_records
-    from .gate_output import gate_exit, print_gate
-    from .options import check_results_files
-    from .results import results_options
+    from .results import results_options  # start-up: only when the verb runs
 
     if margin is None:
         raise InputError("check: --margin M is required (the largest tolerated loss, e.g. 0.02 or 2%)")
@@ -60,7 +59,7 @@ def run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_early
         records = [r for r in records if r.arm != baseline] + stored
         records = select_records(records, workloads, budgets)
     else:   # columns: a million runs without a Python object per run
-        from ..analysis.table import RunTable
+        from ..analysis.table import RunTable  # start-up: only when the verb runs
         records = RunTable.read(results, keep_last=keep_last)
         if len(records) == 0:
             raise InputError(f"{', '.join(results)}: no runs in the results; nothing to check")

@@ -6,7 +6,8 @@ import json
 import sys
 
 from ..core.errors import InputError
-from .options import EXIT_OK, add_results_args, finite
+from ..core.scoped import gc_paused
+from .options import EXIT_OK, add_results_args, check_results_files, finite
 
 HELP = "flags and paired statistics, as markdown or JSON"
 
@@ -32,7 +33,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_early_stop, alpha, metric, start,
         confounds, reward_range=None,
         as_json, baseline, pairs, target, bootstrap, equivalence_margin) -> int:
-    from ..core.scoped import gc_paused
 
     with gc_paused():   # the comparison and its JSON are many small live objects: see gc_paused
         return _run(results=results, fixed=fixed, workloads=workloads, budgets=budgets, tolerance=tolerance,
@@ -44,12 +44,11 @@ def run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_early
 
 def _run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_early_stop, alpha, metric, start,
          confounds, reward_range, as_json, baseline, pairs, target, bootstrap, equivalence_margin) -> int:
-    from .results import load_comparison
+    from .results import load_comparison  # start-up: only when the verb runs
 
     table = None
     if target is not None:   # ERT needs the traces (and instances): read them once, keep them for the cost tables
-        from ..analysis.table import RunTable
-        from .options import check_results_files
+        from ..analysis.table import RunTable  # start-up: only when the verb runs
         check_results_files(results)
         table = RunTable.read(results, keep_last=keep_last)
     comparison = load_comparison("compare", results, fixed, tolerance=tolerance, keep_last=keep_last,
@@ -64,7 +63,7 @@ def _run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_earl
             payload["cost_to_target"] = costs
         sys.stdout.write(_dumps(payload) + "\n")
     else:
-        from reports.markdown import comparison_markdown
+        from reports.markdown import comparison_markdown  # start-up: only when the verb runs
         sys.stdout.write(comparison_markdown(comparison, compact_confounds=True, confound_units=confounds))
         if costs is not None:
             from reports.tables import cost_markdown
@@ -80,7 +79,7 @@ def _dumps(payload) -> str:
 
 def cost_tables(comparison, table, target: float, baseline: str | None) -> list[dict]:
     """ERT and cost-of-pass per compared group, from the table's columns and traces (array work)."""
-    from ..analysis.anytime import cost_tables as by_group, json_ready
+    from ..analysis.anytime import cost_tables as by_group, json_ready  # start-up: only when the verb runs
 
     out = []
     for unit in sorted({g.fixed or comparison.fixed or "" for g in comparison.groups}):

@@ -4,15 +4,15 @@ from __future__ import annotations
 import json
 import os
 
+from ..core.units import nouns_of
 from .options import EXIT_INCONCLUSIVE, EXIT_NEGATIVE, EXIT_OK
 
 
 def print_gate(results, verdict: str, *, baseline: str, candidate: str, fixed: str | None, as_json: bool,
                seeds_used: int | None = None, skipped=()) -> None:
-    from reports.gate_summary import gate_markdown
+    from reports.gate_summary import gate_markdown  # start-up: only when the verb runs
     from reports.text import budget_text
 
-    from ..core.units import nouns_of
 
     if as_json:
         payload = {"verdict": verdict, "baseline": baseline, "candidate": candidate,
@@ -39,7 +39,7 @@ def print_gate(results, verdict: str, *, baseline: str, candidate: str, fixed: s
 
 
 def gate_exit(verdict: str, inconclusive: str) -> int:
-    from ..analysis.gate import FAIL, PASS
+    from ..analysis.gate import FAIL, PASS  # start-up: only when the verb runs
 
     if verdict == PASS:
         return EXIT_OK

@@ -33,7 +33,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(*, format, files, output, map, workload, arm, arm_from_file, metric) -> int:
-    from ..importers import IMPORTERS, run_import
+    from ..importers import IMPORTERS, run_import  # start-up: only when the verb runs
 
     if format not in IMPORTERS:
         raise InputError(f"import: unknown format {format!r}; known formats: {', '.join(sorted(IMPORTERS))}")

@@ -16,7 +16,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(*, directory: str) -> int:
-    from ..running.scaffold import init_message, init_project
+    from ..running.scaffold import init_message, init_project  # start-up: only when the verb runs
 
     written = init_project(directory)
     sys.stdout.write(init_message(directory, written))

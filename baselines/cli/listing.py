@@ -14,7 +14,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run() -> int:
-    from ..running.scaffold import catalog, format_catalog
+    from ..running.scaffold import catalog, format_catalog  # start-up: only when the verb runs
 
     sys.stdout.write(format_catalog(catalog(), aliases=UNIT_ALIASES))
     shipped = builtin_suites()

@@ -13,6 +13,7 @@ import math
 import stat
 from pathlib import Path
 
+from ..analysis.alpha import check_alpha
 from ..core.errors import InputError
 from ..core.fileio import OutputError, ensure_dir
 
@@ -99,12 +100,13 @@ def margin(text: str) -> str:
 
 def alpha(text: str) -> float:
     try:
-        value = float(text)
+        value: object = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"--alpha must be a number like 0.05, got {text!r}") from None
-    if not 0 < value < 0.5:
-        raise argparse.ArgumentTypeError(f"--alpha must be between 0 and 0.5, got {text!r}")
-    return value
+        value = text  # not a number: the check below says so
+    try:
+        return check_alpha(value, "--alpha")
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def finite(option: str, *, positive: bool = False, nonneg: bool = False):

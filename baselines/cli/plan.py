@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass
 
+from ..core.units import ordered_units
 from .options import EXIT_OK, suite_path
 
 HELP = "list the cells of a suite and, per unit, the most they may spend; runs nothing"
@@ -32,7 +33,6 @@ class Ceiling:
 
 def ceilings(budgets: list[dict[str, float]]) -> list[Ceiling]:
     """One Ceiling per unit some cell is budgeted in (`budgets`: each cell's limits), in unit order."""
-    from ..core.units import ordered_units
 
     totals: dict[str, float] = {}
     counts: dict[str, int] = {}
@@ -45,7 +45,7 @@ def ceilings(budgets: list[dict[str, float]]) -> list[Ceiling]:
 
 def ceiling_lines(n_cells: int, found: list[Ceiling]) -> list[str]:
     """What plan prints under the cells: a ceiling only where it is one, never a total over unlimited cells."""
-    from reports.text import quantity
+    from reports.text import quantity  # start-up: only when the verb runs
 
     out = [f"{n_cells} cells; the most they may spend, per unit (plus each cell's last-step overshoot):"]
     for c in found:
@@ -65,7 +65,7 @@ def ceiling_lines(n_cells: int, found: list[Ceiling]) -> list[str]:
 
 
 def run(*, suite) -> int:
-    from ..core.records import budget_label
+    from ..core.records import budget_label  # start-up: only when the verb runs
     from ..running.suite import load_suite
 
     loaded = load_suite(suite_path(suite))

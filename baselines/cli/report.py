@@ -4,6 +4,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ..core.errors import InputError
+from ..core.fileio import atomic_write_text
 from .options import EXIT_OK, add_results_args, output_dir, output_file, unit
 
 HELP = "paper-ready tables (md, latex, csv), a self-contained HTML page, and figures"
@@ -30,10 +32,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_early_stop, alpha, metric, start,
         confounds, reward_range=None,
         format, baseline, plots, x_unit, out, columns=None, figure_format=None, figure_width="single") -> int:
-    from reports.run_report import render_report
+    from reports.run_report import render_report  # start-up: only when the verb runs
 
-    from ..core.errors import InputError
-    from ..core.fileio import atomic_write_text
     from .results import load_comparison, read_runs
 
     # an option that would change nothing is a mistake worth one line, not silence

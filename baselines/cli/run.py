@@ -9,6 +9,7 @@ from pathlib import Path
 from ..core.errors import InputError
 from ..core.scoped import gc_paused
 from .check import add_gate_arguments
+from .gate_output import gate_exit, print_gate
 from .options import (EXIT_INTERRUPTED, EXIT_NEGATIVE, EXIT_OK, alpha, suite_path, finite, output_dir,
                       positive_int)
 
@@ -58,7 +59,7 @@ def _retries(text: str) -> int:
 def run(*, suite, out, jobs, backend, fresh, retry_errors, quiet, no_plots, looks, gate, margin,
         lower_is_better, inconclusive, alpha, as_json, bounds="auto", reward_range=None, address=None,
         worker_wait=60.0, retries=2, keep_stale=False) -> int:
-    from ..running.progress import Progress
+    from ..running.progress import Progress  # start-up: only when the verb runs
     from ..running.runner import run_suite
     from ..running.suite import isolated_workers, load_suite
 
@@ -84,13 +85,13 @@ def run(*, suite, out, jobs, backend, fresh, retry_errors, quiet, no_plots, look
         print(f"costmatch: interrupted; {len(outcome.records)} finished cell(s) are kept in {outcome.results}; "
               "run the same command to resume", file=sys.stderr)
         return EXIT_INTERRUPTED
-    from reports.run_report import write_run_report
+    from reports.run_report import write_run_report  # start-up: only when the verb runs
 
     earlier = _report_files(out_dir)
     comparisons = write_run_report(loaded, outcome.records, out_dir, plots=not no_plots)
     _name_stale_files(out_dir, earlier)
     if not quiet:
-        from reports.summary import run_summary
+        from reports.summary import run_summary  # start-up: only when the verb runs
 
         sys.stdout.write(run_summary(comparisons, out_dir / "report.md", outcome.records))
     failed = sum(r.error is not None for r in outcome.records)
@@ -158,10 +159,9 @@ def _import_report() -> None:
 def _run_sequential(suite, out_dir: Path, *, looks, gate, margin, alpha, lower_is_better, inconclusive, as_json,
                     jobs, backend, fresh, retry_errors, quiet, cluster=None, bounds="auto",
                     reward_range=None) -> int:
-    from ..running.progress import Progress
+    from ..running.progress import Progress  # start-up: only when the verb runs
     from ..running.runner import run_suite
     from ..analysis.sequential import parse_looks, run_sequential
-    from .gate_output import gate_exit, print_gate
 
     if not (looks and gate and margin):
         raise InputError("run: the sequential gate needs --looks, --gate BASELINE:CANDIDATE and --margin together")
@@ -176,7 +176,7 @@ def _run_sequential(suite, out_dir: Path, *, looks, gate, margin, alpha, lower_i
         if arm not in suite.arms:
             raise InputError(f"run: --gate: arm {arm!r} is not in {suite.source}; arms: {', '.join(suite.arms)}")
 
-    from ..running.suite import isolated_workers
+    from ..running.suite import isolated_workers  # start-up: only when the verb runs
 
     def run_look(look_suite, out, progress):
         with isolated_workers():

@@ -11,6 +11,7 @@ import math
 from dataclasses import dataclass
 from typing import Mapping
 
+from .records import budget_key
 from .units import CONTINUOUS_UNITS, ordered_units
 
 
@@ -62,7 +63,6 @@ class Budget:
 
     def key(self) -> str:
         """The canonical JSON naming this budget by exact value (the records' `budget_key`)."""
-        from .records import budget_key
         return budget_key(self.limits)
 
     def split(self, ways: int) -> list["Budget"]:

@@ -161,7 +161,7 @@ class MeteredOpenAI(_Metered):
                  backoff: float = 0.0):
         super().__init__(meter, prices, max_attempts, backoff)
         try:
-            import openai
+            import openai  # an optional dependency (the models extra)
             self.retryable = (openai.APIStatusError, openai.APIConnectionError, openai.APITimeoutError)
         except ImportError:  # a duck-typed client (e.g. the local llama.cpp adapter)
             self.retryable = ()
@@ -180,7 +180,7 @@ class MeteredAnthropic(_Metered):
     def __init__(self, client: Any, meter: Meter, prices: PriceTable | None = None, max_attempts: int = 3,
                  backoff: float = 0.0):
         super().__init__(meter, prices, max_attempts, backoff)
-        import anthropic
+        import anthropic  # an optional dependency (the models extra)
         self.retryable = (anthropic.APIStatusError, anthropic.APIConnectionError, anthropic.APITimeoutError)
         self._client = client.with_options(max_retries=0)
         self.messages = _Namespace(create=self._create)

@@ -17,6 +17,8 @@ import socket
 import sys
 from typing import Any, Iterable
 
+from .. import __version__
+
 _MODULE_HASHES: dict[str, tuple[Any, str | None]] = {}
 _STATIC: dict[str, Any] = {}
 
@@ -104,7 +106,6 @@ def module_hash(path: str) -> str | None:
 
 def _static() -> dict[str, Any]:
     if not _STATIC:
-        from .. import __version__
         _STATIC.update(costmatch=__version__, host=socket.gethostname())
     return _STATIC
 

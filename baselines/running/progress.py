@@ -40,7 +40,7 @@ class Progress:
         if skipped:
             print(f"costmatch: resuming: {skipped} finished cell(s) kept, {total} to run", file=self.stream)
         if self.tty:
-            from tqdm import tqdm
+            from tqdm import tqdm  # start-up: only on a terminal
             self.bar = tqdm(total=total, unit="cell", file=self.stream, dynamic_ncols=True)
         else:
             self.every = max(1, total // 50)

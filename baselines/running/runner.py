@@ -42,6 +42,7 @@ from ..core.meter import BudgetExhausted, CellTimeout, Meter
 from ..core.provenance import by_value, changed_code, changed_code_lines, provenance
 from ..core.records import _KNOWN, RunRecord, parse_line, quote, record_from_json, write_records
 from ..core.scored import unpack_score
+from .engines import WATCHDOG, ClusterLost, ExecOptions, open_pool, run_cells
 from .suite import Cell, Suite, resolve
 
 
@@ -120,8 +121,6 @@ def _alarm_at(timeout: float):
             if outer > 0:  # someone else's alarm (pytest-timeout, an embedding program): give it back
                 signal.setitimer(signal.ITIMER_REAL, max(1e-3, outer - (time.monotonic() - started)))
         return
-    from .execution import WATCHDOG
-
     WATCHDOG.arm(time.perf_counter() + timeout, CellTimeout)
     try:
         yield
@@ -647,7 +646,7 @@ def run_suite(suite: Suite, out_dir: Path, jobs: int | None = None, backend: str
     DASK_SCHEDULER_ADDRESS); ``worker_wait``: seconds to wait for a first
     worker; ``retries``: reruns of a cell alone after its worker died;
     ``meanwhile``: the caller's set-up, run once while the workers start
-    (see :func:`baselines.running.execution.run_cells`); never when nothing runs;
+    (see :func:`baselines.running.engines.run_cells`); never when nothing runs;
     ``other_runs``: "keep" leaves kept runs of arms or workloads the suite
     does not have alone (the Python API may append several experiments to
     one file), "check" (``costmatch run``, which writes one report per
@@ -777,8 +776,6 @@ def _run_todo(todo: list, results: Path, outcome: RunOutcome, new_records: list[
               backend: str, jobs: int, address: str | None, worker_wait: float, retries: int,
               meanwhile: Callable[[], None] | None = None) -> None:
     """Run the missing cells, appending each line as it finishes; SIGTERM and a lost cluster end the run cleanly."""
-    from .execution import ClusterLost, ExecOptions, open_pool, run_cells
-
     previous = signal.getsignal(signal.SIGTERM)
 
     def on_term(signum, frame):
@@ -790,7 +787,7 @@ def _run_todo(todo: list, results: Path, outcome: RunOutcome, new_records: list[
     try:
         if todo:  # the engine first: a bad address leaves the folder as it was
             opts = ExecOptions(backend, max(1, min(jobs, len(todo))), address, worker_wait, retries)
-            pool = open_pool(opts)
+            pool = open_pool(opts, cell_line)
         try:
             handle = open_results(results)
         except OSError as exc:

@@ -24,6 +24,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from ..core import units
 from ..core.errors import InputError
 from ..core.fileio import OutputError, atomic_write_text, ensure_dir
 
@@ -134,8 +135,6 @@ def _public_classes(module) -> list[type]:
 
 def unit_meanings() -> dict[str, str]:
     """One line per standard unit: from baselines.core.units when it has them, else the fallback here."""
-    from ..core import units
-
     offered = None
     for name in ("UNIT_MEANINGS", "UNIT_DEFINITIONS", "UNIT_DESCRIPTIONS"):
         offered = getattr(units, name, None)

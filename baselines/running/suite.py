@@ -52,7 +52,7 @@ from ..core.scoped import scoped_env
 from ..core.errors import InputError
 from ..core.protocols import check_arm, check_workload, incompatibility
 from ..core.provenance import by_value, by_value_hash, register_class
-from ..core.records import MAX_AMOUNT, MAX_DEPTH, SEED_MAX, json_depth, show
+from ..core.records import MAX_AMOUNT, MAX_DEPTH, SEED_MAX, budget_key, json_depth, show
 
 _TOP_KEYS = {"name", "seeds", "jobs", "backend", "timeout", "out", "tolerance", "arms", "workloads"}
 _ARM_KEYS = {"path", "params"}
@@ -274,7 +274,6 @@ class Cell:
     timeout: float | None
 
     def identity(self) -> tuple[str, str, str, int]:
-        from ..core.records import budget_key
         return (self.workload.name, budget_key(self.budget.to_dict()), self.arm.name, self.seed)
 
 

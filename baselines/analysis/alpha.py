@@ -1,0 +1,24 @@
+"""The significance level: one check, one range, for every place that takes an alpha.
+
+Why its own module: alpha was checked in five places with two ranges,
+(0, 1) and (0, 0.5), so `compare --alpha 0.7` passed the Python API and
+failed the CLI. The range is (0, 0.5): every verdict here reads a two-sided
+(1 - 2 alpha) interval (the gate's two one-sided bounds, the equivalence
+test's TOST), which is empty at alpha = 0.5 and beyond.
+"""
+from __future__ import annotations
+
+import math
+
+#: the open interval every alpha lies in
+ALPHA_RANGE = (0.0, 0.5)
+
+
+def check_alpha(alpha: object, name: str = "alpha") -> float:
+    """`alpha` as a float when it is a real number strictly between 0 and 0.5; ValueError naming `name` if not."""
+    low, high = ALPHA_RANGE
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not math.isfinite(alpha) \
+            or not low < alpha < high:
+        raise ValueError(f"{name} must be a number between {low:g} and {high:g} (both excluded), "
+                         f"like 0.05, got {alpha!r}")
+    return float(alpha)
