@@ -25,6 +25,7 @@ from typing import Any, Iterable, Mapping, NamedTuple
 from .analysis.compare_options import CompareOptions
 from .analysis.comparison import Comparison
 from .analysis.gate import GateResult
+from .core.arguments import budget_table, records_argument
 from .core.budget import Budget
 from .core.errors import InputError
 from .core.provenance import register_class
@@ -92,7 +93,7 @@ def build_suite(workload: Spec, arms: Mapping[str, Spec] | Iterable[Spec],
     if not arms:
         raise InputError("run: arms is empty; give a dict of name -> class or 'module:Class'")
     budgets = budget if isinstance(budget, list) else [budget]
-    budget_tables = [dict(b.limits) if isinstance(b, Budget) else dict(b) for b in budgets]
+    budget_tables = [budget_table(b, "run: budget") for b in budgets]
     units = {u for b in budget_tables for u in b}
     if fixed is None:
         if len(units) != 1:
@@ -198,6 +199,7 @@ def check(records: list[RunRecord] | str | Path, *, baseline: str, candidate: st
 
     if baseline == candidate:
         raise InputError(f"check: baseline and candidate are both {baseline!r}; name two different arms")
+    records = records if isinstance(records, (str, Path)) else records_argument(records, "check: records")
     if isinstance(records, (str, Path)):
         records = read_records(records)
     merged = options_with(options, alpha=alpha, tolerance=tolerance, allow_early_stop=allow_early_stop,

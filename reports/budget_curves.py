@@ -12,7 +12,7 @@ from pathlib import Path
 
 from baselines.analysis.tts_curves import Curve, CurveDifference
 
-from .plots import PALETTE, Plot, _mpl, _quantity_axis, save
+from .figure_base import PALETTE, Plot, _mpl, _quantity_axis, save
 from .text import quantity
 
 

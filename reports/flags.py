@@ -132,7 +132,7 @@ def caption_parts(group: Group, fixed: str | None, tolerance: float, metric: str
                   + (f" (first error: {a.first_error})" if getattr(a, "first_error", None) else "")
                   for a in group.arms if a.scored < a.runs or a.scored == 0]
     seeds_sentence = (f"{seed_text} {'seed' if seeds == [1] else 'seeds'} per arm; {metric} is the mean with a "
-                      f"95% {_interval_words(group)} over seeds.")
+                      f"95% {_interval_words(group)} over seeds; spend columns are medians over seeds.")
     legend = LEGEND + (" " + NA_LEGEND if any(a.scored < 2 for a in group.arms) else "")
     return CaptionParts(head, incomplete, seeds_sentence, sorted({unit_noun(f.unit) for f in group.confounded}),
                         legend)

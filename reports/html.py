@@ -19,8 +19,13 @@ import html
 import math
 import re
 from dataclasses import dataclass, field
+from dataclasses import replace as dataclass_replace
 
-from baselines.analysis.comparison import Comparison, Group, runs_by_arm
+import json
+
+from baselines.analysis.comparison import Comparison, Group
+from baselines.analysis.group_runs import as_index
+from baselines.core.records import budget_key
 from baselines.core.records import RunRecord
 from baselines.core.units import nouns_of, unit_noun
 
@@ -28,8 +33,9 @@ from .degraded import degraded_sentence
 from .flags import (clip_note, comparison_headline, group_caption, run_notes, unequal_sentence, unreported_grouped,
                     unverified_sentence)
 from .ranges import range_for
-from .tables import (VERDICT_SHORT, _clip_pair, _verdict_words, confound_matrix, confound_reference, rows,
-                     shown_units)
+from .headline import group_headline, informative_first
+from .tables import (VERDICT_LEGEND, _clip_pair, _verdict_words, confound_matrix, confound_reference, pair_verdict,
+                     rows, shown_units)
 from .text import DASH, NA, budget_text, decimals_for, fixed, interval, quantity
 
 CSP = ("default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:; "
@@ -38,21 +44,33 @@ MAX_SEED_ROWS = 500  # per arm; the rest are counted, the results file has them 
 MAX_NOTE_CHARS = 240  # a run note in a cell; the whole note is in the cell's title and the results file
 
 STYLE = """
-body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:1.5em auto;max-width:1100px;
- padding:0 1em;color:#111;background:#fff}
-h1{font-size:1.5em}h2{font-size:1.25em;margin-top:2em;border-bottom:1px solid #ccc}h3{font-size:1.1em;margin-top:1.6em}
+*{box-sizing:border-box}
+body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,Arial,sans-serif;margin:1.2em auto;max-width:1150px;
+ padding:0 .8em;color:#111;background:#fff;overflow-wrap:break-word}
+h1{font-size:1.45em}h2{font-size:1.25em;margin-top:2em;border-bottom:1px solid #ccc}h3{font-size:1.1em;margin-top:1.6em}
+.scroll{overflow-x:auto;max-width:100%}
 table{border-collapse:collapse;margin:.6em 0;font-variant-numeric:tabular-nums}
 th,td{padding:.25em .6em;border-bottom:1px solid #e3e3e3;text-align:right;vertical-align:top}
 th:first-child,td:first-child,td.t{text-align:left}
 th{background:#f4f4f4;position:sticky;top:0}
 th.sortable{cursor:pointer;user-select:none}th.sortable::after{content:" \\2195";color:#888}
 th[aria-sort=ascending]::after{content:" \\2191";color:#111}th[aria-sort=descending]::after{content:" \\2193";color:#111}
-.bad{color:#a40000;font-weight:600}.ok{color:#006b2e;font-weight:600}.note{color:#444}
+.bad{color:#a40000;font-weight:600}.note{color:#444}
+.headline{padding:.5em .8em;border-left:6px solid;margin:.6em 0;font-weight:600}
+.headline.ok{border-color:#1a7f37;background:#eef8f0}.headline.info{border-color:#777;background:#f3f3f3}
+.glance a{color:inherit}
+.headline.warn{border-color:#b35900;background:#fff4e0;color:#4a2800}
+.headline.bad{border-color:#a40000;background:#fdecec;color:#5c0000}
+.headline.warn::before{content:"\\26A0\\FE0E  "}.headline.bad::before{content:"\\2716\\FE0E  "}
+.warning{color:#4a2800;background:#fff4e0;padding:.2em .5em}
+.glance li{margin:.25em 0}
 .flags li{margin:.2em 0}pre{background:#f7f7f7;padding:.6em;overflow:auto;white-space:pre-wrap}
-figure{margin:1em 0;display:inline-block;vertical-align:top;max-width:100%}
-figure svg{max-width:100%;height:auto}figcaption{font-size:.9em;color:#333;max-width:40em}
+.figs{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,460px),1fr));gap:1em;margin:.8em 0}
+figure{margin:0;min-width:0}figure svg{width:100%;height:auto;display:block}
+figcaption{font-size:.9em;color:#333}
 details{margin:.3em 0}summary{cursor:pointer}
-.name{font-family:ui-monospace,SFMono-Regular,Menlo,monospace}
+.name{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;white-space:nowrap;hyphens:none}
+h3 .name,h4.name,li .name,li.name{white-space:normal;overflow-wrap:anywhere}
 td.note{min-width:14em;max-width:32em;overflow-wrap:anywhere;font-size:.92em}
 """
 
@@ -101,10 +119,11 @@ def _cell(text: object, value=None, cls: str = "") -> str:
 
 
 def _table(headers: list[str], body: list[str], cls: str = "sortable", caption: str = "") -> str:
+    """A table in a box that scrolls sideways on its own, so a phone never scrolls the page sideways."""
     cap = f"<caption class=\"note\">{esc(caption)}</caption>" if caption else ""
     head = "".join(f"<th scope=\"col\">{esc(h)}</th>" for h in headers)
-    return (f"<table class=\"{cls}\">{cap}<thead><tr>{head}</tr></thead><tbody>"
-            + "".join(f"<tr>{r}</tr>" for r in body) + "</tbody></table>")
+    return (f"<div class=\"scroll\"><table class=\"{cls}\">{cap}<thead><tr>{head}</tr></thead><tbody>"
+            + "".join(f"<tr>{r}</tr>" for r in body) + "</tbody></table></div>")
 
 
 _SVG_PROLOGUE = re.compile(r"^.*?(?=<svg\b)", re.S)
@@ -128,20 +147,26 @@ class Figure:
     svg: str = ""                 # inline SVG text; empty when not drawn
     reason: str = ""              # why not drawn
     notes: list[str] = field(default_factory=list)
+    group: tuple | None = None    # (workload, budget key) of the group it shows: drawn beside that group's table
+    arms: dict = field(default_factory=dict)   # arm -> where the figure shows it (drawn, unknown, lower bound)
+    prefix: str = ""              # the SVG id prefix, unique on the page (set by report_html)
 
 
-def _group_html(group: Group, comparison: Comparison, records: list[RunRecord], baseline: str | None,
-                ranges: dict | None, confound_units: list[str] | None, gid: str) -> str:
+def _group_html(group: Group, comparison: Comparison, records, baseline: str | None,
+                ranges: dict | None, confound_units: list[str] | None, gid: str,
+                figures: list[Figure] | None = None) -> str:
     rng = range_for(ranges, group) if comparison.metric == "reward" else None
+    head = group_headline(group)
     parts = [f"<h3 id=\"{gid}\"><span class=\"name\">{esc(group.workload)}</span> at "
              f"{esc(budget_text(group.budget))}</h3>",
-             f"<p class=\"{'ok' if group.valid and all(a.scored == a.runs for a in group.arms) else 'bad'}\">"
-             f"{esc(group_caption(group, comparison.fixed, comparison.tolerance, comparison.metric))}</p>"]
+             f"<p class=\"headline {head.level}\" data-valid=\"{str(group.valid).lower()}\">{esc(head.text)}</p>",
+             f"<p class=\"note\">{esc(group_caption(group, comparison.fixed, comparison.tolerance, comparison.metric))}"
+             "</p>"]
     present = baseline if baseline and any(a.arm == baseline for a in group.arms) else None
     rs = rows(group, present, rng)
     dec = decimals_for((r.ci[1] - r.ci[0]) / 2 for r in rs)
     units = shown_units(group, drop_unreported=True)
-    headers = ["arm", "seeds", "errors"] + [unit_noun(u) for u in units] + \
+    headers = ["arm", "seeds", "errors"] + [f"{unit_noun(u)} (median)" for u in units] + \
         [f"{comparison.metric} (mean)", "95% CI low", "95% CI high"]
     if present:
         headers += [f"vs {present}", "verdict"]
@@ -165,11 +190,12 @@ def _group_html(group: Group, comparison: Comparison, records: list[RunRecord], 
             else:
                 vs_dec = decimals_for([(r.vs.ci[1] - r.vs.ci[0]) / 2])
                 cells += [_cell(f"{fixed(r.vs.diff, vs_dec, True)} {interval(*r.vs.ci, vs_dec, True)}", r.vs.diff),
-                          _cell(_verdict_words(r.vs), r.vs.verdict, "t")]
+                          _cell(_verdict_words(r.vs, group.valid), r.vs.verdict if group.valid else "", "t")]
         body.append("".join(cells))
     parts.append(_table(headers, body))
     if rng is not None:
         parts.append(f"<p class=\"note\">{esc(rng.note())}</p>")
+    parts.append(_figures_html(figures or []))
     parts.append(_flags_html(group, comparison.tolerance, confound_units, units))
     if group.pairs:
         parts.append(_pairs_html(group, rng))
@@ -195,7 +221,7 @@ def _flags_html(group: Group, tolerance: float, confound_units: list[str] | None
         headers = ["arm"] + [f"{unit_noun(u)} (median {quantity(confound_reference(group, u))})" for u in shown]
         body = ["".join([f"<td class=\"name\">{esc(arm)}</td>"] + [_cell(cells.get(u, ""), "") for u in shown])
                 for arm, cells in matrix]
-        out.append(_table(headers, body, caption=f"Confounds: spend in other units as a ratio to the median "
+        out.append(_table(headers, body, cls="sortable confounds", caption=f"\u26a0\ufe0e Confounds: spend in other units as a ratio to the median "
                                                  f"across arms; only cells beyond \u00b1{tolerance:.0%}. The "
                                                  "reward column does not account for them."))
     return "\n".join(out)
@@ -211,13 +237,12 @@ def _pairs_html(group: Group, rng) -> str:
             _cell(p.n, p.n), _cell(fixed(p.diff, dec, True), p.diff), _cell(fixed(p.ci[0], dec, True), p.ci[0]),
             _cell(fixed(p.ci[1], dec, True), p.ci[1]), _cell(f"{p.p:.3g}", p.p),
             _cell(f"{p.p_adjusted:.3g}", p.p_adjusted),
-            _cell(VERDICT_SHORT.get(p.verdict, p.verdict) + ("" if p.paired else " (unpaired)"), p.verdict, "t"),
-            _cell("; ".join(p.notes), "", "t")]))
+            _cell(pair_verdict(p, group.valid), p.verdict if group.valid else "", "t"),
+            _cell("; ".join(p.notes) if group.valid else "", "", "t note")]))
     return ("<details open><summary>Pairs (a \u2212 b, paired by seed)</summary>"
             + _table(["a", "b", "n", "a \u2212 b", "95% CI low", "95% CI high", "p (sign-flip)", "p (Holm)",
                       "verdict", "notes"], body,
-                     caption="n.d. = no difference detected; neither it nor \u201cunderpowered\u201d is evidence "
-                             "of equality.") + "</details>")
+                     caption=VERDICT_LEGEND) + "</details>")
 
 
 def _error_text(error) -> tuple[str, str]:
@@ -240,7 +265,7 @@ def _notes_cell(notes: list[str]) -> str:
 
 
 def _runs_html(group: Group, records: list[RunRecord]) -> str:
-    by_arm = runs_by_arm(records, group)
+    by_arm = as_index(records).of(group)
     if not by_arm:
         return ""
     units = shown_units(group, drop_unreported=True)
@@ -278,52 +303,102 @@ def _runs_html(group: Group, records: list[RunRecord]) -> str:
     return "\n".join(out)
 
 
-def _figures_html(figures: list[Figure]) -> str:
+def _figures_html(figures: list[Figure], start: int = 0) -> str:
+    """Figures side by side at a readable size (two per row on a wide screen, one on a phone), then the
+    ones not drawn with why. `data-arms` lists where each arm is shown (drawn, unknown strip, lower bound)."""
     if not figures:
         return ""
-    out = ["<h2 id=\"figures\">Figures</h2>"]
+    drawn, out = [], []
     for i, f in enumerate(figures):
         if f.svg:
-            notes = " ".join(f.notes)
-            out.append(f"<figure>{inline_svg(f.svg, f'fig{i}')}<figcaption>{esc(f.title)}"
-                       f"{(': ' + esc(notes)) if notes else ''}</figcaption></figure>")
+            drawn.append(f"<figure data-arms=\"{esc(json.dumps(f.arms, ensure_ascii=False, sort_keys=True))}\">"
+                         f"{inline_svg(_sans(f.svg), f.prefix or f'fig{start + i}')}<figcaption>{esc(f.title)}"
+                         "</figcaption></figure>")
         else:
             out.append(f"<p class=\"note\">Not drawn: {esc(f.title)}: {esc(f.reason)}</p>")
-    return "\n".join(out)
+    return (f"<div class=\"figs\">{''.join(drawn)}</div>" if drawn else "") + "\n".join(out)
 
 
-def report_html(sections: list[tuple[str, Comparison]], records: list[RunRecord], title: str = "costmatch report",
+_SVG_FONT = re.compile(r"font-family: ?[^;\"]*")
+
+
+def _sans(svg: str) -> str:
+    """Sans-serif fallbacks in every font of an inline SVG (without DejaVu Sans a browser chose a serif)."""
+    return _SVG_FONT.sub("font-family: 'DejaVu Sans', Arial, Helvetica, sans-serif", svg)
+
+
+def _glance(sections: list, gids: dict) -> str:
+    """The answer first: every group's headline, most informative first, linking to its section."""
+    items = []
+    for _, comparison in sections:
+        for g in comparison.groups:
+            with nouns_of(g.unit_nouns):
+                head = group_headline(g)
+            items.append((g, f"<li><a href=\"#{gids[id(g)]}\" class=\"headline {head.level}\" "
+                             f"style=\"display:block;text-decoration:none\">{esc(head.text)}</a></li>"))
+    order = {id(g): i for i, g in enumerate(informative_first([g for g, _ in items]))}
+    items.sort(key=lambda t: order[id(t[0])])
+    return "<h2 id=\"glance\">At a glance</h2><ul class=\"glance\" style=\"list-style:none;padding:0\">" + \
+        "".join(li for _, li in items) + "</ul>"
+
+
+def _key(group: Group) -> tuple[str, str]:
+    return (group.workload, budget_key(group.budget))
+
+
+def _informative_sections(sections: list) -> list:
+    """Sections ordered by their best group, groups inside each most informative first."""
+    out = [(h, dataclass_replace(c, groups=informative_first(c.groups))) for h, c in sections]
+    rank = {id(g): i for i, g in enumerate(informative_first([g for _, c in out for g in c.groups]))}
+    return sorted(out, key=lambda s: min((rank[id(g)] for g in s[1].groups), default=len(rank)))
+
+
+def report_html(sections: list[tuple[str, Comparison]], records, title: str = "costmatch report",
                 baseline: str | None = None, ranges: dict | None = None, figures: list[Figure] | None = None,
                 confound_units: list[str] | None = None, extra_html: str = "") -> str:
-    """The whole page: one section per (heading, comparison), then the figures."""
-    nav, body = [], []
+    """The whole page: the headlines first, then one section per comparison, each group's figures beside its
+    table, and figures of no one group (budget sweeps) at the end."""
+    index = as_index(records)
+    sections = _informative_sections(sections)
+    by_group: dict = {}
+    for i, f in enumerate(figures or []):
+        by_group.setdefault(f.group, []).append(dataclass_replace(f, prefix=f"fig{i}"))
+    nav, body, gids = [], [], {}
+    for s_i, (_, comparison) in enumerate(sections):
+        for g_i, group in enumerate(comparison.groups):
+            gids[id(group)] = f"s{s_i}g{g_i}"
     for s_i, (heading, comparison) in enumerate(sections):
         sid = f"s{s_i}"
         body.append(f"<h2 id=\"{sid}\">{esc(heading)}</h2>")
         shared = [g.unit_nouns for g in comparison.groups]
         with nouns_of(shared[0] if shared and all(n == shared[0] for n in shared) else None):
             headline = comparison_headline(comparison)
-        good = comparison.valid and not headline.startswith("INCOMPLETE")
-        body.append(f"<p class=\"{'ok' if good else 'bad'}\">{esc(headline)}</p>")
-        body.extend(f"<p class=\"bad\">warning: {esc(w)}</p>" for w in comparison.warnings)
+        body.append(f"<p class=\"note\">{esc(headline)}</p>")
+        body.extend(f"<p class=\"warning\">\u26a0\ufe0e warning: {esc(w)}</p>" for w in comparison.warnings)
         if comparison.metric_note:
             body.append(f"<p class=\"note\">{esc(comparison.metric_note)}</p>")
-        for g_i, group in enumerate(comparison.groups):
-            gid = f"{sid}g{g_i}"
+        for group in comparison.groups:
+            gid = gids[id(group)]
             mark = "" if group.valid else ' <b class="bad">not valid</b>'
+            mine = by_group.pop(_key(group), [])
             with nouns_of(group.unit_nouns):  # the workload's words: bbob counts function evaluations
                 nav.append(f"<li><a href=\"#{gid}\">{esc(heading)}: {esc(group.workload)} at "
                            f"{esc(budget_text(group.budget))}</a>{mark}</li>")
-                body.append(_group_html(group, comparison, records, baseline, ranges, confound_units, gid))
-    if figures:
-        nav.append("<li><a href=\"#figures\">Figures</a></li>")
+                body.append(_group_html(group, comparison, index, baseline, ranges, confound_units, gid, mine))
+    rest = [f for fs in by_group.values() for f in fs]
+    figures_html = ""
+    if rest:
+        nav.append("<li><a href=\"#figures\">Other figures</a></li>")
+        figures_html = "<h2 id=\"figures\">Other figures</h2>" + _figures_html(rest)
+    glance = _glance(sections, gids)
     return "\n".join([
         "<!DOCTYPE html>", "<html lang=\"en\"><head><meta charset=\"utf-8\">",
         f"<meta http-equiv=\"Content-Security-Policy\" content=\"{CSP}\">",
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">",
         f"<title>{esc(title)}</title><style>{STYLE}</style></head><body>",
-        f"<h1>{esc(title)}</h1>", "<nav><ul>" + "".join(nav) + "</ul></nav>" if nav else "",
-        *body, extra_html, _figures_html(figures or []),
+        f"<h1>{esc(title)}</h1>", glance,
+        "<nav><details><summary>Contents</summary><ul>" + "".join(nav) + "</ul></details></nav>" if nav else "",
+        *body, figures_html, extra_html,
         "<p class=\"note\">Click a column header to sort. \u2014 = not reported (unknown, not zero); "
         "n/a = not defined (an interval from one seed; a run with no score or no dev score); "
         "\u2265 = lower bound.</p>",

@@ -4,13 +4,14 @@ from __future__ import annotations
 import dataclasses
 
 from baselines.analysis.comparison import Comparison, Group
-from baselines.core.units import nouns_of
+from baselines.analysis.group_runs import as_index
+from baselines.core.units import nouns_of, unit_noun
 
 from .degraded import degraded_sentence
 from .flags import (clip_note, comparison_headline, confound_sentence, group_caption, run_notes, skipped_lines,
                     unequal_sentence, unreported_grouped, unreported_lines, unverified_sentence)
 from .ranges import range_for
-from .tables import confound_markdown, group_markdown, shown_units
+from .tables import _clip_pair, confound_markdown, group_markdown, pair_verdict, shown_units
 from .text import budget_text, decimals_for, fixed, interval, md, pipe_table
 
 
@@ -19,27 +20,41 @@ def _name(arm: str) -> str:
 
 
 def pairs_table(group: Group, rng=None) -> str:
-    """All pairs of a group; with a reward range `rng`, differences are clipped to ±(hi − lo)."""
+    """All pairs of a group; with a reward range `rng`, differences are clipped to ±(hi − lo).
+
+    A group that is not valid gets "not valid" for every verdict. Notes that
+    repeat (the same 240 characters on every decided row) are said once,
+    below the table, and referred to by number.
+    """
     if not group.pairs:
         return ""
     if rng is not None:
-        from .tables import _clip_pair
         group = dataclasses.replace(group, pairs=[_clip_pair(p, rng) for p in group.pairs])
     decimals = decimals_for((p.ci[1] - p.ci[0]) / 2 for p in group.pairs)
     boot = any(p.bootstrap_ci is not None for p in group.pairs)
+    notes: list[str] = []
     rows = []
     for p in group.pairs:
         row = [md(p.a), md(p.b), str(p.n), fixed(p.diff, decimals, signed=True),
                interval(p.ci[0], p.ci[1], decimals, signed=True), f"{p.p:.3g}",
-               f"{p.p_adjusted:.3g}", p.verdict + ("" if p.paired else " (unpaired)")]
+               f"{p.p_adjusted:.3g}", pair_verdict(p, group.valid)]
         if boot:
             row.append(interval(*p.bootstrap_ci, decimals, signed=True) if p.bootstrap_ci else "n/a")
-        rows.append(row + [md("; ".join(p.notes))])
+        refs = []
+        for n in p.notes if group.valid else ():
+            if n not in notes:
+                notes.append(n)
+            refs.append(f"[{notes.index(n) + 1}]")
+        rows.append(row + [" ".join(refs)])
     headers = ["a", "b", "n", "a − b", "95% CI", "p (sign-flip)", "p (Holm)", "verdict"] + \
         (["bootstrap 95% CI"] if boot else []) + ["notes"]
+    text = pipe_table(rows, headers, align="llrrrrrl" + ("r" if boot else "") + "l")
+    if notes:
+        text += "\n\n" + "\n".join(f"[{i + 1}] {md(n)}" for i, n in enumerate(notes))
     families = sorted({p.family for p in group.pairs if p.family})
-    family = f"\n\nFamily: {'; '.join(families)} (a verdict depends on the pairs adjusted with it)." if families else ""
-    return pipe_table(rows, headers) + family
+    if families:
+        text += f"\n\nFamily: {'; '.join(families)} (a verdict depends on the pairs adjusted with it)."
+    return text
 
 
 def flag_bullets(group: Group, tolerance: float, compact: bool = False, shown: list[str] | None = None) -> list[str]:
@@ -48,13 +63,13 @@ def flag_bullets(group: Group, tolerance: float, compact: bool = False, shown: l
     `shown`: the units the table gives a column (None: all); a unit without
     one is never said to be "shown as \u2014".
     """
-    out = [f"- **unverified** ({md(u.unit)}): {unverified_sentence(u, _name)}" for u in group.unverified]
-    out += [f"- **unequal** ({md(f.unit)}): {unequal_sentence(f, tolerance, _name)}" for f in group.unequal]
+    out = [f"- **unverified** ({md(unit_noun(u.unit))}): {unverified_sentence(u, _name)}" for u in group.unverified]
+    out += [f"- **unequal** ({md(unit_noun(f.unit))}): {unequal_sentence(f, tolerance, _name)}" for f in group.unequal]
     if not compact:
-        out += [f"- **confound** ({md(f.unit)}): {confound_sentence(f, _name)}" for f in group.confounded]
+        out += [f"- **confound** ({md(unit_noun(f.unit))}): {confound_sentence(f, _name)}" for f in group.confounded]
     out += [f"- **degraded**: {degraded_sentence(d, _name)}" for d in group.degraded]
     lines = unreported_grouped(group, _name, shown) if compact else unreported_lines(group, _name, shown)
-    out += [f"- unreported ({md(unit)}): {text}" if unit else f"- unreported: {md(text)}" for unit, text in lines]
+    out += [f"- unreported ({md(unit_noun(unit))}): {text}" if unit else f"- unreported: {md(text)}" for unit, text in lines]
     out += [f"- note: {md(n)}" for n in group.notes]
     return out
 
@@ -69,9 +84,7 @@ def run_note_bullets(group: Group, records) -> list[str]:
     Records carry them and no table showed them: a reader saw a clean
     result where a run had hit timeouts.
     """
-    from baselines.analysis.comparison import runs_by_arm
-
-    items = [(arm, r.seed, n) for arm, runs in runs_by_arm(records, group).items()
+    items = [(arm, r.seed, n) for arm, runs in as_index(records).of(group).items()
              for r in sorted(runs, key=lambda r: r.seed) for n in run_notes(r)]
     if not items:
         return []

@@ -26,7 +26,7 @@ class RewardRange:
         return min(self.hi, max(self.lo, value))
 
     def note(self) -> str:
-        why = ("the range the records or --reward-range declare" if self.source == "declared"
+        why = ("the declared range of the reward" if self.source == "declared"
                else "since every reward is 0 or 1")
         return (f"Rewards lie in [{self.lo:g}, {self.hi:g}], {why}; means and interval ends outside it "
                 "are shown clipped to it.")

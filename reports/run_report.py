@@ -14,13 +14,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from baselines import compare
-from baselines.analysis.comparison import Comparison, runs_by_arm
+from baselines.analysis.comparison import Comparison
 from baselines.core.fileio import atomic_write_text, ensure_dir
+from baselines.analysis.group_runs import RunIndex, as_index
+from baselines.analysis.ranking import group_ranking
 from baselines.core.records import RunRecord, budget_key
 
 from .markdown import comparison_markdown
-from .plots import (FORMATS, WIDTHS, close, comparison_plots, ranking_across_units, ranking_markdown, save,
-                    trace_score_kind)
+from .plots import FORMATS, WIDTHS, close, comparison_plots, ranking_markdown, save
 from .ranges import ranges_for, reward_ranges
 from .text import md
 
@@ -58,7 +59,7 @@ def draw_figures(comparison: Comparison, records: list[RunRecord], out_dir: Path
         if not plot.drawn:
             result.skipped.append((plot.title, plot.reason))
             if inline:
-                result.inline.append(Figure(plot.title, reason=plot.reason, notes=list(plot.notes)))
+                result.inline.append(Figure(plot.title, reason=plot.reason, notes=list(plot.notes), group=plot.group))
             continue
         base, k = plot.name, 2
         while plot.name in taken:   # two figures never share a file (or overwrite each other)
@@ -71,22 +72,22 @@ def draw_figures(comparison: Comparison, records: list[RunRecord], out_dir: Path
             if out_dir is not None:
                 result.files += save(plot, out_dir, formats)
             if inline:
-                result.inline.append(Figure(plot.title, render(plot, "svg").decode("utf-8"), notes=list(plot.notes)))
+                result.inline.append(Figure(plot.title, render(plot, "svg").decode("utf-8"), notes=list(plot.notes),
+                                            group=plot.group, arms=dict(plot.arms)))
         finally:
             close(plot)
     return result
 
 
-def _ranking_sections(comparison: Comparison, records: list[RunRecord]) -> list[str]:
+def _ranking_sections(comparison: Comparison, index: RunIndex) -> list[str]:
     out = []
     for group in comparison.groups:
-        if len(group.arms) < 2:  # one arm has no ranking (and each look is a pass over every record)
+        if len(group.arms) < 2:  # one arm has no ranking
             continue
-        by_unit = ranking_across_units(group, records)
-        if len(by_unit) > 1:
-            kind = trace_score_kind([r for rs in runs_by_arm(records, group).values() for r in rs])
+        ranking = group_ranking(index.of(group), comparison.alpha)
+        if len(ranking.by_unit) > 1:
             out += [f"#### {md(group.workload)}: ranking at equal spend in each unit, from the same runs", "",
-                    ranking_markdown(by_unit, kind), ""]
+                    ranking_markdown(ranking), ""]
     return out
 
 
@@ -98,11 +99,12 @@ def oracle_lines(comparison: Comparison, records: list[RunRecord] | None) -> lis
     never a result.
     """
     out = []
-    # only runs that scored their alternatives can make a line: one pass here, not one per group
-    forked = [r for r in records or () if r.extra and "oracle_reward" in r.extra]
+    index = as_index(records)
+    forked = any(r.extra and "oracle_reward" in r.extra for r in index.records)
     for group in comparison.groups if forked else ():
         lines = []
-        for arm, runs in sorted(runs_by_arm(forked, group).items()):
+        for arm, runs in sorted(index.of(group).items()):
+            runs = [r for r in runs if r.extra and "oracle_reward" in r.extra]
             both = [(r.reward, r.extra.get("oracle_reward")) for r in runs
                     if r.reward is not None and isinstance(r.extra.get("oracle_reward"), (int, float))]
             if both:
@@ -146,12 +148,13 @@ def write_run_report(suite, records: list[RunRecord], out_dir: Path, plots: bool
     Returned so the caller's printed summary reuses them instead of comparing the records again.
     """
     out_dir = ensure_dir(out_dir)
-    declared = reward_ranges(records)
+    records = RunIndex(records)  # grouped by (workload, budget) and arm once, for every table and figure
+    declared = reward_ranges(records.records)
     sections = [f"# costmatch report: {md(suite.name)}", ""]
     html_sections, inline, written = [], [], []
     taken: set[str] = set()
     ranges: dict = {}
-    comparisons = comparisons_by_fixed_unit(suite, records)
+    comparisons = comparisons_by_fixed_unit(suite, records.records)
     for unit, comparison in comparisons:
         ranges.update(ranges_for(comparison) | declared)
         sections += [f"## At equal {md(unit)}", "",
@@ -191,7 +194,7 @@ def render_report(comparison: Comparison, records: list[RunRecord] | None, fmt: 
 
     `fmt` is md, latex, csv or html; `columns` the LaTeX columns
     (``arm,seeds,tokens,mean,ci,diff,diff_ci,verdict``); `figure_format` one
-    of png, svg, pdf (default: png and svg); `width` single (3.3 in) or
+    of png, svg, pdf (default: png and svg); `width` single (3.33 in) or
     double (6.8 in). Raises ValueError with a one-line message on a bad option.
     """
     from .tables import comparison_latex, parse_columns, to_csv
@@ -199,14 +202,15 @@ def render_report(comparison: Comparison, records: list[RunRecord] | None, fmt: 
     if fmt not in ("md", "latex", "csv", "html"):
         raise ValueError(f"--format must be md, latex, csv or html, got {fmt!r}")
     if width not in WIDTHS:
-        raise ValueError(f"--figure-width must be single (3.3 in) or double (6.8 in), got {width!r}")
+        raise ValueError(f"--figure-width must be single (3.33 in) or double (6.8 in), got {width!r}")
     if figure_format is not None and figure_format not in FORMATS:
         raise ValueError(f"--figure-format must be one of {', '.join(FORMATS)}, got {figure_format!r}")
     formats = (figure_format,) if figure_format else ("png", "svg")
-    ranges = ranges_for(comparison, records)
+    records = as_index(records)
+    ranges = ranges_for(comparison, records.records)
     figs = Figures()
     if plots_dir is not None or fmt == "html":
-        figs = draw_figures(comparison, records or [], Path(plots_dir) if plots_dir is not None else None, formats,
+        figs = draw_figures(comparison, records, Path(plots_dir) if plots_dir is not None else None, formats,
                             inline=fmt == "html", width=width, x_unit=x_unit, ranges=ranges)
     if fmt == "md":
         text = comparison_markdown(comparison, baseline=baseline, paper=True, ranges=ranges,
@@ -222,7 +226,7 @@ def render_report(comparison: Comparison, records: list[RunRecord] | None, fmt: 
     else:
         from .html import report_html
         heading = f"At equal {comparison.fixed}" if comparison.fixed else "Comparison"
-        text = report_html([(heading, comparison)], records or [], baseline=baseline,
+        text = report_html([(heading, comparison)], records, baseline=baseline,
                            ranges=ranges, figures=figs.inline, confound_units=confound_units)
     return text, figs.files, figs.skipped
 

@@ -88,7 +88,9 @@ def group_line(group: Group, errors: dict | None = None) -> str:
         best = max(scored, key=lambda a: a.mean)
         parts.append(f"leader {best.arm} {best.mean:.3g}")
     decided = [p for p in group.pairs if p.verdict in ("a>b", "b>a")]
-    if group.pairs:
+    if group.pairs and not group.valid:  # a not-valid group's differences are no verdicts
+        parts.append("no verdicts (equal spend not verified)")
+    elif group.pairs:
         names = [f"{p.a}>{p.b}" if p.verdict == "a>b" else f"{p.b}>{p.a}" for p in decided[:4]]
         more = f" and {len(decided) - 4} more" if len(decided) > 4 else ""
         parts.append(f"{len(decided)} of {len(group.pairs)} pairs decided" + (f": {', '.join(names)}{more}"

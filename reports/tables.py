@@ -75,16 +75,32 @@ def rows(group: Group, baseline: str | None = None, rng: RewardRange | None = No
     return out
 
 
+# One word per verdict in every format (markdown, LaTeX, HTML, CSV). A pair table reads "a>b"/"b>a" (the
+# row names a and b); a column against the baseline reads "better"/"worse" (the row is the arm).
 VERDICT_SHORT = {"a>b": "better", "b>a": "worse", "no difference detected": "n.d.",
                  "underpowered": "underpowered", "equivalent": "equivalent"}
+PAIR_WORDS = {"a>b": "a>b", "b>a": "b>a", "no difference detected": "n.d.", "underpowered": "underpowered",
+              "equivalent": "equivalent"}
+NOT_VALID = "not valid"   # the only word a pair of a not-valid group gets: its differences are no verdicts
+VERDICT_LEGEND = ("n.d. = no difference detected; neither it nor \u201cunderpowered\u201d is evidence of "
+                  "equality; \u201cnot valid\u201d = the group's budget is not verified equal, so no verdict.")
 
 
-def _verdict_words(p: PairResult) -> str:
-    return {"a>b": "better", "b>a": "worse"}.get(p.verdict, p.verdict) + ("" if p.paired else ", unpaired")
+def pair_verdict(p: PairResult, valid: bool = True) -> str:
+    """The verdict word of a pair (a>b, b>a, n.d., underpowered), or "not valid" in a group that is not."""
+    if not valid:
+        return NOT_VALID
+    return PAIR_WORDS.get(p.verdict, p.verdict) + ("" if p.paired else " (unpaired)")
 
 
-def _verdict_short(p: PairResult) -> str:
+def _verdict_words(p: PairResult, valid: bool = True) -> str:
+    """The verdict of an arm against the baseline (better, worse, n.d., underpowered), or "not valid"."""
+    if not valid:
+        return NOT_VALID
     return VERDICT_SHORT.get(p.verdict, p.verdict) + ("" if p.paired else " (unpaired)")
+
+
+_verdict_short = _verdict_words
 
 
 def _group_range(comparison: Comparison, group: Group, ranges: dict | None) -> RewardRange | None:
@@ -111,7 +127,7 @@ def frame(comparison: Comparison, baseline: str | None = None, ranges: dict | No
                 rec.update({"vs_baseline": r.vs.diff if r.vs else None,
                             "vs_ci_low": r.vs.ci[0] if r.vs else None,
                             "vs_ci_high": r.vs.ci[1] if r.vs else None,
-                            "vs_verdict": r.vs.verdict if r.vs else None})
+                            "vs_verdict": r.vs.verdict if r.vs and g.valid else None})
             rec["valid"] = g.valid
             records.append(rec)
     return pd.DataFrame.from_records(records)
@@ -152,16 +168,17 @@ def _present(group: Group, baseline: str | None) -> str | None:
     return baseline if baseline is not None and any(a.arm == baseline for a in group.arms) else None
 
 
-def shown_units(group: Group, drop_unreported: bool) -> list[str]:
-    """Units to give a column; paper tables drop units no arm reports (the caption names them).
+def shown_units(group: Group, drop_unreported: bool, seconds: bool = False) -> list[str]:
+    """Units to give a column; paper tables drop units no arm reports (the caption names them) and wall
+    time unless `seconds` (on simulators it measures the machine; confounds leave it out for the same reason).
 
     Never the group's fixed unit: the table is about spend in it, and a reader
     told "unreported units are shown as \u2014" must find its column (of \u2014).
     """
     if not drop_unreported:
         return list(group.units)
-    return [u for u in group.units
-            if u == group.fixed or any(a.spend[u].status != "unreported" for a in group.arms)]
+    return [u for u in group.units if u == group.fixed or (u != "seconds" or seconds) and
+            any(a.spend[u].status != "unreported" for a in group.arms)]
 
 
 def silent_units(group: Group) -> list[str]:
@@ -177,7 +194,7 @@ def group_markdown(group: Group, metric: str, baseline: str | None, drop_unrepor
     units = shown_units(group, drop_unreported)
     dec = decimals_for((r.ci[1] - r.ci[0]) / 2 for r in rs)
     vs_dec = decimals_for((r.vs.ci[1] - r.vs.ci[0]) / 2 for r in rs if r.vs)
-    headers = ["arm", "seeds"] + [md(u) for u in units] + [f"{md(metric)} (95% CI)"]
+    headers = ["arm", "seeds"] + [f"{md(unit_noun(u))} (median)" for u in units] + [f"{md(metric)} (mean, 95% CI)"]
     if baseline:
         headers.append(f"vs {md(baseline)} (paired)")
     body = []
@@ -187,9 +204,9 @@ def group_markdown(group: Group, metric: str, baseline: str | None, drop_unrepor
         if baseline:
             line.append("baseline" if r.arm == baseline else (
                 f"{fixed(r.vs.diff, vs_dec, True)} {interval(r.vs.ci[0], r.vs.ci[1], vs_dec, True)} "
-                f"{_verdict_words(r.vs)}" if r.vs else "n/a"))
+                f"{_verdict_words(r.vs, group.valid)}" if r.vs else "n/a"))
         body.append(line)
-    return pipe_table(body, headers)
+    return pipe_table(body, headers, align="l" + "r" * (len(headers) - 1 - bool(baseline)) + "l" * bool(baseline))
 
 
 # -- LaTeX -------------------------------------------------------------------------------
@@ -380,7 +397,8 @@ def _float(layout: Layout, caption: str, short: str, label: str, headers: list[s
     if _too_tall(layout, len(body), bool(extra_head), caption, notes):
         lines.append("% taller than a page at this size: choose fewer columns with --columns (so arm names need not "
                      "wrap) or fewer arms")
-    lines += [f"\\caption[{short}]{{{caption}}}", f"\\label{{{label}}}",
+    lines += [r"\setlength{\belowcaptionskip}{4pt}",  # a caption above a table does not touch its \toprule
+              f"\\caption[{short}]{{{caption}}}", f"\\label{{{label}}}",
               f"\\begin{{tabular}}{{{layout.align}}}", r"\toprule"]
     if layout.split_head and any(" " in h for h in headers):
         parts = [split_header(h) for h in headers]
@@ -441,7 +459,7 @@ def group_latex(group: Group, comparison: Comparison, baseline: str | None, labe
             elif c == "diff_ci":
                 cells.append(_tex_num(interval(r.vs.ci[0], r.vs.ci[1], vs_dec, True)))
             else:
-                cells.append(tex(_verdict_short(r.vs)))
+                cells.append(tex(_verdict_words(r.vs, group.valid)))
         body.append(cells)
     arm_at = cols.index("arm") if "arm" in cols else None
     measure = [[_tex_arm(c) if i == arm_at else c for i, c in enumerate(cells)] for cells in body]
@@ -556,28 +574,55 @@ def comparison_latex(comparison: Comparison, baseline: str | None = None, column
 
 
 def cost_markdown(groups: list[dict], unit: str, target: float) -> str:
-    """The cost-to-target table of `compare --target`."""
-    def fmt(v):
-        return {"inf": "∞", "-inf": "−∞"}.get(v) if isinstance(v, str) else ("n/a" if v is None else quantity(v))
-
-    def ci(v):
-        return "n/a" if v is None else f"[{fmt(v[0])}, {fmt(v[1])}]"
-
+    """The cost-to-target table of `compare --target`, each group in its workload's words for the unit."""
     parts = []
     for g in groups:
-        parts.append(f"Cost to reach reward {target:g} in {unit_noun(unit)} ({md(g['workload'])}): ERT counts "
-                     "runs that never reached it at their whole spend; cost-of-pass is mean spend over the pass "
-                     "rate. Intervals: seeded paired bootstrap over seeds (they under-cover at small n).")
-        table_rows = [[md(r["arm"]), f"{r['reached']}/{r['runs']}", fmt(r["ert"]), ci(r["ert_ci"]),
-                       fmt(r["cost_of_pass"]), ci(r["cost_of_pass_ci"]),
-                       (f"{fmt(r['ert_diff_vs_baseline'])} {ci(r.get('ert_diff_ci'))}"
-                        if "ert_diff_vs_baseline" in r else "")]
-                      for r in g["arms"]]
-        parts.append(pipe_table(table_rows, ["arm", "reached", "ERT", "95% CI", "cost-of-pass", "95% CI",
-                                             "ERT − baseline"]))
-        parts += _instance_lines(g["arms"], fmt)
-        parts.append("")
+        with nouns_of(g.get("unit_nouns") or None):
+            parts += _cost_group(g, unit, target)
     return "\n".join(parts)
+
+
+def _cost_fmt(v):
+    return {"inf": "∞", "-inf": "−∞"}.get(v) if isinstance(v, str) else ("n/a" if v is None else quantity(v))
+
+
+def _cost_ci(v):
+    return "n/a" if v is None else f"[{_cost_fmt(v[0])}, {_cost_fmt(v[1])}]"
+
+
+def _cost_group(g: dict, unit: str, target: float) -> list[str]:
+    fmt, ci = _cost_fmt, _cost_ci
+    parts = [f"Cost to reach reward {target:g} in {unit_noun(unit)} ({md(g['workload'])}): ERT counts "
+             "runs that never reached it at their whole spend; cost-of-pass is mean spend over the pass "
+             "rate. Intervals: seeded paired bootstrap over seeds (they under-cover at small n)."]
+    table_rows = [[md(r["arm"]), f"{r['reached']}/{r['runs']}", fmt(r["ert"]), ci(r["ert_ci"]),
+                   fmt(r["cost_of_pass"]), ci(r["cost_of_pass_ci"]),
+                   (f"{fmt(r['ert_diff_vs_baseline'])} {ci(r.get('ert_diff_ci'))}"
+                    if "ert_diff_vs_baseline" in r else "")]
+                  for r in g["arms"]]
+    parts.append(pipe_table(table_rows, ["arm", "reached", "ERT", "95% CI", "cost-of-pass", "95% CI",
+                                         "ERT − baseline"], align="lrrrrrr"))
+    parts += _instance_lines(g["arms"], fmt)
+    parts += _function_lines(g["arms"], fmt, unit)
+    parts.append("")
+    return parts
+
+
+def _function_lines(arms: list[dict], fmt, unit: str) -> list[str]:
+    """ERT per function, instances as trials (COCO's convention), when the instances name their function."""
+    rows_with = [r for r in arms if r.get("functions")]
+    if not rows_with:
+        return []
+    names = sorted({f["function"] for r in rows_with for f in r["functions"]}, key=lambda f: (len(f), f))
+    rows = []
+    for r in rows_with:
+        by = {f["function"]: f for f in r["functions"]}
+        rows.append([md(r["arm"])] + [f"{fmt(by[n]['ert'])} ({by[n]['reached']}/{by[n]['runs']})" if n in by else ""
+                                      for n in names])
+    return ["", f"ERT per function in {unit_noun(unit)}, its instances as trials (COCO's convention: the spend of "
+            "all runs on the function's instances, unsuccessful ones in full, over the runs that reached the "
+            "target; ∞: none did; in parentheses runs reached / runs):", "",
+            pipe_table(rows, ["arm"] + [md(n) for n in names], align="l" + "r" * len(names))]
 
 
 def _instance_lines(arms: list[dict], fmt) -> list[str]:
@@ -613,8 +658,12 @@ def confound_ratio(spend: float, reference: float, lower_bound: bool = False) ->
     return (GE if lower_bound else "") + text
 
 
+UNKNOWN = "unknown"   # a confound cell of an arm that did not report the unit (never 0, never left out)
+
+
 def confound_matrix(group: Group, units: list[str] | None = None) -> tuple[list[str], list[tuple[str, dict]]]:
-    """(units with a confound, [(arm, {unit: ratio text})]): only cells beyond tolerance are filled.
+    """(units with a confound, [(arm, {unit: ratio text})]): only cells beyond tolerance are filled, and
+    "unknown" where an arm did not report the unit.
 
     One table per group instead of one sentence per arm per unit: a suite of
     seven arms and five units made forty bullets nobody read.
@@ -624,6 +673,10 @@ def confound_matrix(group: Group, units: list[str] | None = None) -> tuple[list[
     by_arm: dict[str, dict[str, str]] = {}
     for f in flags:
         by_arm.setdefault(f.arm, {})[f.unit] = confound_ratio(f.spend, f.reference, f.lower_bound)
+    for a in group.arms:  # an arm that did not report a shown unit is a row of unknowns, not a missing row
+        for u in shown:
+            if u in a.spend and a.spend[u].status == "unreported":
+                by_arm.setdefault(a.arm, {})[u] = UNKNOWN
     order = [a.arm for a in group.arms if a.arm in by_arm]
     return shown, [(arm, by_arm[arm]) for arm in order]
 
@@ -643,5 +696,5 @@ def confound_markdown(group: Group, tolerance: float, units: list[str] | None = 
     body = [[md(arm)] + [cells.get(u, "") for u in shown] for arm, cells in table_rows]
     return (f"Confounds (spend in other units, as a ratio to the median across arms; only cells beyond "
             f"\u00b1{tolerance:.0%}; the reward column does not account for them):\n\n"
-            + pipe_table(body, headers))
+            + pipe_table(body, headers, align="l" + "r" * len(shown)))
 

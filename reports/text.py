@@ -55,7 +55,23 @@ def _md_escape(text: str) -> str:
     return _MD_TAG.sub(lambda m: "&lt;" + (m.group(1)[:-1] + "&gt;" if m.group(1) else ""), text)
 
 
-def pipe_table(rows: list[list], headers: list[str]) -> str:
+def pipe_table(rows: list[list], headers: list[str], align: str | None = None) -> str:
+    """A GitHub pipe table; `align` gives each column ``l`` or ``r`` (numbers right-aligned, ``|---:|``)."""
+    text = _pipe_table(rows, headers)
+    if not align or len(align) != len(headers) or "r" not in align:
+        return text
+    lines = text.split("\n")
+    cells = lines[1].strip("|").split("|")
+    lines[1] = "|" + "|".join(("-" * (len(c) - 1) + ":") if a == "r" else c for c, a in zip(cells, align)) + "|"
+    return "\n".join(lines)
+
+
+def numeric_align(headers: list[str], text_columns: int = 1) -> str:
+    """``l`` for the first `text_columns` columns (names), ``r`` for the rest (numbers)."""
+    return "l" * text_columns + "r" * (len(headers) - text_columns)
+
+
+def _pipe_table(rows: list[list], headers: list[str]) -> str:
     """A GitHub pipe table, the text `tabulate(rows, headers, tablefmt="github", disable_numparse=True)` gives.
 
     Why not always tabulate: it types, measures and aligns every cell in

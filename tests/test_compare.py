@@ -15,9 +15,11 @@ def flags(c, kind):
     return sorted((f.arm, f.unit) for g in c.groups for f in getattr(g, kind))
 
 
-def test_empty_input_gives_empty_valid_comparison():
-    c = compare([], fixed="tokens")
-    assert c.groups == [] and c.valid and c.to_json()["groups"] == []
+def test_empty_input_is_an_input_error_as_in_the_cli():
+    from baselines import InputError
+
+    with pytest.raises(InputError, match="no runs to compare"):  # issue 31: was an empty, valid comparison
+        compare([], fixed="tokens")
 
 
 def test_unknown_unit_lists_units_present():

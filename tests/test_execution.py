@@ -370,12 +370,12 @@ def test_records_kept_in_memory_equal_the_file_read_back(tmp_path, monkeypatch):
     import baselines.running.runner as runner
     from baselines.running.suite import load_suite
 
-    monkeypatch.setattr(runner, "HEAD_OVER", 600)  # threads share this module: long lines go by head
+    monkeypatch.setattr(runner, "HEAD_OVER", 1000)  # threads share this module: long lines go by head
     suite = write_suite(tmp_path, seeds=3, timeout=0.5, extra_arms=SLEEPER, arms='"guess", "once", "sleeper"')
     out = tmp_path / "out"
     outcome = runner.run_suite(load_suite(suite), out, jobs=2, backend="threading")
     lines = (out / "results.jsonl").read_bytes().splitlines()
-    assert max(len(line) for line in lines) > 600 > min(len(line) for line in lines)
+    assert max(len(line) for line in lines) > 1000 > min(len(line) for line in lines)
     on_disk = sorted(json.dumps(r.to_json(), sort_keys=True) for r in read_records(out / "results.jsonl"))
     in_memory = sorted(json.dumps(r.to_json(), sort_keys=True) for r in outcome.records)
     assert in_memory == on_disk and len(on_disk) == 9

@@ -26,7 +26,7 @@ GOOD_RECORDS = CORPUS / "records" / "ok-base.jsonl"
 GOOD_SUITE = CORPUS / "suites" / "ok-base.toml"
 
 # verb-specific expectations where the verb's own rules differ from the file's name
-CHECK_NEEDS_BOTH_ARMS = {"ok-one-arm", "ok-all-null-rewards"}
+CHECK_NEEDS_BOTH_ARMS = {"ok-one-arm", "ok-all-null-rewards", "ok-arm-name-200"}
 OWNED: dict[tuple[str, str], str] = {}   # (verb, case) -> the area whose open work makes it fail (none now)
 
 
@@ -116,7 +116,7 @@ def test_run_on_every_suite_case_refuses_before_any_cell(case, capsys, tmp_path)
     code, _, err = cli(["run", case, "--out", out, "--quiet", "--no-plots"], capsys)
     judge(_expect(case), code, err, {0, 1})
     if code == 2:
-        assert not (out / "results.jsonl").exists()
+        assert not out.exists()  # a refused run makes no folder and no lock (issue 31)
 
 
 @pytest.mark.timeout(120)
@@ -219,6 +219,21 @@ OPTIONS = [
     (["import", "promptfoo", R, "-o", "{T}/o.jsonl", "--metric", "acc"], "bad", None),
     (["import", "promptfoo", "/dev/null", "-o", "{T}/o.jsonl"], "bad", None),
     (["import", "agentdescent", R, "-o", "{T}/o.jsonl", "--metric", "acc"], "bad", None),
+    # issue 31: no command writes over its input, empty values and duplicate targets are refused
+    (["import", "csv", "{T}/in.csv", "-o", "{T}/in.csv", "--map", "arm=a,seed=s,reward=r"], "bad", None),
+    (["import", "csv", "{T}/in.csv", "-o", "{T}/o.jsonl", "--map", "arm=a,seed=s,reward=r,reward=s"], "bad", None),
+    (["import", "csv", "{T}/in.csv", "-o", "{T}/o.jsonl", "--map", "arm=a,seed=s,reward=r"], "ok", None),
+    (["import", "csv", "{T}/in.csv", "-o", "{T}/o.jsonl", "--map", "arm=a,seed=s,reward=r", "--workload", ""],
+     "bad", None),
+    (["import", "inspect", "{T}/in.csv", "-o", "{T}/o.jsonl", "--arm", ""], "bad", None),
+    (["report", R, "--fixed", "tokens", "--out", R], "bad", None),
+    (["report", R, "--fixed", "tokens", "--plots", "{T}/p", "--x-unit", "bogus"], "bad", None),
+    (["report", R, "--fixed", "tokens", "--x-unit", "tokens"], "bad", None),
+    (COMPARE + ["--workload", ""], "bad", None),
+    (COMPARE + ["--workload", "xx-w-xx"], "bad", None),
+    (["run", S, "--out", "{T}/o", "--backend", "dask", "--address", ""], "bad", None),
+    (["run", S, "--out", ""], "bad", None),
+    (["init", ""], "bad", None),
     (["nope"], "bad", None),
     (["compar", R], "bad", None),
     ([], "bad", None),
@@ -241,10 +256,15 @@ def test_options_on_every_verb(argv, expect, capsys, tmp_path):
     shutil.copy(GOOD_RECORDS, records)
     suite = tmp_path / "s.toml"
     shutil.copy(GOOD_SUITE, suite)
+    (tmp_path / "in.csv").write_text("a,s,r\nx,1,0.5\nx,2,0.25\n")
     filled = [a.replace("{R}", str(records)).replace("{S}", str(suite)).replace("{T}", str(tmp_path)) for a in argv]
     before = {p for p in tmp_path.parent.rglob("*")}
+    contents = {p: p.read_bytes() for p in tmp_path.iterdir() if p.is_file()}
     code, _, err = cli(filled, capsys)
     judge(expect, code, err, {0, 1, 3})
+    if code == 2:  # a refused command changes nothing: every file there before is byte-identical, none is new
+        assert {p: p.read_bytes() for p in tmp_path.iterdir() if p.is_file()} == contents
+        assert sorted(tmp_path.iterdir()) == sorted(contents)
     stray = [p for p in tmp_path.parent.rglob("*") if p not in before and tmp_path not in p.parents and p != tmp_path]
     assert not stray, stray
 

@@ -192,9 +192,10 @@ def test_an_arm_worker_loads_neither_pandas_scipy_nor_matplotlib():
 
 
 def test_no_function_is_longer_than_60_lines():
-    """Long functions hid four jobs each (parse, check, build, report); keep each one readable."""
+    """Long functions hid four jobs each (parse, check, build, report); keep each one readable (the
+    reports too: `_finish` was 84 lines and `cost_reward_plot` 82)."""
     long = []
-    for package in ("baselines", "workloads", "arms"):
+    for package in ("baselines", "workloads", "arms", "reports"):
         for path in sorted((ROOT / package).rglob("*.py")):
             for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
                 if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):

@@ -199,7 +199,8 @@ HOSTILE = [
     (json.dumps({**GOOD, "params": 3}), "field 'params' must be an object"),
     (json.dumps({**GOOD, "partial": ["tokens", None]}), "field 'partial' must be a list of unit names"),
     (json.dumps({**GOOD, "spend": {"": 3}}), "empty unit name"),
-    (json.dumps({**GOOD, "arm": "x" * 10_000, "seed": "s"}), 'field \'seed\' must be an integer, got "s"'),
+    (json.dumps({**GOOD, "arm": "x" * 200, "seed": "s"}), 'field \'seed\' must be an integer, got "s"'),
+    (json.dumps({**GOOD, "arm": "x" * 10_000}), "field 'arm' is 10,000 characters long; names are at most 200"),
     (json.dumps({**GOOD, "seed": "y" * 10_000}), r'got "yyyy.*\.\.\." \(10002 characters\)$'),
     (json.dumps(GOOD) + "\r" + json.dumps(GOOD), r"not valid JSON: the line ends are CR only .*convert the line ends to LF"),
 ]

@@ -49,7 +49,7 @@ def test_fixed_unit_keeps_its_column_when_no_arm_reports_it():
     assert "Not reported by any arm (no column): dollars." in tex and "tokens." not in tex.split("no column")[1][:40]
     page = report_html([("x", c)], records)
     table = page.split("<table")[1]
-    assert ">tokens</th>" in table and ">dollars</th>" not in table
+    assert ">tokens (median)</th>" in table and ">dollars (median)</th>" not in table
 
 
 def test_a_dropped_unit_is_never_said_to_be_shown_as_a_dash():

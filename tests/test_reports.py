@@ -58,7 +58,7 @@ def test_unreported_columns_dropped_in_paper_tables_and_named_in_caption():
     recs = spec_records({"a": {"tokens": 1000, "usd": None}, "b": {"tokens": 1000, "usd": None}})
     tex = comparison_latex(compare(recs, fixed="tokens"))
     assert "Not reported by any arm (no column): dollars" in tex and "dollars &" not in tex
-    assert "usd" in comparison_markdown(compare(recs, fixed="tokens")).split("\n\n")[3].splitlines()[0]
+    assert "dollars (median)" in comparison_markdown(compare(recs, fixed="tokens")).split("\n\n")[3].splitlines()[0]
 
 
 def test_partial_unit_gets_lower_bound_marker_in_every_format():
@@ -95,25 +95,31 @@ def test_pareto_front():
     assert plots.pareto_front(pts) == ["cheap-bad", "mid", "expensive-best"]
 
 
-def test_unreported_arm_is_not_drawn_and_is_named(tmp_path):
+def test_unreported_arm_is_drawn_in_the_unknown_strip_not_dropped():
     recs = spec_records({"a": {"tokens": 1000, "usd": 1.0}, "b": {"tokens": 1000, "usd": 2.0},
                          "cli": {"tokens": 1000, "usd": None}})
     c = compare(recs, fixed="tokens")
-    files, drawn, left = plots.cost_reward(c.groups[0], recs, "usd", plots.Style(["a", "b", "cli"]),
-                                           tmp_path / "cr")
-    assert sorted(drawn) == ["a", "b"] and left == ["cli (did not report dollars)"]
-    svg = (tmp_path / "cr.svg").read_text()
-    assert "Not drawn: cli (did not report dollars)" in svg.replace("\u00a0", " ") or "Not drawn" in svg
+    plot = plots.cost_reward_plot(c.groups[0], recs, "usd", plots.Style(["a", "b", "cli"]), "tokens")
+    try:
+        assert plot.arms == {"a": "drawn", "b": "drawn", "cli": "unknown"}
+        assert len(plot.fig.axes) == 2                       # the main axes and the shaded "unknown" strip
+        svg = plots.render(plot, "svg").decode()
+    finally:
+        plots.close(plot)
+    assert "cli (spend unknown)" in svg and "unknown" in svg and "drawn in the 'unknown' strip" in svg
     ET.fromstring(svg)  # well-formed
 
 
-def test_svg_output_is_deterministic(tmp_path):
+def test_svg_output_is_deterministic():
     recs = spec_records({"a": {"tokens": 1000, "calls": 3}, "b": {"tokens": 1000, "calls": 5}})
     c = compare(recs, fixed="tokens")
     style = plots.Style(["a", "b"])
-    plots.cost_reward(c.groups[0], recs, "calls", style, tmp_path / "one")
-    plots.cost_reward(c.groups[0], recs, "calls", style, tmp_path / "two")
-    assert (tmp_path / "one.svg").read_bytes() == (tmp_path / "two.svg").read_bytes()
+    out = []
+    for _ in range(2):
+        plot = plots.cost_reward_plot(c.groups[0], recs, "calls", style, "tokens")
+        out.append(plots.render(plot, "svg"))
+        plots.close(plot)
+    assert out[0] == out[1]
 
 
 def test_style_is_stable_and_colour_blind_palette():
@@ -293,18 +299,6 @@ def test_cost_reward_is_never_drawn_against_the_fixed_unit():
     plot = plots.cost_reward_plot(g, recs, "tokens", plots.Style(["a"]), fixed="tokens")
     assert not plot.drawn and "fixed unit" in plot.reason
     assert plots.cost_units(g, "tokens") == ["calls"]
-
-
-def test_no_legend_entry_for_a_frontier_that_is_not_drawn():
-    # one arm dominates: the frontier has one point, so it is not drawn and not in the legend
-    recs = make_arms({"a": {"tokens": 1000, "calls": 5}, "b": {"tokens": 1000, "calls": 9}}, budget=B,
-                     reward_fn=lambda arm, s: 0.9 if arm == "a" else 0.1)
-    g = compare(recs, fixed="tokens").groups[0]
-    assert "Pareto frontier" not in _svg(plots.cost_reward_plot(g, recs, "calls", plots.Style(["a", "b"]), "tokens"))
-    recs = make_arms({"a": {"tokens": 1000, "calls": 5}, "b": {"tokens": 1000, "calls": 9}}, budget=B,
-                     reward_fn=lambda arm, s: 0.2 if arm == "a" else 0.8)
-    g = compare(recs, fixed="tokens").groups[0]
-    assert "Pareto frontier" in _svg(plots.cost_reward_plot(g, recs, "calls", plots.Style(["a", "b"]), "tokens"))
 
 
 def test_names_are_drawn_literally_and_underscore_names_reach_the_legend():
@@ -488,12 +482,6 @@ def test_latex_tables_compile(tmp_path):
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout[-3000:]
     assert (tmp_path / "doc.pdf").stat().st_size > 1000
-
-
-def test_frontier_hidden_under_markers_is_neither_drawn_nor_listed():
-    assert not plots._frontier_visible([0.012, 0.035], [0.01, 0.01, 9], [0.04, 0.05, 12], log_x=False)
-    assert plots._frontier_visible([0.012, 0.035], [0.01, 0.01, 9], [0.04, 0.05, 12], log_x=True)
-    assert not plots._frontier_visible([5.0], [1], [10], log_x=False)
 
 
 def test_wall_time_is_a_cost_axis_only_on_request():

@@ -64,12 +64,12 @@ def run_here(capsys, *args) -> tuple[int, str]:
 
 
 def comparable(records):
-    """Records without timing fields and without where they ran, as a set of canonical strings."""
+    """Records without timing fields and without where they ran (host, worker, backend), as canonical strings."""
     out = set()
     for r in records:
         d = r.to_json()
         d["spend"] = {k: v for k, v in d["spend"].items() if k != "seconds"}
-        d["provenance"] = {k: v for k, v in d["provenance"].items() if k not in ("host", "worker")}
+        d["provenance"] = {k: v for k, v in d["provenance"].items() if k not in ("host", "worker", "backend")}
         out.add(json.dumps(d, sort_keys=True))
     return out
 

@@ -171,7 +171,8 @@ def test_runner_records_carry_what_the_workload_declares():
     rec = execute_cell(cell("bbob", *OPTIMIZERS["cma-es"], {"calls": 50}, 4, name="cma-es"))
     assert rec["instance"] == "f21-i1"
     assert rec["unit_nouns"] == {"calls": "function evaluations"}
-    assert "reward_range" not in rec  # a regret has no bound
+    assert rec["reward_range"] == [-3.0, 8.0]  # digits of precision, clipped (workloads/bbob.py)
+    assert rec["reward_name"] == "digits of precision"
     rec = execute_cell(cell("search-sim", "arms.selection:Greedy", {}, {"rollouts": 6}, 0, name="greedy"))
     assert rec["reward_range"] == [0.0, 1.0] and rec["error"] is None
 

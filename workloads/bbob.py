@@ -105,6 +105,10 @@ class BBOB:
     score_trace = True  # a function evaluation outside the budget: anytime curves use true precision
     #: What this workload's units count, in prose (records carry it as `unit_nouns`).
     unit_nouns = {"calls": "function evaluations"}
+    #: Every reward lies here (the clip of `precision`): tables and figures stay inside it.
+    reward_range = PRECISION_RANGE
+    #: What the reward is, for axis labels (records carry it as `reward_name`).
+    reward_name = "digits of precision"
 
     def __init__(self, functions: list[int] = (1, 8, 10, 15, 21), dimension: int = 5):
         functions = list(functions)
@@ -123,4 +127,4 @@ class BBOB:
 
     def record_fields(self, instance: BBOBInstance) -> dict:
         """Top-level fields for this seed's record: the problem it ran and what a call is."""
-        return {"instance": instance.key, "unit_nouns": dict(self.unit_nouns)}
+        return {"instance": instance.key, "unit_nouns": dict(self.unit_nouns), "reward_name": self.reward_name}

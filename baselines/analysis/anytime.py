@@ -400,17 +400,47 @@ def _instance_table(cells: dict) -> list[dict]:
             hits_all += [c if h else math.inf for c, h in zip(cost, hit)]
             weights += [1.0 / cost.size] * cost.size
         solved = sum(1 for r in inst_rows if math.isfinite(r["ert"]))
+        per_function = function_erts({inst: cell for (a, inst), cell in cells.items() if a == arm})
         rows.append({
             "arm": arm, "runs": sum(r["runs"] for r in inst_rows), "reached": sum(r["reached"] for r in inst_rows),
             "ert": math.nan, "ert_ci": (math.nan, math.nan),
             "cost_of_pass": math.nan, "cost_of_pass_ci": (math.nan, math.nan),
             "instances": inst_rows, "instances_solved": solved, "instances_total": len(inst_rows),
+            "functions": per_function,
             "ecdf": first_hit_ecdf(np.asarray(hits_all), np.asarray(weights)),
             "score": _score_words(keys), "crashed": int(crashed), "skipped": int(skipped),
             "aggregation": ("per instance: ERT is computed for each instance and never pooled across "
                             "instances; the ECDF gives each (instance, target) pair equal weight (COCO's "
                             "runtime distribution without simulated restarts)")})
     return rows
+
+
+def function_of(instance) -> str | None:
+    """The function part of a COCO-style instance name (``f21-i3`` -> ``f21``); None when it has none."""
+    if not isinstance(instance, str):
+        return None
+    head, sep, tail = instance.rpartition("-i")
+    return head if sep and head and tail.isdigit() else None
+
+
+def function_erts(cells: dict) -> list[dict]:
+    """ERT per function with its instances as trials (COCO's convention): the spend of every run on every
+    instance of the function (runs that never hit count in full) over the number that hit.
+
+    `cells`: instance -> {"cost", "hit"} of one arm. Instances whose name has no function part are left out.
+    """
+    by_function: dict[str, list] = {}
+    for inst, cell in cells.items():
+        fn = function_of(inst)
+        if fn is not None and cell["cost"].size:
+            by_function.setdefault(fn, []).append((inst, cell))
+    out = []
+    for fn in sorted(by_function, key=lambda f: (len(f), f)):
+        cost = np.concatenate([np.asarray(c["cost"], dtype=float) for _, c in by_function[fn]])
+        hit = np.concatenate([np.asarray(c["hit"], dtype=bool) for _, c in by_function[fn]])
+        out.append({"function": fn, "instances": len(by_function[fn]), "runs": int(cost.size),
+                    "reached": int(hit.sum()), "ert": expected_running_time(cost, hit)})
+    return out
 
 
 def first_hit_ecdf(costs: np.ndarray, weights: np.ndarray) -> list[tuple[float, float]]:

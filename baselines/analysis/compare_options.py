@@ -39,6 +39,12 @@ class CompareOptions:
     reward_range: tuple[float, float] | None = None  # every reward lies in [lo, hi] (for groups that declare none)
 
     def __post_init__(self) -> None:
+        for name in ("workloads", "confound_units"):
+            value = getattr(self, name)
+            if isinstance(value, str):  # one name, matched exactly: `name in "xx-search-sim-xx"` matched search-sim
+                object.__setattr__(self, name, (value,))
+            elif value is not None and not all(isinstance(v, str) for v in value):
+                raise TypeError(f"{name} must be names (strings), got {value!r}")
         if isinstance(self.tolerance, bool) or not isinstance(self.tolerance, (int, float)) \
                 or not math.isfinite(self.tolerance) or self.tolerance < 0:
             raise ValueError(f"tolerance must be a finite non-negative number, got {self.tolerance!r}")

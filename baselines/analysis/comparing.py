@@ -40,6 +40,7 @@ from ..core.scoped import gc_paused
 from .anytime import metric_frame
 from .pairing import item_pairs, pair_groups
 from ..core.provenance import different_code_lines
+from ..core.errors import InputError
 from ..core.records import RunRecord, budget_key, budget_label
 from .group_selection import select_groups
 from .table import RunTable
@@ -88,7 +89,8 @@ def options_with(options: CompareOptions | None, **given) -> CompareOptions:
     pairs = given.get("pairs")
     if isinstance(pairs, bool):
         given["pairs"] = "auto" if pairs else "none"
-    settings = {k: tuple(v) if k in _TUPLES else v for k, v in given.items() if v is not None}
+    settings = {k: tuple(v) if k in _TUPLES and not isinstance(v, str) else v  # one name stays one name
+                for k, v in given.items() if v is not None}
     return replace(options, **settings) if options is not None else CompareOptions(**settings)
 
 
@@ -142,8 +144,8 @@ def code_warnings(frame: pd.DataFrame) -> list[str]:
 
 
 def _check_names(table: RunTable, fixed: str | None, options: CompareOptions) -> None:
-    if not len(table):
-        return
+    if not len(table):  # as the CLI says for an empty file (issue 31: the API returned an empty comparison)
+        raise InputError("compare: no runs to compare; pass the records of at least one run")
     present = set(table.units) | {u for b in table.budgets.values() for u in b}
     if fixed is not None and fixed not in present and fixed not in STANDARD_UNITS:
         raise ValueError(f"unknown unit {fixed!r}; units present: {', '.join(ordered_units(present)) or 'none'}")

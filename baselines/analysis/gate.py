@@ -271,10 +271,13 @@ def spending_schedule(looks: list[int], alpha: float) -> list[float]:
 
 def relative_margin(text: str | float, baseline_mean: float) -> float:
     """`--margin 0.02` in reward units, or `--margin 2%` of the baseline's mean reward."""
-    if isinstance(text, str) and text.endswith("%"):
-        value = float(text[:-1]) / 100 * abs(baseline_mean)
-    else:
-        value = float(text)
+    try:
+        if isinstance(text, str) and text.endswith("%"):
+            value = float(text[:-1]) / 100 * abs(baseline_mean)
+        else:
+            value = float(text)
+    except (TypeError, ValueError, OverflowError):  # was "could not convert string to float" (issue 31)
+        raise ValueError(f"margin must be a number like 0.02 or a percentage like '2%', got {text!r}") from None
     if not math.isfinite(value) or value < 0:
         raise ValueError(f"margin must be finite and non-negative, got {text!r}")
     return value
@@ -583,8 +586,7 @@ def _check_gate_args(baseline: str, candidate: str, alpha, bounds: str, margin) 
     check_alpha(alpha)
     if bounds not in BOUNDS:
         raise ValueError(f"bounds must be one of {', '.join(BOUNDS)}, got {bounds!r}")
-    if not isinstance(margin, str) or not margin.endswith("%"):
-        relative_margin(margin, 0.0)
+    relative_margin(margin, 1.0)  # its form, before any group: "abc%" passed here and then gated nothing
 
 
 def _two_arms(records, baseline: str, candidate: str):

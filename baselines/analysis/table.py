@@ -33,7 +33,7 @@ except ImportError:  # pragma: no cover - orjson is a declared dependency
 from . import degradation
 from ..core.errors import InputError
 from ..core.provenance import code_key
-from ..core.records import (MAX_AMOUNT, MAX_DEPTH, MAX_REWARD, SCHEMA, RunRecord, _trace, budget_key,
+from ..core.records import (MAX_AMOUNT, MAX_DEPTH, MAX_REWARD, NAME_MAX, SCHEMA, RunRecord, _trace, budget_key,
                             canonical_budget, declared_range, duplicate_error, items_from_json, json_depth,
                             parse_line)
 from ..core.scoped import gc_paused
@@ -444,8 +444,10 @@ def _arrow_types_ok(pa, cols: dict) -> bool:
     """Whether the label columns have the types the line reader would accept (names non-empty, one schema)."""
     for name in ("workload", "arm"):
         c = cols[name]
-        if not pa.types.is_string(c.type) or c.null_count or (c.is_valid().to_numpy(zero_copy_only=False).size and
-                                                              (np.asarray(pa.compute.utf8_length(c)) == 0).any()):
+        if not pa.types.is_string(c.type) or c.null_count:
+            return False
+        lengths = np.asarray(pa.compute.utf8_length(c))
+        if lengths.size and (lengths.min() == 0 or lengths.max() > NAME_MAX):  # the line reader names the line
             return False
     if cols["seed"].type != pa.int64() or cols["seed"].null_count:
         return False

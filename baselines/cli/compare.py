@@ -91,4 +91,7 @@ def cost_tables(comparison, table, target: float, baseline: str | None) -> list[
         out += [g for g in groups if (g["workload"], g["budget"]) in wanted]
     order = {(g.workload, json.dumps(g.budget, sort_keys=True)): i for i, g in enumerate(comparison.groups)}
     out.sort(key=lambda g: order.get((g["workload"], json.dumps(g["budget"], sort_keys=True)), 0))
+    nouns = {(g.workload, json.dumps(g.budget, sort_keys=True)): g.unit_nouns for g in comparison.groups}
+    for g in out:  # the workload's words for the unit ("function evaluations" on bbob), for the printed table
+        g["unit_nouns"] = dict(nouns.get((g["workload"], json.dumps(g["budget"], sort_keys=True))) or {})
     return json_ready(out)

@@ -69,6 +69,15 @@ class Parser(argparse.ArgumentParser):
         verb = self.prog.removeprefix("costmatch").strip()
         raise InputError(f"{verb + ': ' if verb else ''}{message} (see costmatch {verb + ' ' if verb else ''}--help)")
 
+    def _get_values(self, action, arg_strings):  # noqa: D102 - argparse hook, before any type conversion
+        # an empty value is a mistake, never "not given": `--address ''` started a local cluster and
+        # `init ''` wrote into the working folder (issue 31)
+        if action.nargs not in (argparse.PARSER, argparse.REMAINDER) and any(
+                isinstance(text, str) and not text.strip() for text in arg_strings):
+            name = "/".join(action.option_strings) or action.metavar or action.dest
+            self.error(f"{name}: an empty value; give one (or leave the option out)")
+        return super()._get_values(action, arg_strings)
+
 
 def unit(text: str) -> str:
     """A unit name, with common aliases (dollars -> usd, token -> tokens) mapped to the contract's."""
@@ -236,6 +245,16 @@ def output_file(path: str, what: str) -> Path:
 
 def output_dir(path: str, what: str) -> Path:
     return ensure_dir(path, what)
+
+
+def planned_dir(path: str, what: str) -> Path:
+    """An output folder checked but not made: the writer makes it, so a refused command leaves no folder (issue 31)."""
+    if not str(path).strip():
+        raise InputError(f"the {what} is an empty path; give a folder path")
+    planned = Path(path)
+    if planned.exists() and not planned.is_dir():
+        raise InputError(f"{planned}: the {what} is a file, not a folder; give a folder path")
+    return planned
 
 
 def suggest(word: str, choices: list[str]) -> str:

@@ -5,8 +5,8 @@ import argparse
 import sys
 
 from ..core.errors import InputError
-from ..core.fileio import atomic_write_text
-from .options import EXIT_OK, add_results_args, output_dir, output_file, unit
+from ..core.fileio import atomic_write_text, check_output_target
+from .options import EXIT_OK, add_results_args, output_file, planned_dir, unit
 
 HELP = "paper-ready tables (md, latex, csv), a self-contained HTML page, and figures"
 
@@ -21,7 +21,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--figure-format", choices=["png", "svg", "pdf"],
                    help="write figures in this format only (default: png and svg); pdf embeds TrueType fonts")
     p.add_argument("--figure-width", choices=["single", "double"], default="single",
-                   help="figure width: single column (3.3 in, default) or double column (6.8 in)")
+                   help="figure width: single column (3.33 in, default) or double column (6.8 in)")
     p.add_argument("--baseline", metavar="ARM", help="add each arm's paired difference to this arm")
     p.add_argument("--plots", metavar="DIR", help="write figures (PNG and SVG) to this folder (created if missing)")
     p.add_argument("--x-unit", type=unit, metavar="UNIT",
@@ -42,13 +42,18 @@ def run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_early
                          "--format latex")
     if figure_format is not None and not plots:
         raise InputError("report: --figure-format needs --plots DIR, the folder the figures are written to")
+    if x_unit is not None and not plots:
+        raise InputError("report: --x-unit needs --plots DIR, the folder the cost-reward figures are written to")
     out_path = output_file(out, "table file") if out else None
-    plots_dir = output_dir(plots, "figures folder") if plots else None
+    if out_path:
+        check_output_target(out_path, results, "table file")  # never over a results file it reads
+    plots_dir = planned_dir(plots, "figures folder") if plots else None
     records = read_runs(results, keep_last)
     comparison = load_comparison("report", results, fixed, tolerance=tolerance, keep_last=keep_last,
                                  allow_early_stop=allow_early_stop, alpha=alpha, metric=metric, start=start,
                                  workloads=workloads, budgets=budgets, baseline=baseline, confounds=confounds,
                                  reward_range=reward_range, records=records)
+    _check_x_unit(x_unit, records, results)
     try:
         text, files, skipped = render_report(comparison, records, format, baseline=baseline, columns=columns,
                                              plots_dir=plots_dir, figure_format=figure_format,
@@ -65,3 +70,12 @@ def run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_early
     else:
         sys.stdout.write(text)
     return EXIT_OK
+
+
+def _check_x_unit(x_unit: str | None, records: list, results: list[str]) -> None:
+    """--x-unit names a unit some run reported: a figure over an unknown unit was an empty axis, exit 0."""
+    if x_unit is None or any(r.spend.get(x_unit) is not None for r in records):
+        return
+    reported = sorted({u for r in records for u, v in r.spend.items() if v is not None})
+    raise InputError(f"report: --x-unit {x_unit!r}: no run in {', '.join(results)} reports it; units reported: "
+                     f"{', '.join(reported) or 'none'}")

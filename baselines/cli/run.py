@@ -10,7 +10,7 @@ from ..core.errors import InputError
 from ..core.scoped import gc_paused
 from .check import add_gate_arguments
 from .gate_output import gate_exit, print_gate
-from .options import (EXIT_INTERRUPTED, EXIT_NEGATIVE, EXIT_OK, alpha, suite_path, finite, output_dir,
+from .options import (EXIT_INTERRUPTED, EXIT_NEGATIVE, EXIT_OK, alpha, suite_path, finite, planned_dir,
                       positive_int)
 
 HELP = "run every cell of a suite (the built-in demo suite without SUITE)"
@@ -64,7 +64,7 @@ def run(*, suite, out, jobs, backend, fresh, retry_errors, quiet, no_plots, look
     from ..running.suite import isolated_workers, load_suite
 
     loaded = load_suite(suite_path(suite))
-    out_dir = output_dir(out or loaded.out, "output folder")
+    out_dir = planned_dir(loaded.out if out is None else out, "output folder")
     if looks or gate:
         return _run_sequential(loaded, out_dir, looks=looks, gate=gate, margin=margin, alpha=alpha,
                                lower_is_better=lower_is_better, inconclusive=inconclusive, as_json=as_json,

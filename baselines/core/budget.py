@@ -11,7 +11,8 @@ import math
 from dataclasses import dataclass
 from typing import Mapping
 
-from .records import budget_key
+from .errors import InputError
+from .records import MAX_AMOUNT, budget_key
 from .units import CONTINUOUS_UNITS, ordered_units
 
 
@@ -32,6 +33,9 @@ class Budget:
                 raise ValueError(f"Budget unit names must be non-empty strings, got {unit!r}")
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 raise ValueError(f"Budget unit '{unit}' must be a number, got {value!r}")
+            if isinstance(value, int) and abs(value) > MAX_AMOUNT:  # 10**400 overflowed float() below
+                raise InputError(f"Budget unit '{unit}' is an integer of {len(str(abs(value)))} digits, above "
+                                 f"the largest allowance {MAX_AMOUNT:g}")
             if not math.isfinite(value):
                 raise ValueError(f"Budget unit '{unit}' must be finite, got {value!r}")
             if value < 0:

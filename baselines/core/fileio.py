@@ -166,3 +166,32 @@ def slug(name: str, max_len: int = 60) -> str:
         return clean
     digest = hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()[:8]
     return f"{clean[:max_len]}-{digest}"
+
+
+def check_output_target(output: str | os.PathLike, inputs: "list[str | os.PathLike]" = (),
+                        what: str = "output file") -> None:
+    """Refuse, before any work, an output that is one of the command's inputs or a dangling link.
+
+    Why one rule here: `import csv in.csv -o in.csv` replaced its own source
+    (issue 31); a symbolic or hard link to an input is the same file, so
+    files are compared by (device, inode), not by name. A dangling symbolic
+    link would be replaced by a plain file, which a command promising never
+    to overwrite must not do: it is refused too.
+    """
+    out = Path(output)
+    if out.is_symlink() and not out.exists():
+        raise OutputError(f"{out}: the {what} is a symbolic link to a missing file ({os.readlink(out)}); "
+                          "remove the link or choose another path")
+    try:
+        target = os.stat(out)
+    except OSError:
+        return
+    for source in inputs:
+        try:
+            info = os.stat(source)
+        except OSError:
+            continue
+        if (info.st_dev, info.st_ino) == (target.st_dev, target.st_ino):
+            same = "" if str(source) == str(output) else f" (it is {source} under another name)"
+            raise OutputError(f"{out}: the {what} is also an input of this command{same}; "
+                              "write to another path")

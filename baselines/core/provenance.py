@@ -18,6 +18,7 @@ import sys
 from typing import Any, Iterable
 
 from .. import __version__
+from .code_identity import code_identity, current_backend
 
 _MODULE_HASHES: dict[str, tuple[Any, str | None]] = {}
 _STATIC: dict[str, Any] = {}
@@ -115,7 +116,8 @@ def provenance(arm_path: str, workload_path: str) -> dict[str, Any]:
     static = _static()
     return {"costmatch": static["costmatch"], "arm_module": module_hash(arm_path),
             "workload_module": module_hash(workload_path), "host": static["host"],
-            "worker": f"pid-{os.getpid()}", "arm_path": arm_path, "workload_path": workload_path}
+            "worker": f"pid-{os.getpid()}", "arm_path": arm_path, "workload_path": workload_path,
+            **code_identity(), "backend": current_backend()}  # contract v3: costmatch's code, the environment
 
 
 def code_key(prov: Any) -> str | None:

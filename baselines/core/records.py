@@ -248,12 +248,20 @@ def _missing_or_null(obj: dict, key: str, where: str, what: str) -> InputError:
     return InputError(f"{where}: field '{key}' is null; give {what}")
 
 
+#: The longest workload or arm name a reader takes (characters), as a suite's names. Why a cap: a
+#: record with a 10 MB arm name grew to 23 GB through the figures and tables (issue 31).
+NAME_MAX = 200
+
+
 def _text(obj: dict, key: str, where: str) -> str:
     value = obj.get(key)
     if value is None:
         raise _missing_or_null(obj, key, where, "a non-empty string")
     if not isinstance(value, str) or not value:
         raise InputError(f"{where}: field '{key}' must be a non-empty string, got {quote(value)}")
+    if len(value) > NAME_MAX:
+        raise InputError(f"{where}: field '{key}' is {len(value):,} characters long; names are at most "
+                         f"{NAME_MAX} characters: shorten it")
     return value
 
 
@@ -512,6 +520,8 @@ def parse_line(line: bytes, where: str) -> RunRecord:
     except InputError:
         _refuse_bom(line, where)
         raise
+    if _orjson is None or _dumped(obj) != line:  # only a line not in orjson's own form can hide a repeat
+        _refuse_repeated_key(text, where)
     if has_surrogate_escape(line):
         bad = _lone_surrogate(obj)
         if bad is not None:
@@ -525,6 +535,49 @@ def parse_line(line: bytes, where: str) -> RunRecord:
             # "must be an integer"); the stdlib keeps it exact, and the message names the real value
             return record_from_json(_loads(text, where, exact=True), where)
         raise
+
+
+def _dumped(obj: Any) -> bytes | None:
+    try:
+        return _orjson.dumps(obj)
+    except (TypeError, _orjson.JSONEncodeError):
+        return None
+
+
+class _RepeatedKey(Exception):
+    pass
+
+
+def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _RepeatedKey(key)
+            seen.add(key)
+    return obj
+
+
+def _refuse_repeated_key(text: str, where: str) -> None:
+    """Refuse a line with a key twice in one JSON object (at any depth): the rule both readers share.
+
+    Why: every JSON parser here keeps the last value of a repeated key, so
+    appending `,"reward":0.0` to a line changed an arm's mean with exit 0
+    (issue 31). orjson cannot report repeats, so `parse_line` first checks
+    the cheap proof that there is none: orjson writes the parsed object back
+    byte for byte as the line (true of every line `costmatch run` writes).
+    Only other lines are parsed again here, by the stdlib with a pairs hook.
+    Arrow, the columnar reader's parser, refuses a repeated key itself, and
+    that block is then read line by line through this rule.
+    """
+    try:
+        json.loads(text, object_pairs_hook=_unique_pairs)
+    except _RepeatedKey as exc:
+        raise InputError(f"{where}: the key {quote(exc.args[0])} appears twice in one JSON object (a reader "
+                         "would keep only the last); remove one of the two") from None
+    except (ValueError, RecursionError):  # what the stdlib cannot read was read by orjson; no repeat to find
+        pass
 
 
 def _refuse_bom(line: bytes, where: str) -> None:

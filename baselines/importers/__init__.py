@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..core.errors import InputError
+from ..core.fileio import check_output_target
 from ..core.records import RunRecord
 from .agentdescent import import_agentdescent
 from .common import check_unique, write_records_atomic
@@ -81,6 +82,7 @@ def _check_options(fmt: str, *, mapping, workload, arm, metric) -> None:
 
 def run_import(fmt: str, files: list[str | Path], output: str | Path, **options) -> int:
     """Import `files` and write them to `output` atomically; returns the number of runs written."""
+    check_output_target(output, list(files), "import output")  # never over a source, nor a dangling link
     records = import_records(fmt, files, **options)
     write_records_atomic(output, records)
     return len(records)

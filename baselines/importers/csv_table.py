@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import csv
 import math
+import re
 import sys
 from pathlib import Path
 
@@ -28,6 +29,10 @@ def parse_mapping(text: str) -> dict[str, str]:
         if "=" not in part:
             raise InputError(f"--map: '{part}' is not FIELD=COLUMN (e.g. --map arm=policy,seed=seed,reward=acc)")
         key, col = (s.strip() for s in part.split("=", 1))
+        if not key or not col:
+            raise InputError(f"--map: '{part}' has an empty side; write FIELD=COLUMN with both named")
+        if key in mapping:  # the last one won: a typo then lost a column in silence
+            raise InputError(f"--map: {key!r} is mapped twice ({mapping[key]!r} and {col!r}); map each field once")
         mapping[key] = col
     for required in ("arm", "seed", "reward"):
         if required not in mapping:
@@ -35,9 +40,19 @@ def parse_mapping(text: str) -> dict[str, str]:
     return mapping
 
 
+_INTEGER = re.compile(r"\s*[+-]?[0-9]+\s*")
+
+
 def _number(text: str | None, where: str, name: str):
+    """A cell as a number: integer literals exactly (a seed 9007199254740993 stays itself), others as float."""
     if text is None or text.strip() == "":
         return None
+    if _INTEGER.fullmatch(text):
+        try:
+            return int(text)
+        except ValueError:  # more digits than Python converts
+            raise InputError(f"{where}: column for '{name}' holds an integer of {len(text.strip())} digits; "
+                             "fix the column") from None
     try:
         value = float(text)
     except ValueError:

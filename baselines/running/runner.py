@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import gc
+import importlib.util
 import json
 import math
 import os
@@ -35,8 +36,9 @@ import orjson
 from ..core.alternatives import score_alternatives
 from ..core.errors import InputError
 from ..core.fileio import ensure_dir
+from ..core.code_identity import BACKEND_VARIABLE
 from ..core.governor import governor_fields
-from ..core.scoped import gc_paused
+from ..core.scoped import gc_paused, scoped_env
 from ..core.protocols import ArmOutput
 from ..core.meter import BudgetExhausted, CellTimeout, Meter
 from ..core.provenance import by_value, changed_code, changed_code_lines, provenance
@@ -499,6 +501,7 @@ def output_lock(out_dir: Path):
     import fcntl
 
     path = out_dir / LOCK_NAME
+    created = not os.path.lexists(path)
     try:
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     except OSError as exc:
@@ -519,6 +522,11 @@ def output_lock(out_dir: Path):
             os.ftruncate(fd, 0)
             os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
         yield
+    except InputError:
+        if created:  # a refused run leaves no lock behind; removed while held, so no other run can hold it
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+        raise
     finally:
         os.close(fd)
 
@@ -660,10 +668,12 @@ def run_suite(suite: Suite, out_dir: Path, jobs: int | None = None, backend: str
     jobs = jobs or suite.jobs
     backend = backend or suite.backend
     address = _cluster_address(backend, address, worker_wait, retries)
+    check_engine(backend)
+    made = _missing_folders(Path(out_dir))
     out_dir = ensure_dir(out_dir, "output folder")
     results = out_dir / "results.jsonl"
-    with output_lock(out_dir):
-        existing = _kept_records(suite, results, fresh, retry_errors, other_runs, stale)
+    with _undo_folders_on_refusal(made), output_lock(out_dir), scoped_env(BACKEND_VARIABLE, backend):
+        existing, prepare = _kept_records(suite, results, fresh, retry_errors, other_runs, stale)
         kept_identities = [r.identity() for r in existing]
         done = set(kept_identities)
         cells = suite.cells()
@@ -679,7 +689,7 @@ def run_suite(suite: Suite, out_dir: Path, jobs: int | None = None, backend: str
             print(f"costmatch: --jobs {explicit_jobs} is not used with the cluster at {address}: every worker "
                   "thread (Dask) or CPU (Ray) there runs cells", file=sys.stderr)
         _run_todo(todo, results, outcome, new_records, progress, backend, jobs, address, worker_wait, retries,
-                  meanwhile)
+                  meanwhile, prepare)
     # kept records of cells the suite no longer has are left out; new records all come from its cells
     outcome.records = kept + new_records
     return outcome
@@ -755,11 +765,20 @@ def _set_aside(results: Path) -> Path:
 
 
 def _kept_records(suite: Suite, results: Path, fresh: bool, retry_errors: bool,
-                  other_runs: str = "keep", stale: str = "refuse") -> list[RunRecord]:
-    """The records a run resumes from: none after --fresh (old file moved aside), errors dropped with --retry-errors."""
+                  other_runs: str = "keep", stale: str = "refuse") -> tuple[list[RunRecord], Callable[[], None]]:
+    """The records a run resumes from, and the change to the results file that goes with them.
+
+    None are kept after --fresh (the old file is moved aside), errors are
+    dropped with --retry-errors (the file rewritten). Why a returned change
+    and not done here: the engine is opened after this, and a refused engine
+    or address must leave the results file as it was (issue 31); the caller
+    applies the change once the engine is up, before the first new line.
+    """
     if fresh and results.exists():
-        backup = _set_aside(results)
-        print(f"costmatch: --fresh: moved the old results to {backup}", file=sys.stderr)
+        def prepare() -> None:
+            backup = _set_aside(results)
+            print(f"costmatch: --fresh: moved the old results to {backup}", file=sys.stderr)
+        return [], prepare
     existing = load_existing(results)
     check_same_params(existing, suite, results)
     if other_runs == "check":
@@ -768,14 +787,65 @@ def _kept_records(suite: Suite, results: Path, fresh: bool, retry_errors: bool,
     _check_stale([r for r in existing if r.arm in suite.arms and r.workload in workloads], suite, results, stale)
     if retry_errors and any(r.error is not None for r in existing):
         existing = [r for r in existing if r.error is None]
-        write_records(results, existing)
-    return existing
+        return existing, lambda: write_records(results, existing)
+    return existing, lambda: None
+
+
+# -- engines checked before the folder is touched ------------------------------------
+_ENGINE_NEEDS = {"dask": (("dask", "distributed"), "the dask extra"), "ray": (("ray",), "ray")}
+
+
+def check_engine(backend: str) -> None:
+    """Refuse a backend whose package is not installed before any folder or file is made (issue 31).
+
+    ``find_spec`` only looks the package up (importing Ray costs about a
+    second, paid later only when cells run).
+    """
+    modules, what = _ENGINE_NEEDS.get(backend, ((), ""))
+    for name in modules:
+        try:
+            found = importlib.util.find_spec(name) is not None
+        except (ImportError, ValueError):
+            found = False
+        if not found:
+            raise InputError(f"--backend {backend} needs {what}: pip install 'costmatch[{backend}]'")
+
+
+def _missing_folders(path: Path) -> list[Path]:
+    """The folders from `path` up that do not exist yet (the ones `ensure_dir` will make), deepest first."""
+    missing = []
+    while not os.path.lexists(path) and path != path.parent:
+        missing.append(path)
+        path = path.parent
+    return missing
+
+
+@contextlib.contextmanager
+def _undo_folders_on_refusal(made: list[Path]):
+    """Remove the folders this run made (and its lock in them) when it is refused before writing a line.
+
+    A refused command leaves nothing behind (issue 31): a bad address found
+    while the engine starts must not leave a new ``--out`` holding only
+    ``.costmatch.lock``. Only an empty folder this run made is removed.
+    """
+    try:
+        yield
+    except InputError:
+        if made:
+            with contextlib.suppress(OSError):
+                if not any(made[0].iterdir()):  # its lock is gone already (output_lock)
+                    for folder in made:
+                        folder.rmdir()
+        raise
 
 
 def _run_todo(todo: list, results: Path, outcome: RunOutcome, new_records: list[RunRecord], progress,
               backend: str, jobs: int, address: str | None, worker_wait: float, retries: int,
-              meanwhile: Callable[[], None] | None = None) -> None:
-    """Run the missing cells, appending each line as it finishes; SIGTERM and a lost cluster end the run cleanly."""
+              meanwhile: Callable[[], None] | None = None, prepare: Callable[[], None] | None = None) -> None:
+    """Run the missing cells, appending each line as it finishes; SIGTERM and a lost cluster end the run cleanly.
+
+    ``prepare`` changes the results file (--fresh, --retry-errors) once the engine is up.
+    """
     previous = signal.getsignal(signal.SIGTERM)
 
     def on_term(signum, frame):
@@ -788,6 +858,8 @@ def _run_todo(todo: list, results: Path, outcome: RunOutcome, new_records: list[
         if todo:  # the engine first: a bad address leaves the folder as it was
             opts = ExecOptions(backend, max(1, min(jobs, len(todo))), address, worker_wait, retries)
             pool = open_pool(opts, cell_line)
+        if prepare is not None:
+            prepare()
         try:
             handle = open_results(results)
         except OSError as exc:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import os
 import pkgutil
 from dataclasses import dataclass
 from importlib import resources
@@ -224,11 +225,13 @@ def init_project(directory: str | Path = ".") -> list[Path]:
     there, so a second `init` can never overwrite a user's edits; if a write
     fails mid-way, the files it had written are removed again.
     """
+    if not str(directory).strip():
+        raise InputError("init: the folder is an empty name; give a folder (costmatch init NEWDIR, or . for this one)")
     directory = Path(directory)
     texts = starter_templates()
     if directory.exists() and not directory.is_dir():
         raise OutputError(f"{directory}: is a file, not a folder; give a new or existing folder for `init`")
-    existing = [name for name in texts if (directory / name).exists()]
+    existing = [name for name in texts if os.path.lexists(directory / name)]  # a dangling link too
     if existing:
         raise InputError(f"{directory / existing[0]}: already exists; `init` never overwrites files: "
                          "choose an empty folder (costmatch init NEWDIR) or move the file away")

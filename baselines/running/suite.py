@@ -51,6 +51,7 @@ from ..core.budget import Budget
 from ..core.scoped import scoped_env
 from ..core.errors import InputError
 from ..core.protocols import check_arm, check_workload, incompatibility
+from .class_checks import check_class, check_params
 from ..core.provenance import by_value, by_value_hash, register_class
 from ..core.records import MAX_AMOUNT, MAX_DEPTH, SEED_MAX, budget_key, json_depth, show
 
@@ -431,10 +432,21 @@ def parse_suite(data: dict, source: str, check_imports: bool = True, root: str |
     for i, spec in enumerate(workloads_list):
         workload, cells = _parse_workload(spec, f"{source}: workloads[{i}]", arms, instances, seeds, tolerance,
                                           seen, cells, check_imports, root)
+        _same_as_namesake(workload, workloads, f"{source}: workloads[{i}]")
         workloads.append(workload)
     return Suite(name, source, arms, workloads, jobs, backend,
                  None if timeout is None else float(timeout), out,
                  sorted({w.fixed for w in workloads}))
+
+
+def _same_as_namesake(workload: WorkloadSpec, earlier: list[WorkloadSpec], where: str) -> None:
+    """Two entries may share a name (other budgets) only with one path and the same params (docs/suite.md)."""
+    for other in earlier:
+        if other.name == workload.name and (other.path, other.params) != (workload.path, workload.params):
+            what = "path" if other.path != workload.path else "params"
+            raise InputError(f"{where}: workload {workload.name!r} is named by an earlier entry with another "
+                             f"{what}; entries that share a name must share path and params: give this one "
+                             "another name")
 
 
 def _suite_settings(data: dict, source: str):
@@ -478,7 +490,7 @@ def _parse_arms(data: dict, source: str, check_imports: bool, root: str | None):
             raise InputError(f"{where}: missing 'path' (e.g. path = 'arms.selection:Greedy')")
         params = _params(spec.get("params", {}), f"{where}.params")
         if check_imports:
-            arm = _construct(resolve(spec["path"], f"{where}.path", root), params, f"{where}.params")
+            arm = _construct(_resolved(spec["path"], "arm", where, root, params), params, f"{where}.params")
             check_arm(arm, f"{where}.path")
             instances[arm_name] = arm
         else:
@@ -551,7 +563,7 @@ def _workload_arms(spec: dict, where: str, arms: dict) -> list:
 def _check_workload(spec: dict, where: str, w_name: str, params: dict, budgets: list, arm_names: list,
                     instances: dict, root: str | None) -> None:
     """Construct the workload and check its units and arms now, so a bad suite fails before any cell runs."""
-    workload = _construct(resolve(spec["path"], f"{where}.path", root), params, f"{where}.params")
+    workload = _construct(_resolved(spec["path"], "workload", where, root, params), params, f"{where}.params")
     check_workload(workload, f"{where}.path")
     measures = set(workload.measures)
     for b in budgets:
@@ -593,6 +605,14 @@ def _guarded(call, where: str):
         raise
     except Exception as exc:  # noqa: BLE001 - a user's code failed
         raise _user_error(exc, where) from None
+
+
+def _resolved(path: str, kind: str, where: str, root: str | None, params: dict) -> Any:
+    """The class `path` names, checked as deeply as `run` will use it (class_checks) before it is built."""
+    cls = resolve(path, f"{where}.path", root)
+    check_class(cls, kind, f"{where}.path")
+    check_params(cls, params, f"{where}.params")
+    return cls
 
 
 def _construct(cls, params: dict, where: str):

@@ -1,0 +1,80 @@
+"""The answer first: one headline per group (valid or not, leader, decided pairs, main confound) and its level.
+
+The terminal's one line per group was the best summary there was and the
+page lacked it. The level says how to style it: "bad" (not valid, not a
+comparison: no verdicts), "warn" (incomplete, or a confound the reward
+column does not account for), "ok" otherwise. A confound is never styled
+as success. Groups are ordered most informative first (valid, then most
+decided pairs), so the page does not open on a group where every pair is
+underpowered.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from baselines.analysis.comparison import Group
+from baselines.core.units import unit_noun
+
+from .figure_base import not_valid_arms
+from .summary import group_state
+from .text import budget_text
+
+
+@dataclass
+class Headline:
+    level: str      # ok | info (nothing decided) | warn | bad
+    text: str
+
+
+def main_confound(group: Group) -> str:
+    """The confound furthest from its reference, as a phrase ("ucb1 spent 1.9x the median tokens"), or ""."""
+    flags = [f for f in group.confounded if f.reference]
+    if not flags:
+        return ""
+    for unit in ("tokens", "usd", "calls", "rollouts"):  # the totals a reader budgets in, before their parts
+        if any(f.unit == unit for f in flags):
+            flags = [f for f in flags if f.unit == unit]
+            break
+    f = max(flags, key=lambda f: abs(math.log(max(f.spend, 1e-300) / f.reference)))
+    bound = "at least " if f.lower_bound else ""
+    return f"{f.arm} spent {bound}{f.spend / f.reference:.2g}\u00d7 the median {unit_noun(f.unit)}"
+
+
+def group_headline(group: Group) -> Headline:
+    state = group_state(group)
+    where = f"{group.workload} at {budget_text(group.budget)}"
+    if state in ("NOT VALID", "NOT A COMPARISON"):
+        why = group.not_a_comparison or "; ".join(f"{a} {w}" for a, w in not_valid_arms(group).items())
+        return Headline("bad", f"{where}: {state}: {why}. No verdicts.")
+    parts = [f"{where}: {state}"]
+    scored = [a for a in group.arms if a.scored and not math.isnan(a.mean)]
+    if scored:
+        best = max(scored, key=lambda a: a.mean)
+        parts.append(_leader(group, best.arm, best.mean) if len(scored) > 1 else f"one arm: {best.arm} ({best.mean:.3g})")
+    decided = sum(p.verdict in ("a>b", "b>a") for p in group.pairs)
+    if group.pairs:
+        parts.append(f"{decided} of {len(group.pairs)} pairs decided")
+    confound = main_confound(group)
+    if confound:
+        parts.append(f"main confound: {confound}")
+    level = "warn" if confound or state == "INCOMPLETE" else "ok" if decided else "info"
+    return Headline(level, "; ".join(parts) + ".")
+
+
+def _leader(group: Group, arm: str, mean: float) -> str:
+    """"leader X" only when X is detected better than every other arm; else "highest mean X" (not a win)."""
+    others = {a.arm for a in group.arms} - {arm}
+    beaten = {p.b if p.a == arm else p.a for p in group.pairs
+              if (p.a == arm and p.verdict == "a>b") or (p.b == arm and p.verdict == "b>a")}
+    if others and others <= beaten:
+        return f"leader {arm} ({mean:.3g}, detected better than every other arm)"
+    return f"highest mean {arm} ({mean:.3g}; better than {len(beaten)} of {len(others)} others by the paired test)"
+
+
+def informative_first(groups: list[Group]) -> list[Group]:
+    """Valid groups before the rest, then the most decided pairs, then the share decided; stable otherwise."""
+    def key(g: Group):
+        decided = sum(p.verdict in ("a>b", "b>a") for p in g.pairs)
+        return (not g.valid, -decided, -(decided / len(g.pairs)) if g.pairs else 0.0)
+    return sorted(groups, key=key)
