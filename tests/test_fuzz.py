@@ -212,6 +212,13 @@ OPTIONS = [
     (["import", "agentdescent", R, "-o", "{T}/o.jsonl"], "bad", None),
     (["import", "agentdescent", "/dev/null", "-o", "{T}/o.jsonl"], "bad", None),
     (["import", "csv", R, "-o", "{T}/nodir/o.jsonl", "--map", "arm=a,seed=s,reward=r"], "bad", None),
+    (["import", "lm-eval", R, "-o", "{T}/o.jsonl"], "bad", None),
+    (["import", "lm-eval", "{T}", "-o", "{T}/o.jsonl"], "bad", None),
+    (["import", "lm-eval", R, "-o", "{T}/o.jsonl", "--arm", "solver"], "bad", None),
+    (["import", "promptfoo", R, "-o", "{T}/o.jsonl"], "bad", None),
+    (["import", "promptfoo", R, "-o", "{T}/o.jsonl", "--metric", "acc"], "bad", None),
+    (["import", "promptfoo", "/dev/null", "-o", "{T}/o.jsonl"], "bad", None),
+    (["import", "agentdescent", R, "-o", "{T}/o.jsonl", "--metric", "acc"], "bad", None),
     # issue 31: no command writes over its input, empty values and duplicate targets are refused
     (["import", "csv", "{T}/in.csv", "-o", "{T}/in.csv", "--map", "arm=a,seed=s,reward=r"], "bad", None),
     (["import", "csv", "{T}/in.csv", "-o", "{T}/o.jsonl", "--map", "arm=a,seed=s,reward=r,reward=s"], "bad", None),

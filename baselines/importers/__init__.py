@@ -20,41 +20,64 @@ from .agentdescent import import_agentdescent
 from .common import check_unique, write_records_atomic
 from .csv_table import import_csv
 from .inspect_log import ARM_CHOICES, import_inspect, import_inspect_files
+from .lm_eval import ARM_CHOICES as LM_EVAL_ARMS, import_lm_eval, import_lm_eval_files
+from .promptfoo import ARM_CHOICES as PROMPTFOO_ARMS, import_promptfoo, import_promptfoo_files
 
 IMPORTERS: dict[str, Callable[..., list[RunRecord]]] = {
     "agentdescent": import_agentdescent,
     "csv": import_csv,
     "inspect": import_inspect,
+    "lm-eval": import_lm_eval,
+    "promptfoo": import_promptfoo,
 }
+
+#: what --arm may say, per format that has a choice
+ARM_OPTIONS = {"inspect": ARM_CHOICES, "lm-eval": LM_EVAL_ARMS, "promptfoo": PROMPTFOO_ARMS}
+#: the formats whose files are read together with one arm rule (the others file by file)
+_TOGETHER = {"inspect": import_inspect_files, "lm-eval": import_lm_eval_files, "promptfoo": import_promptfoo_files}
 
 
 def import_records(fmt: str, files: list[str | Path], *, mapping: str | None = None,
                    workload: str | None = None, arm: str | None = None,
-                   arm_from_file: bool = False) -> list[RunRecord]:
+                   arm_from_file: bool = False, metric: str | None = None) -> list[RunRecord]:
     """The records of `files` in format `fmt`, checked for duplicate runs (nothing written)."""
-    if fmt not in IMPORTERS:
-        raise InputError(f"import: unknown format {fmt!r}; known formats: {', '.join(sorted(IMPORTERS))}")
-    if fmt == "csv" and not mapping:
-        raise InputError("import csv: --map is required, e.g. --map arm=policy,seed=seed,reward=acc,tokens=tok")
-    if arm and fmt != "inspect":
-        raise InputError(f"import {fmt}: --arm is for inspect logs ({ARM_CHOICES}); "
-                         "use --arm-from-file to tell files apart")
+    _check_options(fmt, mapping=mapping, workload=workload, arm=arm, metric=metric)
     records: list[RunRecord] = []
-    if fmt == "inspect" and not arm_from_file:
-        records = import_inspect_files(list(files), arm=arm)
+    if fmt in _TOGETHER:
+        options = {"arm": arm, **({"metric": metric} if fmt != "inspect" else {}),
+                   **({"workload": workload} if fmt == "promptfoo" else {})}
+        groups = [[path] for path in files] if arm_from_file else [list(files)]
+        for group in groups:
+            suffix = Path(group[0]).stem if arm_from_file else None
+            records += _TOGETHER[fmt](group, arm_suffix=suffix, **options)
     else:
         for path in files:
             suffix = Path(path).stem if arm_from_file else None
             if fmt == "csv":
                 records += import_csv(path, mapping, workload=workload)
-            elif fmt == "inspect":
-                records += import_inspect_files([path], arm=arm, arm_suffix=suffix)
             else:
                 records += import_agentdescent(path, arm_suffix=suffix)
-    hint = ("pass --arm solver|model|task-arg:NAME|meta:KEY to name arms by what tells the logs apart"
-            if fmt == "inspect" else "pass --arm-from-file to tell the files' arms apart")
+    hint = (f"pass --arm {ARM_OPTIONS[fmt].replace(', ', '|').replace(' or ', '|')} to name arms by what tells "
+            "the runs apart, or --arm-from-file" if fmt in ARM_OPTIONS
+            else "pass --arm-from-file to tell the files' arms apart")
     check_unique(records, hint)
     return records
+
+
+def _check_options(fmt: str, *, mapping, workload, arm, metric) -> None:
+    """Each option is for the formats that use it: a misplaced one is an error, never ignored."""
+    if fmt not in IMPORTERS:
+        raise InputError(f"import: unknown format {fmt!r}; known formats: {', '.join(sorted(IMPORTERS))}")
+    if fmt == "csv" and not mapping:
+        raise InputError("import csv: --map is required, e.g. --map arm=policy,seed=seed,reward=acc,tokens=tok")
+    if arm and fmt not in ARM_OPTIONS:
+        raise InputError(f"import {fmt}: --arm is for inspect logs ({ARM_CHOICES}), lm-eval and promptfoo "
+                         "results; use --arm-from-file to tell files apart")
+    if metric and fmt not in ("lm-eval", "promptfoo"):
+        raise InputError(f"import {fmt}: --metric is for lm-eval and promptfoo results")
+    if workload and fmt not in ("csv", "promptfoo"):
+        raise InputError(f"import {fmt}: --workload is for csv and promptfoo files (lm-eval and inspect name "
+                         "the workload after the task)")
 
 
 def run_import(fmt: str, files: list[str | Path], output: str | Path, **options) -> int:
@@ -65,5 +88,6 @@ def run_import(fmt: str, files: list[str | Path], output: str | Path, **options)
     return len(records)
 
 
-__all__ = ["IMPORTERS", "import_agentdescent", "import_csv", "import_inspect", "import_inspect_files",
+__all__ = ["ARM_OPTIONS", "IMPORTERS", "import_agentdescent", "import_csv", "import_inspect", "import_inspect_files",
+           "import_lm_eval", "import_lm_eval_files", "import_promptfoo", "import_promptfoo_files",
            "import_records", "run_import"]

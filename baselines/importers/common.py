@@ -106,9 +106,14 @@ def make_record(where: str, **fields: Any) -> RunRecord:
         obj["partial"] = list(obj["partial"])
     record = record_from_json(obj, where)
     try:
-        record.to_line()
+        line = record.to_line()
     except (TypeError, ValueError) as exc:  # e.g. NaN or an object inside params/notes
         raise InputError(f"{where}: a field cannot be written as JSON ({exc}); fix it in the source file") from None
+    try:
+        line.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate escape (\ud800) in a name, an id or a note
+        raise InputError(f"{where}: a field holds text that is not valid Unicode (a lone surrogate escape such as "
+                         "\\ud800); fix it in the source file") from None
     return record
 
 
@@ -129,3 +134,76 @@ def write_records_atomic(path: str | Path, records: list[RunRecord]) -> None:
     with atomic_open(path, "w", what="imported results", fsync=True) as handle:
         for record in records:
             handle.write(record.to_line() + "\n")
+
+
+# -- per-item outcomes (contract v3 `items`) ---------------------------------------------
+def load_json_lines(path: Path, kind: str) -> list[Any]:
+    """Every line of a JSON Lines file, parsed; NaN, bad bytes and a bad line are one-line errors naming the line."""
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror})") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not UTF-8 text (byte {exc.start}); {kind} files are UTF-8 JSON Lines") from None
+    out = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            out.append(json.loads(line, parse_constant=_reject_constant))
+        except RecursionError:
+            raise InputError(f"{path}:{number}: JSON nested deeper than Python can read") from None
+        except ValueError as exc:
+            if isinstance(exc, json.JSONDecodeError):
+                raise InputError(f"{path}:{number}: not a JSON line ({exc.msg} at column {exc.colno}); "
+                                 f"{kind} writes one JSON object per line") from None
+            raise InputError(f"{path}:{number}: holds {exc.args[0]}, which is not a finite number; "
+                             "a per-item score must be a number") from None
+    return out
+
+
+def item_reward(value: Any, where: str, field: str) -> float | None:
+    """A per-item score from the source: a finite number (true/false count 1/0) or None; else a one-line error."""
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return float(value)
+    if not isinstance(value, (int, float)) or not math.isfinite(value) or abs(value) > 1e100:
+        raise InputError(f"{where}: field {quote(field)} must be a finite number per item, got {quote(value)}; "
+                         "choose a per-item metric with --metric")
+    return float(value)
+
+
+def check_item_ids(items: list[dict], where: str, hint: str) -> None:
+    """Item ids are unique within a record: the same id twice would count one question twice."""
+    seen: set[str] = set()
+    for item in items:
+        if item["id"] in seen:
+            raise InputError(f"{where}: item {quote(item['id'])} appears twice in one run; {hint}")
+        seen.add(item["id"])
+
+
+def mean_of(values: Iterable[float | None]) -> float | None:
+    numbers = [v for v in values if v is not None]
+    return sum(numbers) / len(numbers) if numbers else None
+
+
+def summed_spend(per_item: list[dict[str, Any]], units: Iterable[str]) -> tuple[dict[str, Any], list[str]]:
+    """A run's spend from its items': a unit no item reported is unreported (None), never 0;
+    a unit only some items reported is summed and listed as partial (a lower bound)."""
+    spend: dict[str, Any] = {}
+    partial = []
+    for unit in units:
+        values = [s.get(unit) for s in per_item]
+        reported = [v for v in values if v is not None]
+        spend[unit] = (int(sum(reported)) if all(isinstance(v, int) for v in reported) else math.fsum(reported)) \
+            if reported else None
+        if reported and len(reported) < len(values):
+            partial.append(unit)
+    return spend, partial
+
+
+def within_unit_interval(values: Iterable[float | None]) -> bool:
+    return all(v is None or 0.0 <= v <= 1.0 for v in values)
