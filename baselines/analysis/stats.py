@@ -155,46 +155,6 @@ def sign_flip_p(diffs, seed: int = 0) -> tuple[float, str]:
     return float(p[0]), methods[0]
 
 
-SIGN_FLIP_DUAL = "sign-flip inversion (the exact test's dual)"
-
-
-def sign_flip_interval(d, level: float = 0.95, seed: int = 0, width: float | None = None,
-                       steps: int = 40) -> tuple[float, float]:
-    """The shifts delta for which the sign-flip test does not reject d - delta: the exact test's dual interval.
-
-    Why: a verdict decided by the exact sign-flip test must print the interval
-    of that same inference. The distribution-free betting interval beside it
-    included 0 when all ten differences lay in [0.24, 0.53] and the exact test
-    gave p = 1/512, so the demo decided nothing and read "no difference".
-    Valid for the centre of symmetry of the differences (exactly so at 0,
-    where "the arms are exchangeable" makes them symmetric). When no outcome
-    can reject at this n, the interval is the whole range (+-`width`).
-    """
-    d = np.asarray(d, dtype=float)
-    alpha = 1 - level
-    span = float(np.ptp(d)) if d.size else 0.0
-    far = max(span, 1e-12 * max(1.0, float(np.abs(d).max()))) if d.size else 1.0
-    low_end, high_end = float(d.min()) - far, float(d.max()) + far
-    limit = math.inf if width is None else width
-    if sign_flip_p(d - low_end, seed)[0] > alpha:   # even "every difference beyond delta" is not rejected
-        return -limit, limit
-    centre = float(d.mean())
-    lo = _crossing(d, seed, alpha, rejected=low_end, accepted=centre, steps=steps)
-    hi = _crossing(d, seed, alpha, rejected=high_end, accepted=centre, steps=steps)
-    return max(lo, -limit), min(hi, limit)
-
-
-def _crossing(d: np.ndarray, seed: int, alpha: float, rejected: float, accepted: float, steps: int) -> float:
-    """Bisection for the shift where the sign-flip p of d - delta rises above alpha (the interval's end)."""
-    for _ in range(steps):
-        mid = (rejected + accepted) / 2
-        if sign_flip_p(d - mid, seed)[0] > alpha:
-            accepted = mid
-        else:
-            rejected = mid
-    return accepted
-
-
 def _heavy_tailed(d: np.ndarray) -> np.ndarray:
     """Rows whose mean|d|^3 / mean(d^2)^1.5 exceeds HEAVY_TAIL_RATIO (normal limit unreliable)."""
     m2 = np.mean(d * d, axis=1)
@@ -486,9 +446,6 @@ def pair_interval(d, level: float = 0.95, reward_range: tuple[float, float] | No
     n = d.size
     alpha = 1 - level
     if reward_range is not None:
-        if not _three_valued(d[None, :])[0]:
-            lo, hi = sign_flip_interval(d, level, seed, width=reward_range[1] - reward_range[0])
-            return lo, hi, f"{SIGN_FLIP_DUAL}, rewards in [{reward_range[0]:g}, {reward_range[1]:g}]"
         lo, hi = diff_bounds(d, alpha / 2, reward_range)
         return lo, hi, f"betting (distribution-free, rewards in [{reward_range[0]:g}, {reward_range[1]:g}])"
     mean, lo, hi = t_interval(d, level)
@@ -880,7 +837,9 @@ def _block_intervals(d: np.ndarray, mean: np.ndarray, sd: np.ndarray, level: flo
     if n < 2:
         return np.full(rows, np.nan), np.full(rows, np.nan), ["t"] * rows
     if reward_range is not None:
-        return _bounded_block(d, level, reward_range, seed)
+        lo, hi = diff_bounds_many(d, (1 - level) / 2, reward_range[1] - reward_range[0])
+        how = f"betting (distribution-free, rewards in [{reward_range[0]:g}, {reward_range[1]:g}])"
+        return lo, hi, [how] * rows
     half = t_quantile(0.5 + level / 2, n - 1) * sd / math.sqrt(n)
     lo, hi = mean - half, mean + half
     hows = ["t"] * rows
@@ -895,19 +854,6 @@ def _block_intervals(d: np.ndarray, mean: np.ndarray, sd: np.ndarray, level: flo
             lo[skewed], hi[skewed] = np.minimum(lo[skewed], blo), np.maximum(hi[skewed], bhi)
             for r in skewed:
                 hows[r] = HULL
-    return lo, hi, hows
-
-
-def _bounded_block(d: np.ndarray, level: float, reward_range, seed: int
-                   ) -> tuple[np.ndarray, np.ndarray, list[str]]:
-    """Bounded rewards: 0/1 differences keep the betting interval; others get the sign-flip test's dual."""
-    width = reward_range[1] - reward_range[0]
-    lo, hi = diff_bounds_many(d, (1 - level) / 2, width)
-    betting = f"betting (distribution-free, rewards in [{reward_range[0]:g}, {reward_range[1]:g}])"
-    hows = [betting] * d.shape[0]
-    for r in np.nonzero(~_three_valued(d))[0]:
-        lo[r], hi[r] = sign_flip_interval(d[r], level, seed, width=width)
-        hows[r] = f"{SIGN_FLIP_DUAL}, rewards in [{reward_range[0]:g}, {reward_range[1]:g}]"
     return lo, hi, hows
 
 
