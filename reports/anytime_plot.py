@@ -28,6 +28,7 @@ from baselines.analysis.group_runs import as_index
 from baselines.core.units import unit_noun
 
 from .figure_base import (
+    marked_title,
     STRIP,
     WIDTHS,
     Plot,
@@ -136,8 +137,7 @@ def anytime_plot(group: Group, records, unit: str, style: Style, width: str = "s
     if not curves:
         return Plot(name, title, reason=f"no trace reports {unit_noun(unit)}", notes=left_off)
     invalid = not_valid_arms(group)
-    if not group.valid:
-        title += " (NOT VALID)" if invalid or not group.not_a_comparison else " (not a comparison)"
+    title = marked_title(title, group, invalid)
     rng = range_for(ranges, group)
     plt = _mpl()
     fig, ax = plt.subplots(figsize=(WIDTHS[width], _height(width, 2.4)))

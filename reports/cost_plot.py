@@ -25,6 +25,7 @@ from baselines.analysis.frontier import supported_frontier
 from baselines.core.units import unit_noun
 
 from .figure_base import (
+    marked_title,
     _OPEN,
     STRIP,
     WIDTHS,
@@ -105,8 +106,7 @@ def cost_reward_plot(group: Group, records, unit: str, style: Style, fixed: str 
     if not placed:
         return Plot(name, title, reason=f"no arm reports {unit_noun(unit)}", notes=left_off)
     invalid = not_valid_arms(group)
-    if not group.valid:
-        title += " (NOT VALID)" if invalid or not group.not_a_comparison else " (not a comparison)"
+    title = marked_title(title, group, invalid)
     front = supported_frontier(group, unit)
     plt = _mpl()
     fig, ax = plt.subplots(figsize=(WIDTHS[width], _height(width, 2.4)))

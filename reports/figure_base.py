@@ -299,6 +299,13 @@ def _finish(fig, ax, handles: list, labels: list, notes: list[str] | tuple = ())
     return placement
 
 
+def marked_title(title: str, group: Group, invalid) -> str:
+    """The figure title, marked when the group is not valid: a reader of the figure alone must see it."""
+    if group.valid:
+        return title
+    return title + (" (NOT VALID)" if invalid or not group.not_a_comparison else " (not a comparison)")
+
+
 def _height(width: str, single: float) -> float:
     return single if width == "single" else single * 1.15
 

@@ -32,16 +32,21 @@ def _reject_constant(name: str):
     raise ValueError(name)
 
 
-def load_json(path: Path, kind: str) -> Any:
-    """Parse a whole JSON file; NaN, Infinity, bad bytes and deep nesting are one-line errors."""
+def read_utf8(path: Path, fix: str) -> str:
+    """A whole source file as text; unreadable or non-UTF-8 bytes are one-line errors ending with `fix`."""
     try:
         raw = Path(path).read_bytes()
     except OSError as exc:
         raise InputError(f"{path}: cannot read ({exc.strerror})") from None
     try:
-        text = raw.decode("utf-8")
+        return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: not UTF-8 text (byte {exc.start}); {kind} files are UTF-8 JSON") from None
+        raise InputError(f"{path}: not UTF-8 text (byte {exc.start}); {fix}") from None
+
+
+def load_json(path: Path, kind: str) -> Any:
+    """Parse a whole JSON file; NaN, Infinity, bad bytes and deep nesting are one-line errors."""
+    text = read_utf8(path, f"{kind} files are UTF-8 JSON")
     try:
         return json.loads(text, parse_constant=_reject_constant)
     except ValueError as exc:
@@ -139,14 +144,7 @@ def write_records_atomic(path: str | Path, records: list[RunRecord]) -> None:
 # -- per-item outcomes (contract v3 `items`) ---------------------------------------------
 def load_json_lines(path: Path, kind: str) -> list[Any]:
     """Every line of a JSON Lines file, parsed; NaN, bad bytes and a bad line are one-line errors naming the line."""
-    try:
-        raw = Path(path).read_bytes()
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read ({exc.strerror})") from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: not UTF-8 text (byte {exc.start}); {kind} files are UTF-8 JSON Lines") from None
+    text = read_utf8(path, f"{kind} files are UTF-8 JSON Lines")
     out = []
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
