@@ -8,6 +8,8 @@ zero, and the crossover budgets marked. The numbers come from
 """
 from __future__ import annotations
 
+import textwrap
+
 from pathlib import Path
 
 from baselines.analysis.tts_curves import Curve, CurveDifference
@@ -21,7 +23,7 @@ def budget_curves_plot(curves: list[Curve], oracle: Curve | None = None, differe
     """A Plot (see reports.plots) of the curves and, optionally, the difference between two of them."""
     plt = _mpl()
     panels = 2 if difference is not None else 1
-    fig, axes = plt.subplots(1, panels, figsize=(3.3 * panels, 2.6), squeeze=False)
+    fig, axes = plt.subplots(1, panels, figsize=(3.4 * panels, 3.4), squeeze=False, layout="constrained")
     ax = axes[0][0]
     for i, curve in enumerate(curves):
         ax.plot(curve.tokens, curve.accuracy, color=PALETTE[i % len(PALETTE)], lw=1.1, marker="o", ms=1.8,
@@ -33,11 +35,10 @@ def budget_curves_plot(curves: list[Curve], oracle: Curve | None = None, differe
     ax.set_ylabel("accuracy (fraction of problems)")
     ax.set_xscale("log")
     _quantity_axis(ax.xaxis, log=True)
-    ax.set_title(title)
+    ax.set_title(textwrap.fill(title, 36))  # two panels side by side: long titles wrap, never overlap
     ax.legend(loc="upper left", bbox_to_anchor=(0, -0.3), frameon=False)  # below the axes: never over the data
     if difference is not None:
         _difference_panel(axes[0][1], difference)
-    fig.tight_layout()
     return Plot(name, title, fig)
 
 
@@ -53,8 +54,8 @@ def _difference_panel(ax, d: CurveDifference) -> None:
     ax.set_xscale("log")
     _quantity_axis(ax.xaxis, log=True)
     ax.set_xlabel("expected completion tokens per problem")
-    ax.set_ylabel("accuracy difference at equal tokens")
-    ax.set_title(f"{d.a} - {d.b}")
+    ax.set_ylabel("accuracy difference")
+    ax.set_title(textwrap.fill(f"{d.a} - {d.b} at equal tokens", 36))
     ax.legend(loc="upper left", bbox_to_anchor=(0, -0.3), frameon=False)
 
 
