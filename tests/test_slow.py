@@ -21,7 +21,7 @@ def run(*args, timeout=1200):
 def test_default_suite_runs_and_writes_its_report():
     res = run("benchmarks/bench_default_suite.py")
     assert res.returncode == 0, res.stderr
-    assert "built-in suite: 165 cells" in res.stdout and "(exit 0)" in res.stdout
+    assert "built-in suite: 185 cells" in res.stdout and "(exit 0)" in res.stdout
     out = Path(res.stdout.rsplit("output in ", 1)[1].strip())
     report = (out / "report.md").read_text()
     assert report.count("## At equal") == 3 and "search-sim: ranking" in report
