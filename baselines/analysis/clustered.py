@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .stats import t_quantile
+from .stats import t_quantile, t_seeds_to_clear
 
 METHOD = "seed-clustered t on paired item differences"
 
@@ -111,12 +111,7 @@ def seeds_to_decide(clusters: list[np.ndarray], margin: float, alpha: float, cap
     if distance == 0:
         return None
     sd_cluster = se * math.sqrt(g)
-    n = 2
-    while n <= cap:
-        if t_quantile(1 - alpha, n - 1) * sd_cluster / math.sqrt(n) < distance:
-            return n
-        n = n + 1 if n < 100 else int(n * 1.1)
-    return None
+    return t_seeds_to_clear(sd_cluster, distance, alpha, cap)
 
 
 def clustered_pair(a: str, b: str, clusters: list[np.ndarray], level: float, pairing: ItemPairing):

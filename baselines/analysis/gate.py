@@ -40,7 +40,7 @@ from .clustered import clustered_bounds, pair_items
 from .clustered import seeds_to_decide as clustered_seeds
 from .exact_paired import EXACT_MAX_N, exact_decision, ni_pvalue, paired_binary_counts
 from .gate_data import ArmRuns, arm_runs, seed_list
-from .stats import (SKEW_MAX_N, SKEW_MIN_N, SKEW_THRESHOLD, bootstrap_t_interval, degenerate, detect_range,
+from .stats import (t_seeds_to_clear, SKEW_MAX_N, SKEW_MIN_N, SKEW_THRESHOLD, bootstrap_t_interval, degenerate, detect_range,
                     format_level, sample_skewness, t_interval, t_quantile, unpaired_test, usable_range)
 from ..core.units import nouns_of
 
@@ -243,12 +243,7 @@ def seeds_to_decide(mean: float, sd: float, margin: float, alpha: float, cap: in
         return None
     if sd == 0:
         return 2
-    n = 2
-    while n <= cap:
-        if t_quantile(1 - alpha, n - 1) * sd / math.sqrt(n) < distance:
-            return n
-        n = n + 1 if n < 100 else int(n * 1.1)
-    return None
+    return t_seeds_to_clear(sd, distance, alpha, cap)
 
 
 def spending_schedule(looks: list[int], alpha: float) -> list[float]:

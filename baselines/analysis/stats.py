@@ -139,6 +139,20 @@ def mde_factor(n: int, alpha: float = 0.05, power: float = 0.8) -> float:
 
 
 # -- sign-flip permutation test --------------------------------------------------
+def t_seeds_to_clear(sd: float, distance: float, alpha: float, cap: int = 10000) -> int | None:
+    """The fewest seeds at which a one-sided t bound with this spread would lie `distance` from the mean.
+
+    One search for the gate's "seeds that would decide" (per-seed and clustered by question): it steps
+    by one up to 100 seeds, then by 10%, so a hopeless case stops after a bounded number of quantiles.
+    """
+    n = 2
+    while n <= cap:
+        if t_quantile(1 - alpha, n - 1) * sd / math.sqrt(n) < distance:
+            return n
+        n = n + 1 if n < 100 else int(n * 1.1)
+    return None
+
+
 def sign_flip_p(diffs, seed: int = 0) -> tuple[float, str]:
     """Two-sided sign-flip p-value of paired differences, and how it was computed.
 
