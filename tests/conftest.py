@@ -9,9 +9,13 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings
 
+from tests.sizes import DEFAULT_EXAMPLES, examples
+
 # No wall-clock deadline in any property test: a loaded 2-core machine must not turn a
 # slow example into a failure. CI also derandomizes, so a red run can be rerun exactly.
-settings.register_profile("costmatch", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# Examples: a quarter of each count by default, all with COSTMATCH_FULL_EXAMPLES=1 (tests/sizes.py).
+settings.register_profile("costmatch", deadline=None, suppress_health_check=[HealthCheck.too_slow],
+                          max_examples=examples(DEFAULT_EXAMPLES))
 settings.register_profile("ci", parent=settings.get_profile("costmatch"), derandomize=True)
 settings.load_profile("ci" if os.environ.get("CI") else "costmatch")
 
