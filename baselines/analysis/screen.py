@@ -133,7 +133,7 @@ def _declared_ranges(split, bounds: np.ndarray) -> list:
 def _declared_nouns(nouns: np.ndarray, bounds: np.ndarray) -> list:
     """Each group's first declared unit-words text, parsed once per distinct text (None: none declared)."""
     groups = len(bounds) - 1
-    declared = np.flatnonzero(pd.notna(nouns))  # the column holds text or None (`table.nouns_column`): no row loop
+    declared = np.flatnonzero(pd.notna(nouns))  # the column holds text or None (`run_columns.nouns_column`): no row loop
     out: list = [None] * groups
     if declared.size == 0:
         return out

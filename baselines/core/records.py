@@ -117,7 +117,7 @@ def budget_label(budget: dict[str, float]) -> str:
 
 # -- one rule for every reader -------------------------------------------------
 # Limits that make every record input either a record or a one-line error.
-# The bulk reader (table.py) hands a file to pyarrow only when it cannot cross
+# The bulk reader (analysis/table_arrow.py) hands a file to pyarrow only when it cannot cross
 # them and falls back to the line reader otherwise, so both readers agree.
 MAX_DEPTH = 64            # nesting of objects and lists in one line (pyarrow segfaults near 10^4)
 MAX_AMOUNT = 1e15         # spend and budget values: exact as float64 integers, sums stay finite
