@@ -99,7 +99,7 @@ units = st.sampled_from(["rollouts", "calls", "tokens", "usd", "seconds", "my_un
 spend_values = st.one_of(st.none(), st.integers(0, 10**9), st.floats(0, 1e9, allow_nan=False))
 
 
-@given(arm=st.text(min_size=1), seed=st.integers(-2**40, 2**40),
+@given(arm=st.text(min_size=1, max_size=200), seed=st.integers(-2**40, 2**40),
        spend=st.dictionaries(units, spend_values, max_size=6),
        reward=st.one_of(st.none(), st.floats(-1e6, 1e6, allow_nan=False)),
        partial=st.lists(units, max_size=2, unique=True))
@@ -175,7 +175,7 @@ def test_bulk_and_line_readers_build_the_same_table(tmp_path_factory, rows):
 
 
 # -- total readers: every hostile input is a one-line error, decided by one rule (issue 18, item 4) --
-from baselines.core.records import MAX_DEPTH  # noqa: E402
+from baselines.core.json_line import MAX_DEPTH  # noqa: E402
 
 
 def _deep(depth: int) -> str:

@@ -18,7 +18,7 @@ except ImportError:  # pragma: no cover - orjson is a declared dependency
     _orjson = None
 
 from ..core.errors import InputError
-from ..core.records import MAX_DEPTH, json_depth
+from ..core.json_line import MAX_DEPTH, json_depth
 
 
 
