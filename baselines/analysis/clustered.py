@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .stats import t_quantile, t_seeds_to_clear
+from .stats import PairResult, _t_sf, t_quantile, t_seeds_to_clear
 
 METHOD = "seed-clustered t on paired item differences"
 
@@ -121,8 +121,6 @@ def clustered_pair(a: str, b: str, clusters: list[np.ndarray], level: float, pai
     G - 1 degrees of freedom and the interval it inverts to), so `decide`
     cannot print a verdict beside an interval that spans 0.
     """
-    from .stats import PairResult, _t_sf
-
     alpha = 1 - level
     bounds = clustered_bounds(clusters, alpha / 2)
     if bounds is None:
