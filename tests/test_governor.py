@@ -22,7 +22,7 @@ from baselines.analysis.table import RunTable
 from baselines.analysis.table_arrow import arrow_chunk
 from baselines.analysis.table_lines import line_ends
 from reports.markdown import comparison_markdown
-from reports.tables import group_latex
+from reports.latex import group_latex
 from workloads.search_sim import SearchSim
 
 

@@ -23,8 +23,6 @@ from ..core.json_line import MAX_DEPTH, json_depth
 
 
 BLOCK_BYTES = 4 << 20      # the bulk reader parses a file this many bytes at a time
-
-
 _SAFE_OPENS = 1000         # pyarrow's parser recurses: a line it gets never opens more brackets than this
 
 
