@@ -12,7 +12,7 @@ import dataclasses
 from dataclasses import dataclass
 
 from baselines.analysis.comparison import Comparison, Group
-from baselines.analysis.stats import PairResult
+from baselines.analysis.pair_result import PairResult
 
 from .ranges import RewardRange, range_for
 from .text import DASH, GE, floor_for_display, quantity
