@@ -45,6 +45,7 @@ from ..core.provenance import by_value, changed_code, changed_code_lines, proven
 from ..core.records import _KNOWN, RunRecord, parse_line, quote, record_from_json, write_records
 from ..core.scored import unpack_score
 from .engines import WATCHDOG, ClusterLost, ExecOptions, open_pool, run_cells
+from .engines.probe import check_address
 from .suite import Cell, Suite, resolve
 
 
@@ -669,6 +670,7 @@ def run_suite(suite: Suite, out_dir: Path, jobs: int | None = None, backend: str
     backend = backend or suite.backend
     address = _cluster_address(backend, address, worker_wait, retries)
     check_engine(backend)
+    check_address(backend, address)  # a bounded handshake: a wrong address creates no folder and no lock
     made = _missing_folders(Path(out_dir))
     out_dir = ensure_dir(out_dir, "output folder")
     results = out_dir / "results.jsonl"
@@ -737,6 +739,8 @@ def _cluster_address(backend: str, address: str | None, worker_wait: float, retr
         address = os.environ.get("DASK_SCHEDULER_ADDRESS") or None
     if address is not None and backend not in ("dask", "ray"):
         raise InputError(f"--address {address}: only --backend dask or ray use a cluster address")
+    if backend == "ray" and address == "local":
+        return None  # Ray's word for "start a local instance", which no address means too
     return address
 
 
