@@ -5,6 +5,7 @@ engine opens.
 """
 from __future__ import annotations
 
+import logging
 import os
 import sys
 import time
@@ -96,8 +97,16 @@ def _start(ray, opts: ExecOptions) -> None:
             print(f"costmatch: RAY_ADDRESS={os.environ['RAY_ADDRESS']} is not used: without --address, --backend ray "
                   "starts its own local Ray (pass --address to run on that cluster)", file=sys.stderr)
         env = {k: os.environ[k] for k in ("PYTHONPATH",) if os.environ.get(k)}
-        with scoped_env("RAY_ADDRESS", None):
-            ray.init(address="local", num_cpus=opts.jobs, runtime_env={"env_vars": env} if env else None, **kwargs)
+        # Ray warns on every new local instance that it turned token auth on; this one is ours alone
+        auth_log = logging.getLogger("ray._private.authentication.authentication_token_setup")
+        level = auth_log.level
+        auth_log.setLevel(logging.ERROR)
+        try:
+            with scoped_env("RAY_ADDRESS", None):
+                ray.init(address="local", num_cpus=opts.jobs, runtime_env={"env_vars": env} if env else None,
+                         **kwargs)
+        finally:
+            auth_log.setLevel(level)
     except (ConnectionError, ValueError, RuntimeError, TimeoutError, OSError) as exc:
         where = f"reach the Ray cluster at --address {opts.address}" if opts.address else "start a local Ray"
         raise InputError(f"cannot {where} ({first_line(exc)})") from None
