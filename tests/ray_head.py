@@ -60,13 +60,16 @@ def ray_head(base_env: dict, auth: bool, num_cpus: int = 2):
 
 def stop_by_folder(folder: str) -> None:
     """Kill the processes whose command line names `folder`, and all their children."""
+    me = psutil.Process()
+    spared = {me.pid, *(p.pid for p in me.parents())}  # a command line naming the folder may be this one's
     family: dict[int, psutil.Process] = {}
     for proc in psutil.process_iter(["cmdline"]):
         with contextlib.suppress(psutil.Error):
-            if any(folder in part for part in proc.info["cmdline"] or ()):
+            if proc.pid not in spared and any(folder in part for part in proc.info["cmdline"] or ()):
                 family[proc.pid] = proc
                 for child in proc.children(recursive=True):
-                    family[child.pid] = child
+                    if child.pid not in spared:
+                        family[child.pid] = child
     for proc in family.values():
         with contextlib.suppress(psutil.Error):
             proc.terminate()
