@@ -10,6 +10,9 @@ import contextlib
 import socket
 import struct
 import threading
+import tomllib
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
 
 import pytest
 
@@ -244,3 +247,21 @@ def test_a_refused_address_creates_no_folder_and_no_lock(tmp_path, capsys, backe
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1 and "an HTTP server answers there" in err
     assert not (tmp_path / "new").exists()
+
+
+# -- the engine versions: pyproject, docs and the installed ones agree ------------------------
+def test_engine_version_bounds_are_documented_and_hold_for_the_installed_engines():
+    requirements = pytest.importorskip("packaging.requirements")  # an optional dependency (Dask's, pip's)
+    root = Path(__file__).resolve().parents[1]
+    extras = tomllib.loads((root / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    docs = (root / "docs" / "cluster.md").read_text()
+    for extra, package in (("ray", "ray"), ("dask", "dask")):
+        (spec,) = extras[extra]
+        assert f"`{spec}`" in docs, spec
+        assert spec in extras["test"]
+        requirement = requirements.Requirement(spec)
+        try:
+            installed = version(package)
+        except PackageNotFoundError:
+            continue
+        assert requirement.specifier.contains(installed, prereleases=True), (spec, installed)
