@@ -265,3 +265,14 @@ def test_engine_version_bounds_are_documented_and_hold_for_the_installed_engines
         except PackageNotFoundError:
             continue
         assert requirement.specifier.contains(installed, prereleases=True), (spec, installed)
+
+
+def test_an_address_from_the_environment_is_named_as_such(tmp_path, capsys, monkeypatch):
+    pytest.importorskip("distributed")
+    port = free_port()
+    monkeypatch.setenv("DASK_SCHEDULER_ADDRESS", f"tcp://127.0.0.1:{port}")
+    code = main(["run", str(write_suite(tmp_path, seeds=1)), "--out", str(tmp_path / "out"), "--quiet",
+                 "--backend", "dask"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith(f"costmatch: DASK_SCHEDULER_ADDRESS=tcp://127.0.0.1:{port}: cannot reach")
+    assert not (tmp_path / "out").exists()

@@ -668,9 +668,11 @@ def run_suite(suite: Suite, out_dir: Path, jobs: int | None = None, backend: str
     explicit_jobs = jobs
     jobs = jobs or suite.jobs
     backend = backend or suite.backend
+    given = address
     address = _cluster_address(backend, address, worker_wait, retries)
     check_engine(backend)
-    check_address(backend, address)  # a bounded handshake: a wrong address creates no folder and no lock
+    # a bounded handshake: a wrong address creates no folder and no lock
+    check_address(backend, address, "--address" if given is not None else "DASK_SCHEDULER_ADDRESS")
     made = _missing_folders(Path(out_dir))
     out_dir = ensure_dir(out_dir, "output folder")
     results = out_dir / "results.jsonl"

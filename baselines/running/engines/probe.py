@@ -63,14 +63,23 @@ class Heard:
     detail: str = ""
 
 
-def check_address(backend: str, address: str | None) -> None:
-    """Refuse (InputError, one line) an address where `backend`'s engine does not answer, admit us, or match."""
+def check_address(backend: str, address: str | None, source: str = "--address") -> None:
+    """Refuse (InputError, one line) an address where `backend`'s engine does not answer, admit us, or match.
+
+    ``source``: where the address came from, as the line names it
+    (``--address`` or an environment variable such as DASK_SCHEDULER_ADDRESS).
+    """
     if address is None:
         return
-    if backend == "dask":
-        _check_dask(address)
-    elif backend == "ray":
-        _check_ray(address)
+    try:
+        if backend == "dask":
+            _check_dask(address)
+        elif backend == "ray":
+            _check_ray(address)
+    except InputError as exc:
+        if source == "--address":
+            raise
+        raise InputError(f"{source}={address}:{str(exc).removeprefix(f'--address {address}:')}") from None
 
 
 def _check_dask(address: str) -> None:
