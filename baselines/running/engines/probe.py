@@ -275,7 +275,7 @@ def classify(greeting: bytes, reply: bytes | None, closed: bool = False) -> Hear
         if _is_h2_settings(reply):
             return Heard("grpc")
         if reply.startswith(b"HTTP/") or b"<html" in reply[:200].lower() or b"<!doctype html" in reply[:200].lower():
-            return Heard("http", _preview(reply.split(b"\r\n", 1)[0]))
+            return Heard("http", _preview(reply.splitlines()[0]))
         return Heard("other", _preview(reply))
     return Heard("silent")
 
