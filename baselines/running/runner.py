@@ -31,10 +31,10 @@ from .cell_lines import HEAD_OVER, cell_line, dump_line, failure_line, trusted_r
 from .engines import ClusterLost, ExecOptions, open_pool, run_cells
 from .execute import arm_rng, execute_cell, execute_record  # noqa: F401 - public names of the runner
 from .preflight import (LOCK_NAME, _cluster_address, _missing_folders, _undo_folders_on_refusal,  # noqa: F401
-                        check_engine, output_lock)
+                        check_engine, check_results_path, output_lock)
 from .results_file import (AppendFailed, LineSink, _ends_with_newline, _sync, append_error,  # noqa: F401
                            load_existing, open_results)
-from .resume import _identities, _kept_records, check_other_runs, check_same_params  # noqa: F401
+from .resume import _identities, _kept_records, _said_then, check_other_runs, check_same_params  # noqa: F401
 from .suite import Suite
 
 
@@ -74,6 +74,7 @@ def run_suite(suite: Suite, out_dir: Path, jobs: int | None = None, backend: str
     backend = backend or suite.backend
     address = _cluster_address(backend, address, worker_wait, retries)
     check_engine(backend)
+    check_results_path(Path(out_dir) / "results.jsonl")
     made = _missing_folders(Path(out_dir))
     out_dir = ensure_dir(out_dir, "output folder")
     results = out_dir / "results.jsonl"
@@ -84,9 +85,10 @@ def run_suite(suite: Suite, out_dir: Path, jobs: int | None = None, backend: str
         new_records: list[RunRecord] = []
         if progress is not None:
             progress.start(len(first) + len(todo), outcome.skipped)
-        if address is not None and explicit_jobs is not None:
-            print(f"costmatch: --jobs {explicit_jobs} is not used with the cluster at {address}: every worker "
-                  "thread (Dask) or CPU (Ray) there runs cells", file=sys.stderr)
+        if address is not None and explicit_jobs is not None:  # said once the cluster answered: a refusal is one line
+            prepare = functools.partial(_said_then, [f"costmatch: --jobs {explicit_jobs} is not used with the cluster "
+                                                     f"at {address}: every worker thread (Dask) or CPU (Ray) there "
+                                                     "runs cells"], prepare)
         _run_todo(todo, results, outcome, new_records, progress, backend, jobs, address, worker_wait, retries,
                   meanwhile, prepare, first)
     # kept records of cells the suite no longer has are left out; new records all come from its cells
