@@ -34,7 +34,7 @@ import threading
 from pathlib import Path
 from typing import Any, Callable
 
-from ..core.records import quote
+from ..core.json_line import quote
 
 JOURNAL_NAME = ".costmatch.running"
 
