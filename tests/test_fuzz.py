@@ -283,6 +283,7 @@ def test_the_corpus_is_big_enough_and_named():
 
 # -- random bytes and random JSON to every reader and importer ----------------------------------
 from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
+from tests.sizes import examples  # noqa: E402
 
 
 def _one_line_or_ok(argv, capsys):
@@ -290,7 +291,7 @@ def _one_line_or_ok(argv, capsys):
     judge("any", code, err, {0})
 
 
-@settings(max_examples=40, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(40), suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.binary(max_size=400))
 def test_random_bytes_to_compare_and_check(tmp_path, capsys, data):
     path = tmp_path / "r.jsonl"
@@ -301,7 +302,7 @@ def test_random_bytes_to_compare_and_check(tmp_path, capsys, data):
     judge("any", code, err, {0, 1, 3})
 
 
-@settings(max_examples=40, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(40), suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.binary(max_size=400))
 def test_random_bytes_to_the_csv_importer(tmp_path, capsys, data):
     path = tmp_path / "r.csv"
@@ -315,7 +316,7 @@ json_docs = st.recursive(st.none() | st.booleans() | st.integers() | st.floats()
                          max_leaves=20)
 
 
-@settings(max_examples=40, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(40), suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(doc=json_docs)
 def test_random_json_to_the_agentdescent_importer(tmp_path, capsys, doc):
     import json
