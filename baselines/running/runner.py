@@ -44,6 +44,7 @@ from ..core.meter import BudgetExhausted, CellTimeout, Meter
 from ..core.provenance import by_value, changed_code, changed_code_lines, provenance
 from ..core.records import _KNOWN, RunRecord, parse_line, quote, record_from_json, write_records
 from ..core.scored import unpack_score
+from .code_check import CodeCheck, module_paths
 from .engines import WATCHDOG, ClusterLost, ExecOptions, open_pool, run_cells
 from .suite import Cell, Suite, resolve
 
@@ -586,8 +587,8 @@ class LineSink:
 
     FREEZE_EVERY = 256
 
-    def __init__(self, handle, kept: list[RunRecord]):
-        self.handle, self.kept = handle, kept
+    def __init__(self, handle, kept: list[RunRecord], check: Callable[[dict], None] | None = None):
+        self.handle, self.kept, self.check = handle, kept, check
         self.pending: list[tuple[RunRecord, bytes]] = []  # records whose trace is still in their line
         self.last_sync = time.monotonic()
         self.size = os.fstat(handle.fileno()).st_size  # where the file ends after the last whole line
@@ -612,6 +613,9 @@ class LineSink:
 
     def take(self, item: bytes | tuple[bytes, bytes]) -> RunRecord:
         line, head = (item, None) if isinstance(item, bytes) else item
+        obj = orjson.loads(line if head is None else head)
+        if self.check is not None:  # before the write: a refused line (code other than the run's) is never written
+            self.check(obj)
         self.append(line + b"\n")
         now = time.monotonic()
         if now - self.last_sync >= 1.0:
@@ -620,7 +624,7 @@ class LineSink:
             except OSError as exc:
                 raise AppendFailed(exc) from None
             self.last_sync = now
-        record = trusted_record(orjson.loads(line if head is None else head))
+        record = trusted_record(obj)
         if head is not None:
             self.pending.append((record, line))
         self.kept.append(record)
@@ -688,8 +692,9 @@ def run_suite(suite: Suite, out_dir: Path, jobs: int | None = None, backend: str
         if address is not None and explicit_jobs is not None:
             print(f"costmatch: --jobs {explicit_jobs} is not used with the cluster at {address}: every worker "
                   "thread (Dask) or CPU (Ray) there runs cells", file=sys.stderr)
+        code = CodeCheck(module_paths(suite.arms.values(), suite.workloads), backend)
         _run_todo(todo, results, outcome, new_records, progress, backend, jobs, address, worker_wait, retries,
-                  meanwhile, prepare)
+                  meanwhile, prepare, code)
     # kept records of cells the suite no longer has are left out; new records all come from its cells
     outcome.records = kept + new_records
     return outcome
@@ -841,10 +846,12 @@ def _undo_folders_on_refusal(made: list[Path]):
 
 def _run_todo(todo: list, results: Path, outcome: RunOutcome, new_records: list[RunRecord], progress,
               backend: str, jobs: int, address: str | None, worker_wait: float, retries: int,
-              meanwhile: Callable[[], None] | None = None, prepare: Callable[[], None] | None = None) -> None:
+              meanwhile: Callable[[], None] | None = None, prepare: Callable[[], None] | None = None,
+              code: CodeCheck | None = None) -> None:
     """Run the missing cells, appending each line as it finishes; SIGTERM and a lost cluster end the run cleanly.
 
-    ``prepare`` changes the results file (--fresh, --retry-errors) once the engine is up.
+    ``prepare`` changes the results file (--fresh, --retry-errors) once the engine is up; ``code`` refuses a
+    line whose worker ran other code than this run's, before it is written.
     """
     previous = signal.getsignal(signal.SIGTERM)
 
@@ -865,7 +872,7 @@ def _run_todo(todo: list, results: Path, outcome: RunOutcome, new_records: list[
         except OSError as exc:
             raise AppendFailed(exc) from None
         with handle:
-            sink = LineSink(handle, new_records)
+            sink = LineSink(handle, new_records, None if code is None else lambda obj: code.check(obj, outcome.ran))
             if sink.size and not _ends_with_newline(results):
                 sink.append(b"\n")  # a kept last line without its newline
             if todo:
