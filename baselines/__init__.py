@@ -25,7 +25,7 @@ _EXPORTS: dict[str, str] = {
     "Comparison": "analysis.comparison",
     "Group": "analysis.comparison",
     "ArmSummary": "analysis.comparison",
-    "PairResult": "analysis.stats",
+    "PairResult": "analysis.pair_result",
     "GateResult": "analysis.gate",
     "CheckResult": "api",
     "compare": "analysis.comparing",
@@ -56,7 +56,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from .analysis.comparing import compare
     from .analysis.comparison import ArmSummary, Comparison, Group
     from .analysis.gate import GateResult
-    from .analysis.stats import PairResult
+    from .analysis.pair_result import PairResult
     from .analysis.compare_options import CompareOptions
     from .core.errors import InputError
     from .core.meter import BudgetExhausted, Meter

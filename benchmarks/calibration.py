@@ -3,8 +3,8 @@
     python benchmarks/calibration.py [--sims 2000] [--out docs/calibration.md] [--jobs 2]
 
 Every figure is a seeded simulation through the public functions the CLI
-uses (`stats.paired_test` + `stats.decide`, `stats.all_pairs` for five arms,
-`gate.gate_decision`, `sequential.sequential_verdict`), with its Monte Carlo
+uses (`stats.paired_test` + `pair_verdict.decide`, `stats.all_pairs` for five arms,
+`gate_bounds.gate_decision`, `sequential.sequential_verdict`), with its Monte Carlo
 error (1.96 standard errors) beside it. The same generators, with fewer
 simulations, are asserted in tests/test_calibration.py (slow marker for the
 full grid). Why a table: the t-based rules held their level on normal noise
@@ -25,7 +25,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from baselines.analysis import gate, sequential, stats  # noqa: E402
+from baselines.analysis import gate_bounds, pair_verdict, sequential, stats  # noqa: E402
 
 ALPHA = 0.05
 NS = (3, 5, 10, 20)
@@ -135,7 +135,7 @@ def false_alarms(shape: Shape, n: int, sims: int, seed: int) -> tuple[float, flo
     hits = 0
     for _ in range(sims):
         base, cand = shape.null(rng, n)
-        [pair] = stats.decide([stats.paired_test("c", "b", cand, base, reward_range=shape.bounded)], ALPHA)
+        [pair] = pair_verdict.decide([stats.paired_test("c", "b", cand, base, reward_range=shape.bounded)], ALPHA)
         hits += pair.verdict in ("a>b", "b>a")
     return _rate(hits, sims)
 
@@ -151,7 +151,7 @@ def family_false_alarms(shape: Shape, n: int, sims: int, seed: int, arms: int = 
             base, cand = shape.null(rng, n)
             rows += [base, cand]
         matrix = np.array(rows[:arms])
-        pairs = stats.decide(stats.all_pairs(names, matrix, 1 - ALPHA, reward_range=shape.bounded), ALPHA)
+        pairs = pair_verdict.decide(stats.all_pairs(names, matrix, 1 - ALPHA, reward_range=shape.bounded), ALPHA)
         hits += any(p.verdict in ("a>b", "b>a") for p in pairs)
     return _rate(hits, sims)
 
@@ -174,7 +174,7 @@ def power(shape: Shape, n: int, sims: int, seed: int) -> tuple[float, float]:
     hits = 0
     for _ in range(sims):
         base, cand = shape.draw(rng, n, shape.effect)
-        [pair] = stats.decide([stats.paired_test("c", "b", cand, base, reward_range=shape.bounded)], ALPHA)
+        [pair] = pair_verdict.decide([stats.paired_test("c", "b", cand, base, reward_range=shape.bounded)], ALPHA)
         hits += pair.verdict == want
     return _rate(hits, sims)
 
@@ -195,7 +195,7 @@ def gate_rate(shape: Shape, n: int | None, delta: float, verdict: str, sims: int
         if n is None:
             got, _ = sequential.sequential_verdict(d, LOOKS, shape.margin, ALPHA, rr)
         else:
-            got = gate.gate_decision(d, shape.margin, ALPHA, rr).verdict
+            got = gate_bounds.gate_decision(d, shape.margin, ALPHA, rr).verdict
         hits += got == verdict
     return _rate(hits, sims)
 
@@ -212,9 +212,9 @@ def cell(args) -> tuple[str, str, str, tuple[float, float]]:
     elif metric == "power of the pair verdict":
         value = power(shape, n, sims, seed)
     elif metric.startswith("gate PASS at the margin"):
-        value = gate_rate(shape, n, -shape.margin, gate.PASS, sims, seed, route)
+        value = gate_rate(shape, n, -shape.margin, gate_bounds.PASS, sims, seed, route)
     elif metric.startswith("gate PASS when identical"):
-        value = gate_rate(shape, n, 0.0, gate.PASS, sims, seed, route)
+        value = gate_rate(shape, n, 0.0, gate_bounds.PASS, sims, seed, route)
     else:
         raise ValueError(metric)
     return metric, shape.name, ("looks 5,10,15,20" if n is None else f"n={n}"), value

@@ -5,7 +5,7 @@
 Each cell is the share of seeded simulations giving PASS, ± 1.96 Monte Carlo
 standard errors (floored as in calibration.py); alpha = 0.05 one-sided per
 bound, margin 0.1. Procedures, all fed the same draws:
-- **gate**: what `costmatch check` decides at one look (`gate.gate_decision`
+- **gate**: what `costmatch check` decides at one look (`gate_bounds.gate_decision`
   per seed: the exact unconditional test for paired 0/1, betting bounds for
   other bounded rewards; `clustered.clustered_bounds` when runs carry items);
 - **betting sequence**: the previous gate on bounded rewards (the anytime
@@ -28,7 +28,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from baselines.analysis import gate  # noqa: E402
+from baselines.analysis import gate_bounds  # noqa: E402
 from baselines.analysis.clustered import clustered_bounds  # noqa: E402
 
 ALPHA, MARGIN = 0.05, 0.1
@@ -57,9 +57,9 @@ def binary_independent(p_base: float, delta: float):
 
 def seed_procedures():
     return {
-        "gate": lambda d: gate.gate_decision(d, MARGIN, ALPHA, (0.0, 1.0)).verdict,
-        "betting sequence": lambda d: gate.gate_decision(d, MARGIN, ALPHA, (0.0, 1.0), anytime=True).verdict,
-        "paired t": lambda d: gate.gate_decision(d, MARGIN, ALPHA, None).verdict,
+        "gate": lambda d: gate_bounds.gate_decision(d, MARGIN, ALPHA, (0.0, 1.0)).verdict,
+        "betting sequence": lambda d: gate_bounds.gate_decision(d, MARGIN, ALPHA, (0.0, 1.0), anytime=True).verdict,
+        "paired t": lambda d: gate_bounds.gate_decision(d, MARGIN, ALPHA, None).verdict,
     }
 
 
@@ -68,7 +68,7 @@ def seed_rate(draw, n: int, procedure, sims: int, seed: int) -> tuple[float, flo
     hits = 0
     for _ in range(sims):
         base, cand = draw(rng, n)
-        hits += procedure(cand - base) == gate.PASS
+        hits += procedure(cand - base) == gate_bounds.PASS
     return _rate(hits, sims)
 
 
@@ -87,12 +87,12 @@ def _iid_items(diffs: np.ndarray) -> str:
     d = diffs.ravel()
     se = d.std(ddof=1) / math.sqrt(d.size)
     lower = d.mean() - 1.6449 * se if se > 0 else -math.inf
-    return gate.PASS if lower > -MARGIN else gate.INCONCLUSIVE
+    return gate_bounds.PASS if lower > -MARGIN else gate_bounds.INCONCLUSIVE
 
 
 def _clustered(diffs: np.ndarray) -> str:
     b = clustered_bounds(list(diffs), ALPHA)
-    return gate.INCONCLUSIVE if b is None else gate.margin_verdict(b[1], b[2], MARGIN)
+    return gate_bounds.INCONCLUSIVE if b is None else gate_bounds.margin_verdict(b[1], b[2], MARGIN)
 
 
 def item_procedures():
@@ -110,7 +110,7 @@ def item_rate(draw, n: int, procedure, sims: int, seed: int) -> tuple[float, flo
     hits = 0
     for _ in range(sims):
         base, cand = draw(rng, n)
-        hits += procedure(cand - base) == gate.PASS
+        hits += procedure(cand - base) == gate_bounds.PASS
     return _rate(hits, sims)
 
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from baselines.analysis.comparison import Comparison, Group
-from baselines.analysis.stats import PairResult
+from baselines.analysis.pair_result import PairResult
 from baselines.core.units import nouns_of, unit_noun
 
 from .degraded import degraded_notes

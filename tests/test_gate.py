@@ -9,7 +9,9 @@ import pytest
 
 from baselines import RunRecord, write_records
 from baselines.cli import main
-from baselines.analysis.gate import FAIL, INCONCLUSIVE, PASS, decide_gate, run_gate, spending_schedule
+from baselines.analysis.alpha import format_level
+from baselines.analysis.gate import _amount, run_gate
+from baselines.analysis.gate_bounds import FAIL, INCONCLUSIVE, PASS, decide_gate, gate_decision, spending_schedule
 from baselines.analysis.sequential import simulate
 
 MC = 2 * math.sqrt(0.05 * 0.95 / 1000)  # two Monte Carlo standard errors at 1,000 gates
@@ -179,13 +181,11 @@ arms = ["good", "bad"]
 def test_zero_width_interval_never_decides():
     assert decide_gate([0.0, 0.0], 0.1)[0] == INCONCLUSIVE
     assert decide_gate([0.0] * 6, 0.1)[0] == INCONCLUSIVE
-    from baselines.analysis.gate import gate_decision
     g = gate_decision([0.0] * 6, 0.1)
     assert g.method == "t (degenerate)" and "zero-width" in g.notes[0]
 
 
 def test_pass_fail_rewards_use_distribution_free_bounds():
-    from baselines.analysis.gate import gate_decision
     # 0/1 rewards, candidate never worse on 5 seeds: the t route saw a zero-width interval and PASSed
     g = gate_decision([0.0] * 5, 0.1, reward_range=(0.0, 1.0))
     assert g.verdict == INCONCLUSIVE and g.method.startswith("exact unconditional")   # one look: the exact test
@@ -216,7 +216,6 @@ def test_gate_options_are_checked():
 
 
 def test_bounds_print_as_99_99_percent_not_100():
-    from baselines.analysis.stats import format_level
     assert format_level(0.9999) == "99.99%" and format_level(0.95) == "95%" and format_level(0.975) == "97.5%"
     assert format_level(1 - 1e-7) != "100%"
 
@@ -296,5 +295,4 @@ def test_check_speaks_of_units_in_the_workloads_own_words(tmp_path, capsys, monk
 
 
 def test_gate_amounts_read_alike_whatever_their_size():
-    from baselines.analysis.gate import _amount
     assert (_amount(600_645), _amount(1_914_520), _amount(40), _amount(0.125)) == ("600,645", "1,914,520", "40", "0.125")

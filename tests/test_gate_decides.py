@@ -18,7 +18,8 @@ from baselines import RunRecord, write_records
 from baselines.cli import main
 from baselines.analysis.clustered import clustered_bounds
 from baselines.analysis.exact_paired import ni_pvalue
-from baselines.analysis.gate import EXACT, FAIL, INCONCLUSIVE, PASS, gate_decision, margin_verdict, run_gate
+from baselines.analysis.gate import run_gate
+from baselines.analysis.gate_bounds import EXACT, FAIL, INCONCLUSIVE, PASS, gate_decision, margin_verdict
 
 ALPHA = 0.05
 

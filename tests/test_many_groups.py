@@ -19,7 +19,7 @@ import pytest
 from baselines.analysis import comparing, pairing
 from baselines.cli import main
 from baselines.analysis.screen import segment_medians
-from baselines.analysis.stats import _resample_counts, bootstrap_t_many
+from baselines.analysis.bootstrap import _resample_counts, bootstrap_t_many
 
 REL = 1e-12
 

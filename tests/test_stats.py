@@ -8,7 +8,7 @@ from scipy import stats as sp
 
 from baselines import compare
 
-from baselines.analysis import stats
+from baselines.analysis import bootstrap, pair_verdict, reward_range, sign_flip, stats, student_t
 from tests.builders import make_arms
 
 SIMS = 2000
@@ -34,7 +34,7 @@ def test_false_alarm_rate_two_arms_at_most_alpha(n):
     alarms = 0
     for _ in range(SIMS):
         a, b = rng.normal(0, 1, n), rng.normal(0, 1, n)
-        [pair] = stats.decide([stats.paired_test("a", "b", a, b)])
+        [pair] = pair_verdict.decide([stats.paired_test("a", "b", a, b)])
         alarms += pair.verdict in ("a>b", "b>a")
     mc = 2 * math.sqrt(0.05 * 0.95 / SIMS)
     assert alarms / SIMS <= 0.05 + mc
@@ -46,14 +46,14 @@ def test_family_wise_false_alarms_with_five_arms_and_holm():
     any_alarm = 0
     for _ in range(SIMS):
         matrix = rng.normal(0, 1, (5, 10)) + rng.normal(0, 1, 10)  # shared seed effect
-        pairs = stats.decide(stats.all_pairs(arms, matrix))
+        pairs = pair_verdict.decide(stats.all_pairs(arms, matrix))
         any_alarm += any(p.verdict in ("a>b", "b>a") for p in pairs)
     assert any_alarm / SIMS <= 0.05 + 2 * math.sqrt(0.05 * 0.95 / SIMS)
 
 
 def test_real_difference_is_found_with_enough_seeds():
     rng = np.random.default_rng(3)
-    found = sum(stats.decide([stats.paired_test("a", "b", rng.normal(1.0, 0.5, 20), rng.normal(0, 0.5, 20))])[0].verdict
+    found = sum(pair_verdict.decide([stats.paired_test("a", "b", rng.normal(1.0, 0.5, 20), rng.normal(0, 0.5, 20))])[0].verdict
                 == "a>b" for _ in range(200))
     assert found / 200 > 0.95  # effect 1.41 sd of the difference: power is about 0.9999
 
@@ -69,18 +69,18 @@ def test_exact_sign_flip_matches_hand_counts(diffs, expected):
         sums = [sum(s * d for s, d in zip(signs, diffs))
                 for signs in np.array(np.meshgrid(*[[1, -1]] * 4)).T.reshape(-1, 4)]
         expected = np.mean(np.abs(sums) >= 2)
-    p, method = stats.sign_flip_p(diffs)
+    p, method = sign_flip.sign_flip_p(diffs)
     assert method.startswith("exact") and p == pytest.approx(expected)
 
 
 def test_min_exact_p_values_from_the_design_notes():
-    assert [stats.min_exact_p(n) for n in (3, 4, 5, 6)] == [0.25, 0.125, 0.0625, 0.03125]
+    assert [sign_flip.min_exact_p(n) for n in (3, 4, 5, 6)] == [0.25, 0.125, 0.0625, 0.03125]
 
 
 def test_monte_carlo_sign_flip_is_seeded_and_close_to_the_normal_limit():
     d = np.random.default_rng(1).normal(0.2, 1, 50)
-    p1, m1 = stats.sign_flip_p(d, seed=5)
-    p2, _ = stats.sign_flip_p(d, seed=5)
+    p1, m1 = sign_flip.sign_flip_p(d, seed=5)
+    p2, _ = sign_flip.sign_flip_p(d, seed=5)
     assert m1 == "monte-carlo" and p1 == p2
     approx = 2 * sp.norm.sf(abs(d.sum()) / np.sqrt((d ** 2).sum()))
     assert abs(p1 - approx) < 0.03
@@ -88,13 +88,13 @@ def test_monte_carlo_sign_flip_is_seeded_and_close_to_the_normal_limit():
 
 def test_t_interval_matches_scipy():
     x = [0.1, 0.5, 0.2, 0.9]
-    mean, lo, hi = stats.t_interval(x)
+    mean, lo, hi = student_t.t_interval(x)
     ref = sp.t.interval(0.95, 3, loc=np.mean(x), scale=sp.sem(x))
     assert (lo, hi) == pytest.approx(ref)
 
 
 def test_holm_matches_textbook():
-    assert list(stats.holm([0.01, 0.04, 0.03, 0.005])) == pytest.approx([0.03, 0.06, 0.06, 0.02])
+    assert list(pair_verdict.holm([0.01, 0.04, 0.03, 0.005])) == pytest.approx([0.03, 0.06, 0.06, 0.02])
 
 
 def test_verdict_words_never_say_equal():
@@ -103,15 +103,15 @@ def test_verdict_words_never_say_equal():
     for n in (2, 3, 5, 8, 30):
         for shift in (0, 0.3, 2):
             a, b = rng.normal(shift, 1, n), rng.normal(0, 1, n)
-            words.add(stats.decide([stats.paired_test("a", "b", a, b)], margin=0.5)[0].verdict)
+            words.add(pair_verdict.decide([stats.paired_test("a", "b", a, b)], margin=0.5)[0].verdict)
     assert words <= {"a>b", "b>a", "no difference detected", "underpowered", "equivalent"}
     assert "equal" not in words
 
 
 def test_small_n_is_underpowered_in_words():
-    [pair] = stats.decide([stats.paired_test("a", "b", [1, 2], [0, 1])])
+    [pair] = pair_verdict.decide([stats.paired_test("a", "b", [1, 2], [0, 1])])
     assert pair.verdict == "underpowered" and "at least 3" in pair.notes[0]
-    [pair] = stats.decide([stats.paired_test("a", "b", [1, 2, 3, 1, 2], [1.1, 1.9, 3.2, 0.8, 2.1])])
+    [pair] = pair_verdict.decide([stats.paired_test("a", "b", [1, 2, 3, 1, 2], [1.1, 1.9, 3.2, 0.8, 2.1])])
     assert pair.verdict == "underpowered"
     assert "with 5 seeds no exact sign-flip test can reach p<0.05" in pair.notes[0]
 
@@ -119,7 +119,7 @@ def test_small_n_is_underpowered_in_words():
 def test_no_difference_reports_minimum_detectable_effect():
     rng = np.random.default_rng(2)
     a, b = rng.normal(0, 1, 12), rng.normal(0, 1, 12)
-    [pair] = stats.decide([stats.paired_test("a", "b", a, b)])
+    [pair] = pair_verdict.decide([stats.paired_test("a", "b", a, b)])
     assert pair.verdict == "no difference detected"
     sd = np.std(a - b, ddof=1)
     crit = sp.t.ppf(0.975, 11)
@@ -134,7 +134,7 @@ def test_minimum_detectable_effect_is_stated_at_the_level_a_family_of_pairs_need
     rng = np.random.default_rng(5)
     rows = rng.normal(0, 1, (7, 12))
     pairs = [stats.paired_test(f"a{i}", f"a{j}", rows[i], rows[j]) for i in range(7) for j in range(i + 1, 7)]
-    decided = stats.decide(pairs)
+    decided = pair_verdict.decide(pairs)
     assert len(decided) == 21
     pair = next(p for p in decided if p.verdict == "no difference detected")
     sd = np.std(rows[int(pair.a[1:])] - rows[int(pair.b[1:])], ddof=1)
@@ -151,7 +151,7 @@ def test_minimum_detectable_effect_is_stated_at_the_level_a_family_of_pairs_need
 def test_a_family_the_exact_test_cannot_serve_says_so():
     rng = np.random.default_rng(6)
     rows = rng.normal(0, 1, (7, 8))     # n = 8: the smallest exact p is 2/256 = 0.0078 > 0.05/21
-    pairs = stats.decide([stats.paired_test(f"a{i}", f"a{j}", rows[i], rows[j])
+    pairs = pair_verdict.decide([stats.paired_test(f"a{i}", f"a{j}", rows[i], rows[j])
                           for i in range(7) for j in range(i + 1, 7)])
     quiet = [p for p in pairs if p.verdict == "no difference detected"]
     assert quiet and all(any("cannot reach p<0.0024 at n=8" in n for n in p.notes) for p in quiet)
@@ -161,14 +161,14 @@ def test_equivalence_needs_tost_inside_margin():
     rng = np.random.default_rng(4)
     base = rng.normal(0, 1, 30)
     a, b = base + rng.normal(0, 0.01, 30), base + rng.normal(0, 0.01, 30)
-    assert stats.decide([stats.paired_test("a", "b", a, b)], margin=0.05)[0].verdict == "equivalent"
-    assert stats.decide([stats.paired_test("a", "b", a, b)], margin=0.0001)[0].verdict != "equivalent"
+    assert pair_verdict.decide([stats.paired_test("a", "b", a, b)], margin=0.05)[0].verdict == "equivalent"
+    assert pair_verdict.decide([stats.paired_test("a", "b", a, b)], margin=0.0001)[0].verdict != "equivalent"
 
 
 def test_unpaired_fallback_is_labelled():
     arms = ["a", "b"]
     matrix = np.array([[1.0, 2.0, 3.0, np.nan, np.nan, np.nan], [np.nan, np.nan, np.nan, 0.1, 0.2, 0.3]])
-    [pair] = stats.decide(stats.all_pairs(arms, matrix))
+    [pair] = pair_verdict.decide(stats.all_pairs(arms, matrix))
     assert not pair.paired and pair.p_method == "permutation (unpaired)"
     assert any("unpaired" in n for n in pair.notes)
 
@@ -181,8 +181,8 @@ def test_baseline_mode_pairs_every_arm_with_baseline():
 
 def test_bootstrap_is_reproducible_and_warns_at_small_n():
     d = [0.1, 0.3, -0.2, 0.4]
-    assert stats.paired_bootstrap_ci(d, seed=3) == stats.paired_bootstrap_ci(d, seed=3)
-    assert "under-cover" in stats.paired_bootstrap_ci(d, seed=3)[2]
+    assert bootstrap.paired_bootstrap_ci(d, seed=3) == bootstrap.paired_bootstrap_ci(d, seed=3)
+    assert "under-cover" in bootstrap.paired_bootstrap_ci(d, seed=3)[2]
 
 
 def test_same_inputs_and_seed_give_byte_identical_json():
@@ -195,7 +195,7 @@ def test_same_inputs_and_seed_give_byte_identical_json():
 
 def test_minimum_detectable_effect_matches_the_design_notes():
     # docs/design-notes.md: at alpha .05 and power .8, an effect of one sd of the differences needs 10 seeds
-    assert stats.min_detectable_effect(1.0, 10) <= 1.0 < stats.min_detectable_effect(1.0, 9)
+    assert student_t.min_detectable_effect(1.0, 10) <= 1.0 < student_t.min_detectable_effect(1.0, 9)
 
 
 @pytest.mark.parametrize("n", [2, 5, 25, 1500])
@@ -229,19 +229,19 @@ def test_bootstrap_in_compare_is_seeded_and_warns_in_every_output():
 
 # -- issue 17: decisions valid on pass/fail and skewed data -------------------------------------
 def test_zero_width_t_interval_never_decides():
-    [pair] = stats.decide([stats.paired_test("a", "b", [1, 1, 1], [0, 0, 0])])
+    [pair] = pair_verdict.decide([stats.paired_test("a", "b", [1, 1, 1], [0, 0, 0])])
     assert pair.p_t == 0 and pair.verdict == "underpowered"       # t alone said p = 0
     assert pair.p_method == "sign-flip exact McNemar" and pair.p == 0.25
     assert pair.interval_method.startswith("betting") and pair.ci[1] - pair.ci[0] > 0.5
     d = [2.0] * 8   # unbounded, all differences equal: the exact test may decide, the interval is flagged
-    [pair] = stats.decide([stats.paired_test("a", "b", d, [0.0] * 8)])
+    [pair] = pair_verdict.decide([stats.paired_test("a", "b", d, [0.0] * 8)])
     assert pair.verdict == "a>b" and pair.method.startswith("sign-flip exact")
     assert any("zero width" in n for n in pair.notes)
 
 
 def test_decision_names_the_binding_test_in_json():
     rng = np.random.default_rng(5)
-    [pair] = stats.decide([stats.paired_test("a", "b", rng.normal(1, 1, 12), rng.normal(0, 1, 12))])
+    [pair] = pair_verdict.decide([stats.paired_test("a", "b", rng.normal(1, 1, 12), rng.normal(0, 1, 12))])
     out = pair.to_json()
     assert out["method"] in ("paired t", "sign-flip exact", "sign-flip monte-carlo")
     assert out["p_decide"] == max(pair.p, pair.p_t) and out["interval_method"]
@@ -252,7 +252,7 @@ def test_family_wise_false_alarms_binary_n3_with_holm():
     alarms = 0
     for _ in range(300):
         matrix = (rng.random((5, 3)) < 0.5).astype(float)
-        alarms += any(p.verdict in ("a>b", "b>a") for p in stats.decide(stats.all_pairs(list("abcde"), matrix)))
+        alarms += any(p.verdict in ("a>b", "b>a") for p in pair_verdict.decide(stats.all_pairs(list("abcde"), matrix)))
     assert alarms == 0   # the exact test cannot reach 0.05 at n = 3; the t test alone gave 21%
 
 
@@ -284,23 +284,23 @@ def test_declared_range_is_checked():
 
 
 def test_relative_tolerance_in_sign_flip_and_permutation():
-    assert stats.sign_flip_p([1e-10] * 10)[0] == pytest.approx(2 / 1024)
-    assert stats.sign_flip_p([1e-10, 2e-10, 3e-10, 4e-10, 5e-10])[0] == pytest.approx(2 / 32)
+    assert sign_flip.sign_flip_p([1e-10] * 10)[0] == pytest.approx(2 / 1024)
+    assert sign_flip.sign_flip_p([1e-10, 2e-10, 3e-10, 4e-10, 5e-10])[0] == pytest.approx(2 / 32)
     p = stats.unpaired_test("a", "b", [1e-10, 2e-10, 3e-10], [1e-9, 2e-9, 3e-9]).p
     assert p == pytest.approx(2 / 20)
 
 
 def test_heavy_tails_beyond_1000_use_monte_carlo_not_the_normal_limit():
     rng = np.random.default_rng(3)
-    assert stats.sign_flip_p(rng.normal(0, 1, 1500))[1] == "normal-limit"
+    assert sign_flip.sign_flip_p(rng.normal(0, 1, 1500))[1] == "normal-limit"
     heavy = rng.standard_t(1.5, 1500)
-    assert stats.sign_flip_p(heavy, seed=1)[1] == "monte-carlo"
+    assert sign_flip.sign_flip_p(heavy, seed=1)[1] == "monte-carlo"
 
 
 @pytest.mark.parametrize("n", [3, 5])
 def test_mde_has_the_stated_power_by_simulation(n):
     rng = np.random.default_rng(n)
-    mde = stats.min_detectable_effect(1.0, n)
+    mde = student_t.min_detectable_effect(1.0, n)
     sims = 4000
     d = rng.normal(mde, 1.0, (sims, n))
     t = d.mean(axis=1) / (d.std(axis=1, ddof=1) / np.sqrt(n))
@@ -309,7 +309,7 @@ def test_mde_has_the_stated_power_by_simulation(n):
 
 
 def test_parse_reward_range():
-    assert stats.parse_reward_range([0, 1]) == (0.0, 1.0) and stats.parse_reward_range(None) is None
+    assert reward_range.parse_reward_range([0, 1]) == (0.0, 1.0) and reward_range.parse_reward_range(None) is None
     for bad in ([1, 0], [0], ["0", 1], [0, float("inf")], [True, 2]):
         with pytest.raises(ValueError, match="reward_range must be"):
-            stats.parse_reward_range(bad, "suite.toml: workload qa")
+            reward_range.parse_reward_range(bad, "suite.toml: workload qa")

@@ -1,4 +1,4 @@
-"""The significance level: one check, one range, for every place that takes an alpha.
+"""The significance level: one check, one range, for every place that takes an alpha; and how a level prints.
 
 Why its own module: alpha was checked in five places with two ranges,
 (0, 1) and (0, 0.5), so `compare --alpha 0.7` passed the Python API and
@@ -22,3 +22,20 @@ def check_alpha(alpha: object, name: str = "alpha") -> float:
         raise ValueError(f"{name} must be a number between {low:g} and {high:g} (both excluded), "
                          f"like 0.05, got {alpha!r}")
     return float(alpha)
+
+
+def format_level(level: float) -> str:
+    """A confidence level as a percentage that never rounds up to "100%" (or down to "0%").
+
+    Two significant digits of the miss probability: 0.95 -> "95%", 0.975 ->
+    "97.5%", 0.99995 -> "99.995%". Printing 100% claimed certainty the
+    bounds do not have.
+    """
+    miss = 1.0 - float(level)
+    if not 0 < miss < 1:
+        return f"{level:.0%}"
+    digits = max(0, -int(math.floor(math.log10(miss * 100))) + 1)
+    text = f"{math.floor(level * 100 * 10 ** digits) / 10 ** digits:.{digits}f}"
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return text + "%"

@@ -16,7 +16,7 @@ import numpy as np
 from scipy import special
 
 from .betting import mean_bounds_many
-from .stats import usable_range
+from .reward_range import usable_range
 
 T = "t"
 EXACT_BINOMIAL = "clopper-pearson"

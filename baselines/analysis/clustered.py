@@ -25,7 +25,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .stats import t_quantile, t_seeds_to_clear
+from .pair_result import PairResult
+from .student_t import t_quantile, t_seeds_to_clear, t_sf
 
 METHOD = "seed-clustered t on paired item differences"
 
@@ -121,15 +122,13 @@ def clustered_pair(a: str, b: str, clusters: list[np.ndarray], level: float, pai
     G - 1 degrees of freedom and the interval it inverts to), so `decide`
     cannot print a verdict beside an interval that spans 0.
     """
-    from .stats import PairResult, _t_sf
-
     alpha = 1 - level
     bounds = clustered_bounds(clusters, alpha / 2)
     if bounds is None:
         return None
     mean, lower, upper, se = bounds
     g = len(clusters)
-    p = min(1.0, 2 * _t_sf(abs(mean) / se, g - 1))
+    p = min(1.0, 2 * t_sf(abs(mean) / se, g - 1))
     pair = PairResult(a, b, g, mean, (lower, upper), p, METHOD, p, se * math.sqrt(g), True, math.nan,
                       interval_method=METHOD, method=METHOD)
     pair.items = pairing.items

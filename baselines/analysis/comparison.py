@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..core.records import budget_key
-from .stats import PairResult
+from .pair_result import PairResult
 
 MEASURED, PARTIAL, UNREPORTED = "measured", "partial", "unreported"
 

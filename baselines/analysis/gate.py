@@ -1,26 +1,16 @@
-"""The CI gate: PASS, FAIL or INCONCLUSIVE on a paired difference with a margin.
+"""The CI gate over a comparison: PASS, FAIL or INCONCLUSIVE per group, with the reason a user reads.
 
 A gate that fails on noise gets switched off; one that passes a broken
 comparison is worse than none. So:
 - the verdict is three-way on one-sided bounds (each at level 1 - alpha) for
-  the mean of candidate minus baseline (per-seed paired differences): PASS
-  when the lower bound is above -margin, FAIL when the upper bound is below
-  -margin, INCONCLUSIVE otherwise, with the seeds a decision would likely
-  need. Together the two bounds form a two-sided (1 - 2 alpha) interval;
-- which bounds (`GateDecision.method`): bounded rewards (a declared
-  `reward_range`, or all rewards 0/1) use the distribution-free betting
-  bounds (`baselines.analysis.betting`): the t bounds PASSed a pass/fail candidate
-  worse by exactly the margin 59% of the time at n = 5 (all five
-  differences 0, a zero-width interval). Unbounded rewards use Student t,
-  widened by a bootstrap-t bound when the differences are skewed; all
-  differences equal is INCONCLUSIVE (a zero-width interval never decides);
-- on unbounded rewards no test on n seeds sees a loss rarer than about 1/n
-  (a loss in 10% of seeds is absent from 5 seeds 59% of the time), so a
-  PASS at small n says so in its reason;
+  the mean of candidate minus baseline: PASS when the lower bound is above
+  -margin, FAIL when the upper bound is below -margin, INCONCLUSIVE
+  otherwise, with the seeds a decision would likely need. Which bounds, and
+  why, is `gate_bounds` (per seed) and `clustered` (paired by question);
 - a comparison whose fixed unit is unequal or unverified for either arm
   is FAIL with that reason, whatever the rewards say;
-- adding seeds until the gate decides is only honest with a plan: looks
-  fixed in advance and alpha spent across them (`spending_schedule`).
+- a candidate's crashed seeds count (`CRASH_RULE`) and are named;
+- the reason names the method that set the bounds, and every note.
 """
 from __future__ import annotations
 
@@ -29,22 +19,21 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
-from scipy import special
 
-from .alpha import check_alpha
-from .betting import diff_bounds, mean_bounds
+from .alpha import check_alpha, format_level
+from .betting import mean_bounds
 from .compare_options import CompareOptions
+from .comparing import compare
 from .comparison import Comparison, Group
 from .clustered import METHOD as CLUSTERED
 from .clustered import clustered_bounds, pair_items
 from .clustered import seeds_to_decide as clustered_seeds
-from .exact_paired import EXACT_MAX_N, exact_decision, ni_pvalue, paired_binary_counts
+from .gate_bounds import BOUNDS, FAIL, INCONCLUSIVE, PASS, betting_seeds, gate_decision, margin_verdict
 from .gate_data import ArmRuns, arm_runs, seed_list
-from .stats import (t_seeds_to_clear, SKEW_MAX_N, SKEW_MIN_N, SKEW_THRESHOLD, bootstrap_t_interval, degenerate, detect_range,
-                    format_level, sample_skewness, t_interval, t_quantile, unpaired_test, usable_range)
+from .reward_range import detect_range, usable_range
+from .stats import unpaired_test
+from .table import RunTable
 from ..core.units import nouns_of
-
-PASS, FAIL, INCONCLUSIVE = "PASS", "FAIL", "INCONCLUSIVE"
 
 
 @dataclass
@@ -83,185 +72,6 @@ class GateResult:
                 "crashed_seeds": {"candidate": list(self.crashed.get("candidate", [])),
                                   "baseline": list(self.crashed.get("baseline", []))},
                 "items": self.items, "earlier_looks": list(self.earlier_looks)}
-
-
-@dataclass
-class GateDecision:
-    """The verdict on one sequence of differences, with the bounds, the method that set them and notes."""
-
-    verdict: str
-    mean: float
-    lower: float
-    upper: float
-    seeds_needed: int | None
-    method: str
-    notes: list[str] = field(default_factory=list)
-
-
-def decide_gate(diffs, margin: float, alpha: float = 0.05, reward_range: tuple[float, float] | None = None,
-                planned_n: int | None = None, anytime: bool = False) -> tuple[str, float, float, float, int | None]:
-    """Verdict on per-seed differences (candidate - baseline, higher is better).
-
-    Returns (verdict, mean, lower, upper, seeds_needed); `gate_decision` gives
-    the same with the method and notes. The bounds are one-sided at `alpha`
-    each, i.e. together a two-sided (1 - 2 alpha) interval.
-    """
-    g = gate_decision(diffs, margin, alpha, reward_range, planned_n, anytime=anytime)
-    return g.verdict, g.mean, g.lower, g.upper, g.seeds_needed
-
-
-BOUNDS = ("auto", "t", "betting")
-EXACT = "exact unconditional non-inferiority test (paired 0/1 outcomes, score-ordered, worst case over the nuisance)"
-
-
-def margin_verdict(lower: float, upper: float, margin: float) -> str:
-    """The one margin rule of every gate route: PASS when the lower bound of candidate - baseline is above
-    -margin, FAIL when the upper bound is below -margin, INCONCLUSIVE otherwise (NaN bounds never decide)."""
-    if lower > -margin:
-        return PASS
-    if upper < -margin:
-        return FAIL
-    return INCONCLUSIVE
-
-
-def _check_decision_args(margin: float, alpha: float, bounds: str, reward_range) -> None:
-    if bounds not in BOUNDS:
-        raise ValueError(f"bounds must be one of {', '.join(BOUNDS)}, got {bounds!r}")
-    if bounds == "betting" and reward_range is None:
-        raise ValueError("betting bounds need a reward range: declare reward_range = [lo, hi]")
-    if not (math.isfinite(margin) and margin >= 0):
-        raise ValueError(f"margin must be finite and non-negative, got {margin}")
-    check_alpha(alpha)
-
-
-def gate_decision(diffs, margin: float, alpha: float = 0.05, reward_range: tuple[float, float] | None = None,
-                  planned_n: int | None = None, bounds: str = "auto", anytime: bool = False) -> GateDecision:
-    """See the module docstring. `reward_range` bounds each *reward* (differences span twice its width).
-
-    Bounded rewards, one look (`anytime` False): paired pass/fail outcomes
-    (every difference -w, 0 or w for a range of width w) get the exact
-    unconditional non-inferiority test and its dual bounds; other bounded
-    rewards the betting bounds tuned for this n. With `anytime` (declared
-    looks of a sequential gate, or earlier looks found in the looks ledger)
-    bounded rewards get the betting confidence sequence, valid at every look
-    at once; `planned_n` (the last look) only tunes its width.
-    `bounds="t"` forces the t route on bounded rewards (more power, no
-    guarantee against a rare loss: see docs/calibration.md); "betting"
-    forces the betting bounds and requires a reward range.
-    """
-    _check_decision_args(margin, alpha, bounds, reward_range)
-    if bounds == "t":
-        reward_range = None
-    d = np.asarray(diffs, dtype=float)
-    n = d.size
-    mean = float(d.mean()) if n else math.nan
-    if reward_range is not None:
-        return _bounded_decision(d, margin, alpha, reward_range, planned_n, anytime or bounds == "betting")
-    if n < 2:
-        return GateDecision(INCONCLUSIVE, mean, -math.inf, math.inf, None, "t", ["fewer than 2 paired seeds"])
-    _, lower, upper = t_interval(d, 1 - 2 * alpha)  # one-sided alpha on each side
-    sd = float(d.std(ddof=1))
-    method, notes = "t", []
-    if degenerate(d):
-        notes.append(f"all {n} differences are equal: a zero-width interval is not evidence; "
-                     "declare the reward range for distribution-free bounds, or add seeds")
-        return GateDecision(INCONCLUSIVE, mean, lower, upper, None, "t (degenerate)", notes)
-    if SKEW_MIN_N <= n <= SKEW_MAX_N and abs(sample_skewness(d)) > SKEW_THRESHOLD:
-        blo, bhi = bootstrap_t_interval(d, 1 - 2 * alpha, seed=0)
-        lower, upper = min(lower, blo), max(upper, bhi)
-        method = "t + bootstrap-t (skewed differences)"
-    verdict = margin_verdict(lower, upper, margin)
-    if verdict == PASS and (1 - 0.1) ** n > alpha:
-        notes.append(f"rewards are unbounded and n = {n}: a loss that hits fewer than about 1 in {n} seeds can be "
-                     f"absent from all of them (a loss in 10% of seeds is missed {0.9 ** n:.0%} of the time); "
-                     "declare reward_range for a distribution-free gate")
-    if anytime:
-        notes.append("earlier looks at these results: unbounded rewards have no anytime-valid bound here, so this "
-                     "verdict does not account for them; declare reward_range, or plan looks (run --looks)")
-    needed = seeds_to_decide(mean, sd, margin, alpha) if verdict == INCONCLUSIVE else None
-    return GateDecision(verdict, mean, lower, upper, needed, method, notes)
-
-
-def is_paired_binary(d: np.ndarray, width: float) -> bool:
-    """Every difference is -width, 0 or +width: paired outcomes at the two ends of the range (pass/fail)."""
-    return d.size > 0 and bool(np.all(np.isclose(np.abs(d), width, rtol=0, atol=1e-12 * width) | (d == 0)))
-
-
-def _bounded_decision(d: np.ndarray, margin: float, alpha: float, reward_range, planned_n, anytime: bool
-                      ) -> GateDecision:
-    """Bounded rewards: the exact test for paired pass/fail at one look, else betting (fixed n or anytime)."""
-    n = d.size
-    mean = float(d.mean()) if n else math.nan
-    lo, hi = reward_range
-    width = hi - lo
-    where = f"rewards in [{lo:g}, {hi:g}]"
-    if n >= 2 and not anytime and n <= EXACT_MAX_N and is_paired_binary(d, width):
-        passes, fails, lower, upper = exact_decision(d / width, margin / width, alpha)
-        verdict = PASS if passes else FAIL if fails else INCONCLUSIVE
-        needed = _exact_seeds(d / width, margin / width, alpha) if verdict == INCONCLUSIVE else None
-        return GateDecision(verdict, mean, lower * width, upper * width, needed, EXACT)
-    if n < 2:
-        return GateDecision(INCONCLUSIVE, mean, -math.inf, math.inf, None, f"betting ({where})",
-                            ["fewer than 2 paired seeds"])
-    lower, upper = diff_bounds(d, alpha, reward_range, planned_n if anytime else n)
-    method = (f"betting confidence sequence (anytime-valid, distribution-free, {where})" if anytime else
-              f"betting bound for {n} seeds (distribution-free, {where})")
-    return GateDecision(margin_verdict(lower, upper, margin), mean, lower, upper, None, method)
-
-
-def _exact_seeds(d01: np.ndarray, margin: float, alpha: float) -> int | None:
-    """Seeds at which outcomes in these proportions would let the exact test decide (doubling, up to its cap)."""
-    x10, x01, n = paired_binary_counts(d01)
-    m = max(n, 2) * 2
-    while m <= EXACT_MAX_N:
-        a, b = round(x10 * m / n), round(x01 * m / n)
-        if ni_pvalue(a, b, m, -margin) <= alpha or ni_pvalue(b, a, m, margin) <= alpha:
-            return m
-        m *= 2
-    return None
-
-
-def _betting_seeds(d: np.ndarray, margin: float, alpha: float, reward_range, cap: int = 2560) -> int | None:
-    """Seeds at which differences like these (the observed ones repeated) would let the betting bounds decide.
-
-    Capped at 2,560 seeds (beyond, "more than that" is the useful answer): the
-    search to 10,000 cost a third of a second per INCONCLUSIVE group.
-    """
-    n = max(d.size, 2) * 2
-    while n <= cap:
-        lo, hi = diff_bounds(np.resize(d, n), alpha, reward_range)
-        if margin_verdict(lo, hi, margin) != INCONCLUSIVE:
-            return n
-        n *= 2
-    return None
-
-
-def seeds_to_decide(mean: float, sd: float, margin: float, alpha: float, cap: int = 10000) -> int | None:
-    """Seeds at which the observed mean and spread would put the interval clear of -margin."""
-    distance = abs(mean + margin)
-    if distance == 0 or not math.isfinite(sd):
-        return None
-    if sd == 0:
-        return 2
-    return t_seeds_to_clear(sd, distance, alpha, cap)
-
-
-def spending_schedule(looks: list[int], alpha: float) -> list[float]:
-    """Alpha to spend at each look: O'Brien-Fleming-type spending, split by the union bound.
-
-    alpha(t) = 2 - 2 Phi(z_{1 - alpha/2} / sqrt(t)) with t = n_k / n_K is the
-    cumulative alpha allowed by look k; each look gets the increment. Since
-    the increments sum to alpha, the chance of any false decision across all
-    looks is at most alpha (a union bound: valid whatever the correlation of
-    the looks, a little conservative). Early looks get little alpha, so an
-    early stop needs a clear result.
-    """
-    if not looks or sorted(looks) != list(looks) or len(set(looks)) != len(looks) or looks[0] < 2:
-        raise ValueError(f"looks must be increasing seed counts of at least 2, got {looks!r}")
-    z = float(special.ndtri(1 - alpha / 2))
-    cumulative = [2 - 2 * float(special.ndtr(z / math.sqrt(n / looks[-1]))) for n in looks]
-    cumulative[-1] = alpha
-    return [c - p for c, p in zip(cumulative, [0.0] + cumulative[:-1])]
 
 
 def relative_margin(text: str | float, baseline_mean: float) -> float:
@@ -442,7 +252,7 @@ def _paired_verdict(result: GateResult, shared: list, base: dict, cand: dict, si
     look_alpha = alpha_total if (bounded is not None and alpha_total is not None) else alpha
     g = gate_decision(diffs, margin, look_alpha, bounded, planned_n, anytime=anytime)
     if g.verdict == INCONCLUSIVE and bounded is not None and g.method.startswith("betting"):
-        g.seeds_needed = _betting_seeds(np.asarray(diffs, dtype=float), margin, look_alpha, bounded)
+        g.seeds_needed = betting_seeds(np.asarray(diffs, dtype=float), margin, look_alpha, bounded)
     if look_alpha != alpha:
         g.method += ", valid at every look (no alpha spending)"
         result.alpha = look_alpha
@@ -542,8 +352,6 @@ def run_gate(records, fixed: str | None, baseline: str, candidate: str, margin, 
     these results (the looks ledger), so bounded groups use the
     anytime-valid betting bounds.
     """
-    from .comparing import compare  # start-up: gate_decision on arrays (simulations) needs no table
-
     options = gate_options(options, tolerance, selection)
     alpha = options.alpha if alpha is None else alpha
     _check_gate_args(baseline, candidate, alpha, bounds, margin)
@@ -586,8 +394,6 @@ def _check_gate_args(baseline: str, candidate: str, alpha, bounds: str, margin) 
 
 def _two_arms(records, baseline: str, candidate: str):
     """The runs of the two gated arms (columns stay columns), after checking both are present."""
-    from .table import RunTable
-
     table = records if isinstance(records, RunTable) else None
     arms = set(table.frame["arm"].astype(str).unique()) if table is not None else {r.arm for r in records}
     for arm in (baseline, candidate):

@@ -13,7 +13,10 @@ import numpy as np
 
 from .compare_options import ALL_PAIRS_MAX_ARMS, CompareOptions
 from .comparison import Group
-from .stats import PASS_FAIL_RANGE, _complete_pairs, add_bootstrap, all_pairs, decide, detect_range, usable_range
+from .bootstrap import add_bootstrap
+from .pair_verdict import decide
+from .reward_range import PASS_FAIL_RANGE, detect_range, usable_range
+from .stats import _complete_pairs, all_pairs
 
 
 def pair_group(group: Group, options: CompareOptions) -> None:

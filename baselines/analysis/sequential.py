@@ -3,7 +3,7 @@
 Testing after every new seed and stopping at the first "significant" result
 gives a 17-23% false-positive rate (docs/design-notes.md). Here the looks are fixed
 in advance (e.g. 5, 10, 15, 20 seeds) and each look may only spend its share
-of alpha (`gate.spending_schedule`), so the chance of a false FAIL over all
+of alpha (`gate_bounds.spending_schedule`), so the chance of a false FAIL over all
 looks stays at most alpha. Bounded rewards (a declared reward range, or
 0/1 rewards) use betting confidence sequences instead, which hold at every
 look at once: each look uses the whole alpha and no spending is needed.
@@ -17,7 +17,8 @@ import numpy as np
 
 from ..core.errors import InputError
 from ..core.records import budget_key
-from .gate import FAIL, INCONCLUSIVE, PASS, decide_gate, overall, run_gate, spending_schedule
+from .gate import overall, run_gate
+from .gate_bounds import FAIL, INCONCLUSIVE, PASS, decide_gate, spending_schedule
 
 
 def parse_looks(text: str) -> list[int]:
