@@ -167,10 +167,12 @@ class DaskPool(Pool):
             self._started.pop(handle.key, None)
             gone = self._lost.pop(handle.key, None)
         if gone is not None and handle.status != "finished":
+            with contextlib.suppress(Exception):  # normally cancelled already, when the scheduler told
+                handle.cancel(reason="costmatch: its worker died")
             raise WorkerDied(f"the Dask worker {gone} left the cluster while running this batch")
         try:
             return handle.result()
-        except self.distributed.KilledWorker as exc:  # a death whose start signal never came: one death
+        except self.distributed.KilledWorker as exc:  # its worker died before it told its start (queued there)
             raise WorkerDied(first_line(exc)) from None
         except (CancelledError, OSError) as exc:
             raise ClusterLost(f"lost the Dask scheduler ({_dask_reason(exc)})") from None

@@ -45,8 +45,11 @@ def run_batch_on_dask(work: Work, cells: list, topic: str) -> tuple[list[Any], f
 
 def tell_started(topic: str) -> None:
     """Publish ``{"key": this task's key, "worker": this worker's address}`` on `topic`, waiting for the scheduler."""
-    worker = get_worker()
-    msg = {"key": str(worker.get_current_task()), "worker": worker.address}
+    try:
+        worker = get_worker()
+        msg = {"key": str(worker.get_current_task()), "worker": worker.address}
+    except Exception:  # noqa: BLE001 - not on a worker's thread (a process-pool executor): the batch runs unannounced
+        return
     try:
         sync(worker.loop, worker.scheduler.log_event, topic=topic, msg=msg, callback_timeout=SIGNAL_WAIT)
     except Exception:  # noqa: BLE001 - a slow scheduler: the batched stream still delivers it, later
