@@ -26,8 +26,9 @@ from ..core.provenance import shown_file, source_hash
 
 #: what restarts the workers that outlive a run, per backend
 _FIX = {
-    "dask": "restart the Dask workers (the `dask worker` processes, or Client.restart()) so they import it anew",
-    "ray": "restart the Ray cluster's workers (`ray stop`, then `ray start ...`) so they import it anew",
+    "dask": "restart the Dask workers (the `dask worker` processes, or Client.restart()) so they import it anew "
+            "(on other machines: from this copy of the file)",
+    "ray": "give every Ray node this copy of the module (install or sync it, then `ray stop` and `ray start ...`)",
     "sequential": "restart this Python process (or importlib.reload the module) so it runs the edited code",
     "threading": "restart this Python process (or importlib.reload the module) so it runs the edited code",
 }
