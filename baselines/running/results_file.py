@@ -22,7 +22,8 @@ import orjson
 
 from ..core.errors import InputError
 from ..core.fileio import DiskError, atomic_write_text, describe_os_error
-from ..core.records import RunRecord, parse_line, quote
+from ..core.json_line import quote
+from ..core.records import RunRecord, parse_line
 from ..core.scoped import gc_paused
 from .cell_lines import trusted_record
 

@@ -14,7 +14,8 @@ from typing import Any, Callable
 
 from ..core.errors import InputError
 from ..core.provenance import changed_code, changed_code_lines
-from ..core.records import RunRecord, quote, write_records
+from ..core.json_line import quote
+from ..core.records import RunRecord, write_records
 from .results_file import _set_aside, load_existing
 from .suite import Cell, Suite
 

@@ -47,7 +47,8 @@ from ..core.errors import InputError
 from ..core.protocols import check_arm, check_workload, incompatibility
 from .class_checks import check_class, check_params
 from ..core.provenance import by_value, by_value_hash, register_class
-from ..core.records import MAX_AMOUNT, MAX_DEPTH, SEED_MAX, budget_key, json_depth, show
+from ..core.json_line import MAX_DEPTH, json_depth, show
+from ..core.records import MAX_AMOUNT, SEED_MAX, budget_key
 from .user_imports import isolated_workers, origin_root, register_root, resolve, resolve_syntax  # noqa: F401 - public here too
 
 _TOP_KEYS = {"name", "seeds", "jobs", "backend", "timeout", "out", "tolerance", "arms", "workloads"}

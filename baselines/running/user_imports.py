@@ -20,7 +20,7 @@ from typing import Any
 
 from ..core.errors import InputError
 from ..core.provenance import by_value
-from ..core.records import show
+from ..core.json_line import show
 from ..core.scoped import scoped_env
 
 
