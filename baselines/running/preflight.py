@@ -28,6 +28,8 @@ def _cluster_address(backend: str, address: str | None, worker_wait: float, retr
         address = os.environ.get("DASK_SCHEDULER_ADDRESS") or None
     if address is not None and backend not in ("dask", "ray"):
         raise InputError(f"--address {address}: only --backend dask or ray use a cluster address")
+    if backend == "ray" and address == "local":
+        return None  # Ray's word for "start a local instance", which no address means too
     return address
 
 

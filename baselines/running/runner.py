@@ -27,6 +27,7 @@ from ..core.scoped import scoped_env
 from .cell_lines import HEAD_OVER, cell_line, dump_line, failure_line, trusted_record  # noqa: F401 - public
 from .code_check import CodeCheck, module_paths
 from .engines import ClusterLost, ExecOptions, open_pool, run_cells
+from .engines.probe import check_address
 from .execute import arm_rng, execute_cell, execute_record  # noqa: F401 - public names of the runner
 from .preflight import (LOCK_NAME, _cluster_address, _missing_folders, _undo_folders_on_refusal,  # noqa: F401
                         check_engine, output_lock)
@@ -70,8 +71,11 @@ def run_suite(suite: Suite, out_dir: Path, jobs: int | None = None, backend: str
     explicit_jobs = jobs
     jobs = jobs or suite.jobs
     backend = backend or suite.backend
+    given = address
     address = _cluster_address(backend, address, worker_wait, retries)
     check_engine(backend)
+    # a bounded handshake: a wrong address creates no folder and no lock
+    check_address(backend, address, "--address" if given is not None else "DASK_SCHEDULER_ADDRESS")
     made = _missing_folders(Path(out_dir))
     out_dir = ensure_dir(out_dir, "output folder")
     results = out_dir / "results.jsonl"
