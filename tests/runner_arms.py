@@ -84,3 +84,11 @@ class SleepOnSeed:
         meter.rollouts(1)
         time.sleep(self.sleep if instance["seed"] == self.seed else 0.05)
         return 0.5
+
+
+class KillSelf:
+    """SIGKILLs its own process (as the kernel's OOM killer would), every time."""
+
+    def run(self, instance, meter, rng):
+        meter.rollouts(1)
+        os.kill(os.getpid(), signal.SIGKILL)
