@@ -53,6 +53,18 @@ def wait_for_lines(path, n, timeout=120) -> None:
     raise AssertionError(f"{path}: fewer than {n} lines after {timeout} s")
 
 
+def listening(port: int, timeout: float = 120) -> None:
+    """Wait until something accepts connections on 127.0.0.1:`port` (the scheduler has started)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
+                return
+        except OSError:
+            assert time.monotonic() < deadline, f"nothing listens on port {port} after {timeout} s"
+            time.sleep(0.1)
+
+
 @contextlib.contextmanager
 def dask_cluster(workers=2):
     pytest.importorskip("distributed")
@@ -64,6 +76,7 @@ def dask_cluster(workers=2):
                    "--nworkers", "1", "--dashboard-address", ":0", "--host", "127.0.0.1")
              for _ in range(workers)]
     try:
+        listening(port)  # a user starts the scheduler first; costmatch's address probe does not wait for one
         yield address, scheduler, procs
     finally:
         for proc in procs + [scheduler]:
