@@ -133,8 +133,8 @@ class LineSink:
 
     FREEZE_EVERY = 256
 
-    def __init__(self, handle, kept: list[RunRecord]):
-        self.handle, self.kept = handle, kept
+    def __init__(self, handle, kept: list[RunRecord], check: Callable[[dict], None] | None = None):
+        self.handle, self.kept, self.check = handle, kept, check
         self.pending: list[tuple[RunRecord, bytes]] = []  # records whose trace is still in their line
         self.last_sync = time.monotonic()
         self.size = os.fstat(handle.fileno()).st_size  # where the file ends after the last whole line
@@ -159,6 +159,9 @@ class LineSink:
 
     def take(self, item: bytes | tuple[bytes, bytes]) -> RunRecord:
         line, head = (item, None) if isinstance(item, bytes) else item
+        obj = orjson.loads(line if head is None else head)
+        if self.check is not None:  # before the write: a refused line (code other than the run's) is never written
+            self.check(obj)
         self.append(line + b"\n")
         now = time.monotonic()
         if now - self.last_sync >= 1.0:
@@ -167,7 +170,7 @@ class LineSink:
             except OSError as exc:
                 raise AppendFailed(exc) from None
             self.last_sync = now
-        record = trusted_record(orjson.loads(line if head is None else head))
+        record = trusted_record(obj)
         if head is not None:
             self.pending.append((record, line))
         self.kept.append(record)
