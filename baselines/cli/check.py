@@ -20,9 +20,11 @@ def add_gate_arguments(p: argparse.ArgumentParser, with_range: bool = True) -> N
     p.add_argument("--inconclusive", choices=["inconclusive", "pass", "fail"], default="inconclusive",
                    help="map INCONCLUSIVE to exit 0 (pass) or 1 (fail) for a binary gate (default: exit 3)")
     p.add_argument("--bounds", choices=["auto", "t", "betting"], default="auto",
-                   help="auto (default): distribution-free betting bounds when rewards are bounded (0/1, or "
-                        "--reward-range), Student t otherwise; t: t bounds even on bounded rewards (more power, "
-                        "no guarantee against a rare loss); betting: require a reward range")
+                   help="auto (default): distribution-free bounds when rewards are bounded (0/1, or "
+                        "--reward-range), otherwise skew-checked t + bootstrap-t (no verdict below 6 seeds or "
+                        "against the sample's skewness); t: Student-t bounds, on bounded rewards too and without "
+                        "the skew check (more power, no guarantee against a rare loss or a skewed tail); "
+                        "betting: require a reward range")
     if with_range:  # verbs that read results files have it among their shared options already
         p.add_argument("--reward-range", type=reward_range, metavar="LO,HI",
                        help="every reward lies in [LO, HI] (e.g. 0,1 for accuracy): enables distribution-free bounds")
