@@ -23,13 +23,16 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, NamedTuple
 
 from .analysis.compare_options import CompareOptions
+from .analysis.comparing import options_with
 from .analysis.comparison import Comparison
-from .analysis.gate import GateResult
+from .analysis.gate import GateResult, overall, run_gate
 from .core.arguments import budget_table, records_argument
 from .core.budget import Budget
 from .core.errors import InputError
 from .core.provenance import register_class
-from .core.records import RunRecord
+from .core.records import RunRecord, read_records
+from .running.runner import run_suite
+from .running.suite import parse_suite
 
 #: What an arm or a workload may be given as: an import path, a class, or (either, params).
 Spec = Any
@@ -87,8 +90,6 @@ def build_suite(workload: Spec, arms: Mapping[str, Spec] | Iterable[Spec],
                 fixed: str | None = None, name: str | None = None, timeout: float | None = None,
                 tolerance: float = 0.1, jobs: int = 1, backend: str = "loky"):
     """The suite that `run` runs: checked completely (imports, parameters, units) before anything runs."""
-    from .running.suite import parse_suite
-
     arms = _arm_table(arms)
     if not arms:
         raise InputError("run: arms is empty; give a dict of name -> class or 'module:Class'")
@@ -134,8 +135,6 @@ def run(workload: Spec, arms: Mapping[str, Spec] | Iterable[Spec], budget: Budge
     ``keep_stale=True``. Without `out` the records are kept in a temporary
     folder that is removed afterwards.
     """
-    from .running.runner import run_suite
-
     suite = build_suite(workload, arms, budget, seeds, fixed=fixed, name=name, timeout=timeout,
                         tolerance=tolerance, jobs=jobs, backend=backend)
     if out is None:
@@ -193,10 +192,6 @@ def check(records: list[RunRecord] | str | Path, *, baseline: str, candidate: st
     `CompareOptions`, given whole as `options=`; a keyword beside it wins).
     Returns a `CheckResult`: `.verdict` is the worst over the groups.
     """
-    from .analysis.comparing import options_with
-    from .analysis.gate import overall, run_gate
-    from .core.records import read_records
-
     if baseline == candidate:
         raise InputError(f"check: baseline and candidate are both {baseline!r}; name two different arms")
     records = records if isinstance(records, (str, Path)) else records_argument(records, "check: records")

@@ -34,8 +34,8 @@ from .flags import (clip_note, comparison_headline, group_caption, run_notes, un
                     unverified_sentence)
 from .ranges import range_for
 from .headline import group_headline, informative_first
-from .tables import (VERDICT_LEGEND, _clip_pair, _verdict_words, confound_matrix, confound_reference, pair_verdict,
-                     rows, shown_units)
+from .confounds import confound_matrix, confound_reference
+from .table_rows import VERDICT_LEGEND, clip_pair, pair_verdict, rows, shown_units, verdict_words
 from .text import DASH, NA, budget_text, decimals_for, fixed, interval, quantity
 
 CSP = ("default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:; "
@@ -190,7 +190,7 @@ def _group_html(group: Group, comparison: Comparison, records, baseline: str | N
             else:
                 vs_dec = decimals_for([(r.vs.ci[1] - r.vs.ci[0]) / 2])
                 cells += [_cell(f"{fixed(r.vs.diff, vs_dec, True)} {interval(*r.vs.ci, vs_dec, True)}", r.vs.diff),
-                          _cell(_verdict_words(r.vs, group.valid), r.vs.verdict if group.valid else "", "t")]
+                          _cell(verdict_words(r.vs, group.valid), r.vs.verdict if group.valid else "", "t")]
         body.append("".join(cells))
     parts.append(_table(headers, body))
     if rng is not None:
@@ -228,7 +228,7 @@ def _flags_html(group: Group, tolerance: float, confound_units: list[str] | None
 
 
 def _pairs_html(group: Group, rng) -> str:
-    pairs = [_clip_pair(p, rng) for p in group.pairs]
+    pairs = [clip_pair(p, rng) for p in group.pairs]
     dec = decimals_for((p.ci[1] - p.ci[0]) / 2 for p in pairs)
     body = []
     for p in pairs:

@@ -11,7 +11,9 @@ from .degraded import degraded_sentence
 from .flags import (clip_note, comparison_headline, confound_sentence, group_caption, run_notes, skipped_lines,
                     unequal_sentence, unreported_grouped, unreported_lines, unverified_sentence)
 from .ranges import range_for
-from .tables import _clip_pair, confound_markdown, group_markdown, pair_verdict, shown_units
+from .confounds import confound_markdown
+from .table_rows import clip_pair, pair_verdict, shown_units
+from .tables import group_markdown
 from .text import budget_text, decimals_for, fixed, interval, md, pipe_table
 
 
@@ -29,7 +31,7 @@ def pairs_table(group: Group, rng=None) -> str:
     if not group.pairs:
         return ""
     if rng is not None:
-        group = dataclasses.replace(group, pairs=[_clip_pair(p, rng) for p in group.pairs])
+        group = dataclasses.replace(group, pairs=[clip_pair(p, rng) for p in group.pairs])
     decimals = decimals_for((p.ci[1] - p.ci[0]) / 2 for p in group.pairs)
     boot = any(p.bootstrap_ci is not None for p in group.pairs)
     notes: list[str] = []

@@ -20,9 +20,11 @@ from baselines.analysis.group_runs import RunIndex, as_index
 from baselines.analysis.ranking import group_ranking
 from baselines.core.records import RunRecord, budget_key
 
+from .latex import comparison_latex, parse_columns
 from .markdown import comparison_markdown
 from .plots import FORMATS, WIDTHS, close, comparison_plots, ranking_markdown, save
 from .ranges import ranges_for, reward_ranges
+from .tables import to_csv
 from .text import md
 
 
@@ -197,8 +199,6 @@ def render_report(comparison: Comparison, records: list[RunRecord] | None, fmt: 
     of png, svg, pdf (default: png and svg); `width` single (3.33 in) or
     double (6.8 in). Raises ValueError with a one-line message on a bad option.
     """
-    from .tables import comparison_latex, parse_columns, to_csv
-
     if fmt not in ("md", "latex", "csv", "html"):
         raise ValueError(f"--format must be md, latex, csv or html, got {fmt!r}")
     if width not in WIDTHS:

@@ -20,7 +20,7 @@ from .html import STYLE, _group_html, esc, inline_svg, report_html
 from .markdown import comparison_markdown
 from .plots import close, comparison_plots, render
 from .ranges import ranges_for
-from .tables import comparison_latex, parse_columns
+from .latex import comparison_latex, parse_columns
 
 
 def to_markdown(comparison: Comparison, records: list[RunRecord] | None = None, baseline: str | None = None) -> str:

@@ -368,9 +368,10 @@ def test_an_address_without_a_cluster_backend_is_refused(tmp_path, capsys):
 
 def test_records_kept_in_memory_equal_the_file_read_back(tmp_path, monkeypatch):
     import baselines.running.runner as runner
+    from baselines.running import cell_lines
     from baselines.running.suite import load_suite
 
-    monkeypatch.setattr(runner, "HEAD_OVER", 1000)  # threads share this module: long lines go by head
+    monkeypatch.setattr(cell_lines, "HEAD_OVER", 1000)  # threads share this module: long lines go by head
     suite = write_suite(tmp_path, seeds=3, timeout=0.5, extra_arms=SLEEPER, arms='"guess", "once", "sleeper"')
     out = tmp_path / "out"
     outcome = runner.run_suite(load_suite(suite), out, jobs=2, backend="threading")

@@ -18,9 +18,11 @@ from baselines.core.meter import BudgetExhausted, Meter
 from baselines.core.records import write_records
 from baselines.running.runner import execute_record
 from baselines.running.suite import load_suite
-from baselines.analysis.table import RunTable, _arrow_chunk, _line_ends
+from baselines.analysis.table import RunTable
+from baselines.analysis.table_arrow import arrow_chunk
+from baselines.analysis.table_lines import line_ends
 from reports.markdown import comparison_markdown
-from reports.tables import group_latex
+from reports.latex import group_latex
 from workloads.search_sim import SearchSim
 
 
@@ -237,7 +239,7 @@ def test_the_new_fields_round_trip_through_both_readers(governed_records, tmp_pa
     back = read_records(path)
     assert [r.to_json() for r in back] == [r.to_json() for r in governed_records]
     data = path.read_bytes()
-    assert _arrow_chunk(data, _line_ends(data)) is not None  # the bulk path takes this file
+    assert arrow_chunk(data, line_ends(data)) is not None  # the bulk path takes this file
     bulk, lines = RunTable.read(path), RunTable.from_records(back)
     assert _columns(bulk) == _columns(lines)
     kinds, degraded = _columns(bulk)

@@ -116,10 +116,10 @@ def test_many_groups_equal_the_group_by_group_result(tmp_path, capsys, monkeypat
     path.write_text("\n".join(mixed_lines()) + "\n")
     checked = []
     with monkeypatch.context() as patch:
-        def spy(group, *rest, _check=comparing._check_runs):
+        def spy(group, *rest, _check=comparing.check_runs):
             checked.append(group.workload)
             _check(group, *rest)
-        patch.setattr(comparing, "_check_runs", spy)
+        patch.setattr(comparing, "check_runs", spy)
         many = _compare_json(path, capsys, monkeypatch, *args, group_by_group=False)
     alone = _compare_json(path, capsys, monkeypatch, *args, group_by_group=True)
     _same(many, alone)

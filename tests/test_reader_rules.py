@@ -16,6 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import baselines.analysis.table as table_mod
+import baselines.analysis.table_lines as lines_mod
 from baselines import InputError, read_records
 from baselines.cli import main
 from baselines.analysis.table import RunTable
@@ -150,7 +151,7 @@ def test_line_numbers_stay_true_across_blocks_with_blank_lines(tmp_path, monkeyp
     lines = [line(rec("A", s)) if s % 5 else "" for s in range(60)] + [line(rec("A", 7, 0.1))]
     path = write(tmp_path, "\n".join(lines) + "\n")
     for size in (64, 700, 1 << 20):
-        monkeypatch.setattr(table_mod, "BLOCK_BYTES", size)
+        monkeypatch.setattr(lines_mod, "BLOCK_BYTES", size)
         with pytest.raises(InputError, match=r"r\.jsonl:61: duplicate run .* first seen at .*r\.jsonl:8;"):
             RunTable.read(path)
 
@@ -239,7 +240,7 @@ def test_rewards_inside_or_without_a_usable_range_are_accepted_alike(tmp_path, e
 def test_reward_below_the_range_and_the_bulk_check_in_a_later_block(tmp_path, monkeypatch):
     rows = [rec("A", s, 0.5, reward_range=[0, 1]) for s in range(40)] + [rec("A", 40, -0.25, reward_range=[0, 1])]
     path = write(tmp_path, "".join(line(x) + "\n" for x in rows))
-    monkeypatch.setattr(table_mod, "BLOCK_BYTES", 900)
+    monkeypatch.setattr(lines_mod, "BLOCK_BYTES", 900)
     both_fail(path, r"r\.jsonl:41: reward -0\.25 is outside the line's reward_range \[0, 1\]")
 
 

@@ -99,7 +99,7 @@ units = st.sampled_from(["rollouts", "calls", "tokens", "usd", "seconds", "my_un
 spend_values = st.one_of(st.none(), st.integers(0, 10**9), st.floats(0, 1e9, allow_nan=False))
 
 
-@given(arm=st.text(min_size=1), seed=st.integers(-2**40, 2**40),
+@given(arm=st.text(min_size=1, max_size=200), seed=st.integers(-2**40, 2**40),
        spend=st.dictionaries(units, spend_values, max_size=6),
        reward=st.one_of(st.none(), st.floats(-1e6, 1e6, allow_nan=False)),
        partial=st.lists(units, max_size=2, unique=True))
@@ -175,7 +175,7 @@ def test_bulk_and_line_readers_build_the_same_table(tmp_path_factory, rows):
 
 
 # -- total readers: every hostile input is a one-line error, decided by one rule (issue 18, item 4) --
-from baselines.core.records import MAX_DEPTH  # noqa: E402
+from baselines.core.json_line import MAX_DEPTH  # noqa: E402
 
 
 def _deep(depth: int) -> str:
@@ -265,13 +265,13 @@ def test_crlf_files_read_like_lf_files(tmp_path):
 
 
 def test_block_boundaries_do_not_change_the_table_or_line_numbers(tmp_path, monkeypatch):
-    import baselines.analysis.table as table_mod
+    import baselines.analysis.table_lines as lines_mod
 
     lines = [GOOD | {"seed": s, "arm": f"a{s % 3}", "budget": {"tokens": 100 + s % 2}} for s in range(40)]
     path = write_lines(tmp_path, *lines[:20], "", *lines[20:], GOOD | {"seed": 5, "arm": "a2", "budget": {"tokens": 101}})
     whole = None
     for size in (50, 333, 1 << 20):
-        monkeypatch.setattr(table_mod, "BLOCK_BYTES", size)
+        monkeypatch.setattr(lines_mod, "BLOCK_BYTES", size)
         with pytest.raises(InputError, match=r":42: duplicate run .* first seen at .*:6;"):
             RunTable.read([path])
         table = RunTable.read([path], keep_last=True)
@@ -285,8 +285,9 @@ def _read_in_bulk_blocks(path, block_bytes: int, monkeypatch) -> RunTable:
     """Read `path` in blocks of `block_bytes`; every block must pass the bulk checks (no line-by-line
     fallback), and the table must equal the line reader's."""
     import baselines.analysis.table as table_mod
+    import baselines.analysis.table_lines as lines_mod
 
-    monkeypatch.setattr(table_mod, "BLOCK_BYTES", block_bytes)
+    monkeypatch.setattr(lines_mod, "BLOCK_BYTES", block_bytes)
     slow = []
     real_slow = table_mod._slow_chunk
     monkeypatch.setattr(table_mod, "_slow_chunk", lambda *a: slow.append(1) or real_slow(*a))
@@ -425,7 +426,7 @@ def test_random_json_records_get_the_same_answer_from_both_readers(tmp_path, lin
 
 
 def test_long_trace_lines_read_alike_and_deep_lines_never_reach_pyarrow(tmp_path, monkeypatch):
-    import baselines.analysis.table as table_mod
+    import baselines.analysis.table_arrow as arrow_mod
 
     trace = [{"spend": {"tokens": i}, "best": i / 3000} for i in range(3000)]
     path = write_lines(tmp_path, GOOD | {"seed": 0, "trace": trace}, GOOD | {"seed": 1})
@@ -433,7 +434,7 @@ def test_long_trace_lines_read_alike_and_deep_lines_never_reach_pyarrow(tmp_path
     _frames_equal(fast, RunTable.from_records(read_records(path)))
     assert fast.traces[0] == trace
     seen = []
-    monkeypatch.setattr(table_mod, "_arrow_columns", lambda data, ends: seen.append(data) or None)
+    monkeypatch.setattr(arrow_mod, "_arrow_columns", lambda data, ends: seen.append(data) or None)
     deep = write_lines(tmp_path, GOOD | {"seed": 0}, _deep(20_000), name="deep.jsonl")
     with pytest.raises(InputError, match="nested 20000 levels"):
         RunTable.read([deep])

@@ -15,7 +15,9 @@ from reports import plots
 from reports.headline import group_headline, informative_first
 from reports.html import report_html
 from reports.markdown import comparison_markdown
-from reports.tables import comparison_latex, cost_markdown, to_csv
+from reports.cost_table import cost_markdown
+from reports.latex import comparison_latex
+from reports.tables import to_csv
 from tests.builders import make_arms
 
 

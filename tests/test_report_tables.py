@@ -17,7 +17,8 @@ from reports.flags import group_caption
 from reports.html import report_html
 from reports.markdown import comparison_markdown
 from reports.run_report import render_report
-from reports.tables import comparison_latex, confound_markdown, confound_ratio, parse_columns
+from reports.confounds import confound_markdown, confound_ratio
+from reports.latex import comparison_latex, parse_columns
 from reports.text import fixed, interval
 from tests.builders import make_arms
 

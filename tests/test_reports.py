@@ -21,7 +21,9 @@ from baselines.core.records import write_records
 from reports import plots
 from reports.markdown import comparison_markdown
 from reports.ranges import RewardRange, reward_ranges
-from reports.tables import comparison_latex, confound_markdown, frame, parse_columns, to_csv
+from reports.confounds import confound_markdown
+from reports.latex import comparison_latex, parse_columns
+from reports.tables import frame, to_csv
 from reports.text import budget_tag, budget_text, md, quantity
 from tests.builders import make_arms
 

@@ -494,12 +494,14 @@ def test_an_arm_pointed_at_another_class_is_refused_on_resume(tmp_path, capsys):
 
 def test_two_fresh_runs_in_one_second_keep_both_old_files(tmp_path, monkeypatch):
     """`--fresh` named its backup by the second and `rename` replaced an earlier one: old results were lost."""
-    monkeypatch.setattr(runner.time, "strftime", lambda fmt, *a: "20261129-120000")
+    from baselines.running import results_file
+
+    monkeypatch.setattr(results_file.time, "strftime", lambda fmt, *a: "20261129-120000")
     results = tmp_path / "results.jsonl"
     names = []
     for k in range(3):
         results.write_text(f"run {k}\n")
-        names.append(runner._set_aside(results))
+        names.append(results_file._set_aside(results))
     assert not results.exists()
     assert [p.name for p in names] == ["results.20261129-120000.jsonl", "results.20261129-120000-2.jsonl",
                                        "results.20261129-120000-3.jsonl"]

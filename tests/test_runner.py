@@ -356,7 +356,7 @@ def test_a_cells_classes_come_from_the_module_as_it_is_now(monkeypatch):
     a missing name behave as `resolve` does."""
     import tests.helpers as helpers
     from baselines.core.errors import InputError
-    from baselines.running.runner import _loaded
+    from baselines.running.execute import _loaded
 
     assert _loaded("tests.helpers:Guess", "guess") is helpers.Guess
     monkeypatch.setattr(helpers, "Guess", helpers.Once)
@@ -368,7 +368,7 @@ def test_a_cells_classes_come_from_the_module_as_it_is_now(monkeypatch):
 
 
 def test_cell_identities_in_bulk_are_each_cells_identity(tmp_path):
-    from baselines.running.runner import _identities
+    from baselines.running.resume import _identities
 
     path = write_suite(tmp_path, seeds=3, arms='"guess", "once"')
     path.write_text(path.read_text().replace("budget = { rollouts = 20 }",

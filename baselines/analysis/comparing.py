@@ -15,14 +15,14 @@ Rules, and the mistake each one prevents (docs/design-notes.md):
 - Other units are compared only among arms that report them in full; an arm
   that does not report a unit is listed as such, never counted as 0.
 - A group with one arm is not a comparison, and says so.
-Pairwise statistics are a separate step (`pairing.py`) over each group's
+The per-run spend checks themselves are in `spend_checks.py`; this module
+groups the runs, picks the groups and hands each its columns. Pairwise statistics are a separate step (`pairing.py`) over each group's
 arms x seeds matrix.
 """
 from __future__ import annotations
 
 import json
 import math
-import statistics
 from dataclasses import replace
 from typing import Iterable
 
@@ -31,11 +31,12 @@ import pandas as pd
 from scipy.special import stdtrit
 
 from .arm_intervals import bounded_arm_intervals
-from .columns import arm_sums, medians_of, relative, run_bounds, sorted_codes
+from .columns import arm_sums, medians_of, run_bounds, sorted_codes
 from .compare_options import CompareOptions
 from .degradation import mark_degraded
-from .comparison import MEASURED, PARTIAL, UNREPORTED, ArmSummary, Comparison, Flag, Group, UnitSpend, Unverified
+from .comparison import MEASURED, PARTIAL, UNREPORTED, ArmSummary, Comparison, Group, UnitSpend
 from .screen import screen_groups
+from .spend_checks import check_confound, check_runs
 from ..core.scoped import gc_paused
 from .anytime import metric_frame
 from .pairing import item_pairs, pair_groups
@@ -254,10 +255,10 @@ def _group(workload: str, budget: dict, cols: _GroupColumns, summaries: list[Arm
     group.seeds, group.scores = _score_matrix(cols)
     group.reward_range = _declared_range(cols("reward_lo"), cols("reward_hi")) or _option_range(group, options)
     group.unit_nouns = _declared_nouns(cols("nouns"))
-    _check_runs(group, cols, budget, fixed, options)
+    check_runs(group, cols, budget, fixed, options)
     for unit in units:
         if options.checks_confounds_in(unit, fixed):
-            _check_confound(group, cols.arms, unit, options.tolerance)
+            check_confound(group, cols.arms, unit, options.tolerance)
     return group
 
 
@@ -270,8 +271,8 @@ def _groups(split: "_GroupSplit", chosen: list[tuple[str, str, str]], budgets: d
     finds the groups whose spend checks would flag nothing; those get the
     reference the check would set and skip the per-group work, and their
     score matrices are views of one reshaped column. Every other group, and
-    every unit a group may be flagged in, goes through `_check_runs` /
-    `_check_confound` as with `screened=False` (the group-by-group path,
+    every unit a group may be flagged in, goes through `check_runs` /
+    `check_confound` as with `screened=False` (the group-by-group path,
     kept as the reference the tests compare against).
     """
     if not chosen or not screened:
@@ -309,10 +310,10 @@ def _groups(split: "_GroupSplit", chosen: list[tuple[str, str, str]], budgets: d
         if clean[g]:
             group.reference, group.reference_source = reference[g], source[g]
         else:
-            _check_runs(group, cols or split.columns(workload, bkey), budget, fixed, options)
+            check_runs(group, cols or split.columns(workload, bkey), budget, fixed, options)
         for unit in confound_units:
             if not confound_of[unit][g] and options.checks_confounds_in(unit, fixed):
-                _check_confound(group, group.arm_names, unit, options.tolerance)
+                check_confound(group, group.arm_names, unit, options.tolerance)
         out.append(group)
     return out
 
@@ -326,27 +327,6 @@ def _each_group(split: "_GroupSplit", chosen: list[tuple[str, str, str]], budget
         out.append(_group(workload, budgets[bkey], cols, split.summaries_between(cols.a, cols.z, summaries),
                           units, unit, options))
     return out
-
-
-def _check_runs(group: Group, cols: "_GroupColumns", budget: dict, fixed: str, options: CompareOptions) -> None:
-    """Notes for arms without scored runs, then `_check_fixed` on each arm's scored runs."""
-    rewards, failed = cols.per_arm("reward"), cols.per_arm("failed")
-    # Only scored runs enter the reward column, so only they must be matched in the
-    # fixed unit; a run that failed is counted in `errors`, not judged on its spend.
-    scored = [~np.isnan(r) for r in rewards]
-    for i, arm in enumerate(cols.arms):
-        if not scored[i].any():
-            group.notes.append(f"{arm}: no scored runs ({len(rewards[i])} run(s), {int(failed[i].sum())} with errors)")
-
-    all_scored = all(m.all() for m in scored)
-
-    def keep(column: str) -> list[np.ndarray]:
-        if all_scored:
-            return cols.per_arm(column)
-        return [s[m] for s, m in zip(cols.per_arm(column), scored)]
-
-    _check_fixed(group, cols.arms, _FixedRuns(keep(f"spend:{fixed}"), keep(f"partial:{fixed}"), keep("seed"),
-                                              keep("stop_reason"), keep("failed")), budget, fixed, options)
 
 
 def _declared_nouns(nouns: np.ndarray) -> dict[str, str]:
@@ -517,96 +497,6 @@ def segment_t_intervals(values: np.ndarray, known: np.ndarray, bounds: np.ndarra
     half = np.where(counts >= 2, half, np.nan)
     means = np.where(counts >= 1, means, np.nan)
     return means, means - half, means + half
-
-
-def _status(reported: int, full: int, runs: int) -> str:
-    """Unreported when no run reports the unit, partial unless every run reports it in full."""
-    return UNREPORTED if reported == 0 else PARTIAL if full < runs else MEASURED
-
-
-class _FixedRuns:
-    """Each arm's scored runs: fixed-unit spend, partial flags, seeds, stop reasons, failures."""
-
-    def __init__(self, spends, partials, seeds, stops, failed):
-        self.spends, self.partials, self.seeds, self.stops, self.failed = spends, partials, seeds, stops, failed
-
-
-def _check_fixed(group: Group, arms: list[str], runs: _FixedRuns, budget: dict, fixed: str,
-                 options: CompareOptions) -> None:
-    verified = []
-    for i, arm in enumerate(arms):
-        if runs.spends[i].size == 0:
-            continue  # no scored runs: noted by the caller, nothing to verify
-        known = ~np.isnan(runs.spends[i])
-        n_full = int((known & ~runs.partials[i]).sum())
-        status = _status(int(known.sum()), n_full, len(runs.spends[i]))
-        if status != MEASURED:
-            group.unverified.append(Unverified(arm, fixed, status, n_full, len(runs.spends[i])))
-        else:
-            verified.append(i)
-    if fixed in budget:
-        reference, source = float(budget[fixed]), "budget"
-    elif len(verified) >= 2:
-        reference, source = float(np.median([np.median(runs.spends[i]) for i in verified])), "median of arms"
-    else:
-        group.notes.append(f"no budget in {fixed} and fewer than two arms report {fixed} in full, so equal spend "
-                           f"in {fixed} cannot be checked" if verified else
-                           f"no arm reports {fixed} in full, so equal spend in {fixed} cannot be checked")
-        return
-    group.reference, group.reference_source = reference, source
-    for i in range(len(arms)):
-        _drift(group, arms[i], runs, i, reference, source, fixed, options)
-
-
-def _drift(group: Group, arm: str, runs: _FixedRuns, i: int, reference: float, source: str, fixed: str,
-           options: CompareOptions) -> None:
-    values = runs.spends[i]
-    known = ~np.isnan(values)
-    if not known.any():
-        return
-    rel = relative(values, reference)
-    for direction, drifted in (("over", known & (rel > options.tolerance)),
-                               ("under", known & (rel < -options.tolerance))):
-        if not drifted.any():
-            continue
-        if direction == "under" and options.allow_early_stop:
-            on_own = np.array([isinstance(s, str) and not s.startswith("budget:") for s in runs.stops[i]]) \
-                & ~runs.failed[i]
-            early = drifted & on_own
-            if early.any():
-                group.early_stopped.append(arm)
-                group.notes.append(
-                    f"{arm}: {int(early.sum())} run(s) stopped on their own below the {fixed} budget "
-                    f"(min {np.min(values[early]):,.6g} of {reference:,.6g}); accepted as early stops")
-            drifted = drifted & ~on_own
-            if not drifted.any():
-                continue
-        worst = int(np.argmax(np.where(drifted, np.abs(values - reference), -np.inf)))
-        group.unequal.append(Flag(arm, fixed, float(values[worst]), reference, direction, source,
-                                  seed=int(runs.seeds[i][worst]), runs=int(drifted.sum()), of_runs=len(values)))
-
-
-def _check_confound(group: Group, arms: list[str], unit: str, tol: float) -> None:
-    complete, partial = [], []
-    for i, arm in enumerate(arms):
-        s = group.arms[i].spend[unit]
-        if s.status == MEASURED:
-            complete.append(i)
-        elif s.status == PARTIAL:
-            partial.append(i)
-            group.unreported.append(Unverified(arm, unit, PARTIAL, s.reported_runs, group.arms[i].runs))
-        else:
-            group.unreported.append(Unverified(arm, unit, UNREPORTED, 0, group.arms[i].runs))
-    if not complete:
-        return
-    reference = float(statistics.median([group.arms[i].spend[unit].median for i in complete]))
-    for i in complete + partial:
-        value = group.arms[i].spend[unit].median
-        rel = (math.inf if value > 0 else 0.0) if reference == 0 else (value - reference) / abs(reference)
-        lower_bound = i in partial
-        if rel > tol or (rel < -tol and not lower_bound):
-            group.confounded.append(Flag(arms[i], unit, value, reference, "over" if rel > 0 else "under",
-                                         "median of arms", lower_bound=lower_bound))
 
 
 def _mark_not_comparisons(groups: list[Group]) -> None:

@@ -133,7 +133,7 @@ def _declared_ranges(split, bounds: np.ndarray) -> list:
 def _declared_nouns(nouns: np.ndarray, bounds: np.ndarray) -> list:
     """Each group's first declared unit-words text, parsed once per distinct text (None: none declared)."""
     groups = len(bounds) - 1
-    declared = np.flatnonzero(pd.notna(nouns))  # the column holds text or None (`table.nouns_column`): no row loop
+    declared = np.flatnonzero(pd.notna(nouns))  # the column holds text or None (`run_columns.nouns_column`): no row loop
     out: list = [None] * groups
     if declared.size == 0:
         return out
@@ -151,7 +151,7 @@ def _declared_nouns(nouns: np.ndarray, bounds: np.ndarray) -> list:
 def _fixed_clean(split, unit: str, budgets: list[dict], scored: np.ndarray, first_arm: np.ndarray,
                  end_arm: np.ndarray, group_of_row: np.ndarray, tolerance: float
                  ) -> tuple[np.ndarray, np.ndarray, list]:
-    """(clean, reference, source) per group fixed in `unit`, as `comparing._check_fixed` would set them.
+    """(clean, reference, source) per group fixed in `unit`, as `spend_checks._check_fixed` would set them.
 
     Clean: every run scored and reporting `unit` in full, a reference (the
     budget, else the median of two or more arms' medians) and no run beyond

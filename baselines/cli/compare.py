@@ -66,7 +66,7 @@ def _run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_earl
         from reports.markdown import comparison_markdown  # start-up: only when the verb runs
         sys.stdout.write(comparison_markdown(comparison, compact_confounds=True, confound_units=confounds))
         if costs is not None:
-            from reports.tables import cost_markdown
+            from reports.cost_table import cost_markdown
             sys.stdout.write("\n" + cost_markdown(costs, comparison.fixed, target))
     return EXIT_OK
 

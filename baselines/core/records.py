@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator
@@ -22,6 +21,9 @@ except ImportError:  # pragma: no cover - orjson is a declared dependency
     _orjson = None
 
 from .errors import InputError
+from .fileio import atomic_open
+from .json_line import (MAX_DEPTH, dumped, has_surrogate_escape, json_depth, loads_line, lone_surrogate, quote,
+                        refuse_bom, refuse_repeated_key)
 from .units import ordered_units
 
 SCHEMA = "costmatch.run/1"
@@ -116,46 +118,13 @@ def budget_label(budget: dict[str, float]) -> str:
 
 
 # -- one rule for every reader -------------------------------------------------
-# Limits that make every record input either a record or a one-line error.
-# The bulk reader (table.py) hands a file to pyarrow only when it cannot cross
-# them and falls back to the line reader otherwise, so both readers agree.
-MAX_DEPTH = 64            # nesting of objects and lists in one line (pyarrow segfaults near 10^4)
+# Limits that make every record input either a record or a one-line error (the nesting
+# limit MAX_DEPTH is a rule of the text: `json_line.py`). The bulk reader
+# (analysis/table_arrow.py) hands a file to pyarrow only when it cannot cross them and
+# falls back to the line reader otherwise, so both readers agree.
 MAX_AMOUNT = 1e15         # spend and budget values: exact as float64 integers, sums stay finite
 MAX_REWARD = 1e100        # |reward|: means, variances and plots of such values stay finite
 SEED_MIN, SEED_MAX = -2**63, 2**63 - 1   # a seed is a 64-bit integer (numpy's seed columns)
-_SHOW = 60                # longest value quoted in an error message
-
-_STRING = re.compile(rb'"(?:[^"\\]|\\.)*+"', re.S)
-_SURROGATE = re.compile(rb"\\u[dD][89abcdefABCDEF]")
-
-
-def show(value: Any) -> str:
-    """repr of a value for a one-line message, cut to a readable length (suite files; records use `quote`)."""
-    text = repr(value) if not isinstance(value, int) or abs(value) < 10**30 else f"an integer of {len(str(abs(value)))} digits"
-    return text if len(text) <= _SHOW else text[:_SHOW - 5] + "...'" + f" ({len(text)} characters)"
-
-
-def quote(value: Any) -> str:
-    """A value of a results line as JSON text for a one-line message (null, true, "x"), cut to a readable length.
-
-    Why JSON: the user wrote JSON; Python's None, True and 'x' name values
-    that are not in their file. Long integers are described by their length.
-    """
-    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**30:
-        try:
-            return f"an integer of {len(str(abs(value)))} digits"
-        except ValueError:  # past Python's digit limit for str(int)
-            return "an integer of thousands of digits"
-    try:
-        text = json.dumps(value, ensure_ascii=False)
-        text.encode("utf-8")
-    except UnicodeEncodeError:  # a lone surrogate: escaped, so the message stays printable
-        text = json.dumps(value)
-    except (TypeError, ValueError, RecursionError):
-        text = repr(value)
-    if len(text) <= _SHOW:
-        return text
-    return text[:_SHOW - 5] + "..." + ('"' if text.startswith('"') else "") + f" ({len(text)} characters)"
 
 
 def declared_range(value: Any) -> tuple[float, float] | None:
@@ -174,45 +143,6 @@ def declared_range(value: Any) -> tuple[float, float] | None:
         return None
     if math.isfinite(lo) and math.isfinite(hi) and lo <= hi:
         return lo, hi
-    return None
-
-
-def json_depth(line: bytes) -> int:
-    """Exact nesting depth of one JSON text (brackets inside strings do not count).
-
-    A cheap upper bound (the number of opening brackets) settles ordinary lines.
-    """
-    opens = line.count(b"{") + line.count(b"[")
-    if opens <= MAX_DEPTH:
-        return opens
-    depth = best = 0
-    for char in re.findall(rb"[\[\]{}]", _STRING.sub(b"", line)):
-        depth += 1 if char in b"[{" else -1
-        if depth > best:
-            best = depth
-    return best
-
-
-def has_surrogate_escape(data: bytes) -> bool:
-    """True when the text may hold a \\uD800-\\uDFFF escape (paired or not); cheap prefilter."""
-    return _SURROGATE.search(data) is not None
-
-
-def _lone_surrogate(obj: Any) -> str | None:
-    """The first string (key or value) that is not valid Unicode, else None."""
-    stack = [obj]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str):
-            try:
-                item.encode("utf-8")
-            except UnicodeEncodeError:
-                return item
-        elif isinstance(item, dict):
-            stack.extend(item.keys())
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
     return None
 
 
@@ -436,68 +366,6 @@ def _trace(trace: Any, where: str) -> list[dict[str, Any]]:
     return out
 
 
-# -- files -------------------------------------------------------------------
-_CONTROL_NAMES = {"\t": "a tab", "\n": "a line feed", "\r": "a carriage return", "\x00": "a NUL byte"}
-
-
-def _loads(line: str, where: str, exact: bool = False) -> Any:
-    """The parsed line; `exact` parses with the stdlib, which keeps integers past 64 bits exact (orjson
-    reads them as floats)."""
-    if _orjson is not None and not exact:
-        try:
-            return _orjson.loads(line)
-        except _orjson.JSONDecodeError:
-            pass  # fall through for a precise message (and NaN literals)
-    try:
-        return json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{where}: {_json_problem(exc)}") from None
-    except (ValueError, RecursionError) as exc:  # e.g. an integer of more than 4,300 digits
-        raise InputError(f"{where}: {_value_problem(line, exc)}") from None
-
-
-def _json_problem(exc: json.JSONDecodeError) -> str:
-    """What is wrong with a line the JSON parser refused, and the fix, in the user's terms."""
-    text, pos = exc.doc, exc.pos
-    pieces = [p.strip() for p in text.split("\r") if p.strip()]
-    if len(pieces) > 1 and all(p.startswith("{") and p.endswith("}") for p in pieces):
-        return ("not valid JSON: the line ends are CR only (\\r), so several runs read as one line; "
-                "convert the line ends to LF (\\n)")
-    if exc.msg == "Extra data" and text[pos:].lstrip().startswith("{"):
-        return (f"two runs on one line (the second starts at column {exc.colno}); put each run on its own "
-                "line (a file without a final newline may have been joined to the next)")
-    if exc.msg.startswith("Expecting") and text[:1] == "{" and not text[pos:].strip():
-        return (f"not valid JSON: the line ends at column {exc.colno} before its object closes (a run cut "
-                "short, or wrapped over two lines); put each whole run on one line")
-    msg = exc.msg[:-3] if exc.msg.endswith(" at") else exc.msg  # the stdlib says "Invalid control character at"
-    if msg.startswith("Invalid control character") and pos < len(text):
-        char = text[pos]
-        name = _CONTROL_NAMES.get(char, "a control character")
-        return (f"not valid JSON ({name} (U+{ord(char):04X}) inside a string at column {exc.colno}); "
-                f"write it escaped as {json.dumps(char)[1:-1]}")
-    return f"not valid JSON ({msg} at column {exc.colno}); each line must be one JSON object"
-
-
-def _value_problem(text: str, exc: Exception) -> str:
-    """The message for a parse that failed past the grammar (a number too long for Python's int)."""
-    long = re.search(r"\d{4301,}", text)
-    if long is not None:
-        return (f"a number of {len(long.group())} digits at column {long.start() + 1} is longer than any "
-                "field takes; fix the writer")
-    first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-    if len(first) > 100:
-        first = first[:100].rsplit(" ", 1)[0] + " ..."
-    return f"not valid JSON ({first}); each line must be one JSON object"
-
-
-#: byte-order marks at the start of a line, and what to do (pyarrow skips a UTF-8 BOM; neither reader may)
-_BOMS = {
-    b"\xef\xbb\xbf": "saved with a byte-order mark (BOM) before this line; save the file as UTF-8 without BOM",
-    b"\xff\xfe": "saved as UTF-16 (it starts with a UTF-16 byte-order mark); save the file as UTF-8 without BOM",
-    b"\xfe\xff": "saved as UTF-16 (it starts with a UTF-16 byte-order mark); save the file as UTF-8 without BOM",
-}
-
-
 def parse_line(line: bytes, where: str) -> RunRecord:
     """One line of a results file to a record, or InputError: the rule every reader shares.
 
@@ -508,7 +376,7 @@ def parse_line(line: bytes, where: str) -> RunRecord:
     try:
         text = line.decode("utf-8")
     except UnicodeDecodeError as exc:
-        _refuse_bom(line, where)
+        refuse_bom(line, where)
         raise InputError(f"{where}: not UTF-8 text (byte {exc.object[exc.start]:#04x} at column "
                          f"{exc.start + 1}); results files are UTF-8 JSON Lines") from None
     depth = json_depth(line)
@@ -516,14 +384,14 @@ def parse_line(line: bytes, where: str) -> RunRecord:
         raise InputError(f"{where}: JSON nested {depth} levels deep; a run record nests at most "
                          f"{MAX_DEPTH} levels")
     try:
-        obj = _loads(text, where)
+        obj = loads_line(text, where)
     except InputError:
-        _refuse_bom(line, where)
+        refuse_bom(line, where)
         raise
-    if _orjson is None or _dumped(obj) != line:  # only a line not in orjson's own form can hide a repeat
-        _refuse_repeated_key(text, where)
+    if _orjson is None or dumped(obj) != line:  # only a line not in orjson's own form can hide a repeat
+        refuse_repeated_key(text, where)
     if has_surrogate_escape(line):
-        bad = _lone_surrogate(obj)
+        bad = lone_surrogate(obj)
         if bad is not None:
             raise InputError(f"{where}: the string {quote(bad)} holds an unpaired UTF-16 surrogate "
                              "escape (\\ud800-\\udfff), which is not text; fix the writer")
@@ -533,58 +401,8 @@ def parse_line(line: bytes, where: str) -> RunRecord:
         if isinstance(obj, dict) and isinstance(obj.get("seed"), float):
             # orjson reads an integer literal past 64 bits as a float (2^64 became 1.8e+19, so the seed
             # "must be an integer"); the stdlib keeps it exact, and the message names the real value
-            return record_from_json(_loads(text, where, exact=True), where)
+            return record_from_json(loads_line(text, where, exact=True), where)
         raise
-
-
-def _dumped(obj: Any) -> bytes | None:
-    try:
-        return _orjson.dumps(obj)
-    except (TypeError, _orjson.JSONEncodeError):
-        return None
-
-
-class _RepeatedKey(Exception):
-    pass
-
-
-def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    obj = dict(pairs)
-    if len(obj) != len(pairs):
-        seen: set[str] = set()
-        for key, _ in pairs:
-            if key in seen:
-                raise _RepeatedKey(key)
-            seen.add(key)
-    return obj
-
-
-def _refuse_repeated_key(text: str, where: str) -> None:
-    """Refuse a line with a key twice in one JSON object (at any depth): the rule both readers share.
-
-    Why: every JSON parser here keeps the last value of a repeated key, so
-    appending `,"reward":0.0` to a line changed an arm's mean with exit 0
-    (issue 31). orjson cannot report repeats, so `parse_line` first checks
-    the cheap proof that there is none: orjson writes the parsed object back
-    byte for byte as the line (true of every line `costmatch run` writes).
-    Only other lines are parsed again here, by the stdlib with a pairs hook.
-    Arrow, the columnar reader's parser, refuses a repeated key itself, and
-    that block is then read line by line through this rule.
-    """
-    try:
-        json.loads(text, object_pairs_hook=_unique_pairs)
-    except _RepeatedKey as exc:
-        raise InputError(f"{where}: the key {quote(exc.args[0])} appears twice in one JSON object (a reader "
-                         "would keep only the last); remove one of the two") from None
-    except (ValueError, RecursionError):  # what the stdlib cannot read was read by orjson; no repeat to find
-        pass
-
-
-def _refuse_bom(line: bytes, where: str) -> None:
-    """A line that failed to decode or parse because it starts with a byte-order mark: say so."""
-    for bom, problem in _BOMS.items():
-        if line.startswith(bom):
-            raise InputError(f"{where}: {problem}") from None
 
 
 def iter_records(path: str | os.PathLike) -> Iterator[RunRecord]:
@@ -646,8 +464,6 @@ def duplicate_error(where: str, ident: tuple, first_where: str) -> InputError:
 
 def write_records(path: str | os.PathLike, records: Iterable[RunRecord]) -> None:
     """Write records to a new file atomically (a crash or a full disk leaves the old file whole)."""
-    from .fileio import atomic_open
-
     with atomic_open(path, "w", "results file", fsync=True) as handle:
         for record in records:
             handle.write(record.to_line() + "\n")

@@ -23,7 +23,8 @@ from typing import Any, Iterable
 
 from ..core.errors import InputError
 from ..core.fileio import atomic_open
-from ..core.records import RunRecord, quote, record_from_json
+from ..core.json_line import quote
+from ..core.records import RunRecord, record_from_json
 
 _MAX_DEPTH = 200
 

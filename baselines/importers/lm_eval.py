@@ -40,7 +40,8 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import InputError
-from ..core.records import RunRecord, quote
+from ..core.json_line import quote
+from ..core.records import RunRecord
 from .common import (check_item_ids, item_reward, load_json, load_json_lines, make_record, mean_of,
                      source_object, within_unit_interval)
 

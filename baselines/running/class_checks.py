@@ -23,7 +23,7 @@ import typing
 from typing import Any
 
 from ..core.errors import InputError
-from ..core.records import quote
+from ..core.json_line import quote
 
 #: the methods a suite's class must take, with the arguments costmatch passes
 PROTOCOL_CALLS = {"arm": {"run": ("instance", "meter", "rng")},

@@ -1,0 +1,151 @@
+"""What a resumed run keeps: the records already on disk, checked against the suite before any cell runs.
+
+Why refuse so much: mixing old and new runs under one name (changed params,
+another class, edited code, another suite's file) is a silent lie in every
+later table; each refusal is one line naming the fix (--fresh, a new name,
+another --out), found before an hour of model calls, not after.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any, Callable
+
+from ..core.errors import InputError
+from ..core.provenance import changed_code, changed_code_lines
+from ..core.json_line import quote
+from ..core.records import RunRecord, write_records
+from .results_file import _set_aside, load_existing
+from .suite import Cell, Suite
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, default=str)
+
+
+def check_same_params(records: list[RunRecord], suite: Suite, path: Path) -> None:
+    """Refuse to mix runs made with other parameters under the same arm or workload name."""
+    arms = {a.name: _canonical(a.params) for a in suite.arms.values()}
+    workloads = {w.name: _canonical(w.params) for w in suite.workloads}
+    arm_paths = {a.name: a.path for a in suite.arms.values()}
+    workload_paths = {w.name: w.path for w in suite.workloads}
+    for r in records:
+        if r.arm in arms and r.workload in workloads:
+            _check_same_path(r, arm_paths[r.arm], workload_paths[r.workload], suite, path)
+            if _canonical(r.params) != arms[r.arm]:
+                raise InputError(
+                    f"{path}: arm {r.arm!r} ran with params {_canonical(r.params)} but {suite.source} now "
+                    f"says {arms[r.arm]}; give the changed arm a new name, use another --out, or pass --fresh")
+            old = _canonical(r.extra.get("workload_params", {}))
+            if old != workloads[r.workload]:
+                raise InputError(
+                    f"{path}: workload {r.workload!r} ran with params {old} but {suite.source} now says "
+                    f"{workloads[r.workload]}; give it a new name, use another --out, or pass --fresh")
+
+
+def _check_same_path(r: RunRecord, arm_path: str, workload_path: str, suite: Suite, path: Path) -> None:
+    """Refuse runs of another class under the same name (records carry the path they ran from).
+
+    Why: pointing `[arms.x] path` at another class and resuming kept the old
+    class's seeds beside the new one's under one arm name, and nothing in the
+    records could tell them apart afterwards.
+    """
+    prov = r.extra.get("provenance") if r.extra else None
+    if not isinstance(prov, dict):
+        return
+    for kind, name, old, new in (("arm", r.arm, prov.get("arm_path"), arm_path),
+                                 ("workload", r.workload, prov.get("workload_path"), workload_path)):
+        if isinstance(old, str) and old != new:
+            raise InputError(f"{path}: {kind} {name!r} ran from {old} but {suite.source} now says {new}; give the "
+                             f"changed {kind} a new name, use another --out, or pass --fresh")
+
+
+def _names(names, limit: int = 5) -> str:
+    names = sorted(names)
+    return ", ".join(names[:limit]) + (f" and {len(names) - limit} more" if len(names) > limit else "")
+
+
+def check_other_runs(records: list[RunRecord], suite: Suite, path: Path) -> None:
+    """Refuse a results file of another suite; name the kept runs of arms or workloads this suite dropped.
+
+    Why refuse only when nothing is shared: a second suite run into the same
+    folder appended its runs to the first one's file, and every later
+    `compare` of that file mixed two experiments. But a user who removed an
+    arm from a suite (or a workload) must not be made to rerun the rest: those
+    runs stay in the file, are left out of this run's report, and are named.
+    """
+    arms = set(suite.arms)
+    workloads = {w.name for w in suite.workloads}
+    other = [r for r in records if r.arm not in arms or r.workload not in workloads]
+    if not other:
+        return
+    other_arms = {r.arm for r in other if r.arm not in arms}
+    other_workloads = {r.workload for r in other if r.workload not in workloads}
+    what = "; ".join(part for part in (f"arm(s) {_names(other_arms)}" if other_arms else "",
+                                       f"workload(s) {_names(other_workloads)}" if other_workloads else "") if part)
+    if len(other) == len(records):
+        raise InputError(f"{path}: holds {len(records)} run(s) of another suite ({what}) and none of "
+                         f"{suite.source}'s arms on its workloads; use another --out, or pass --fresh to move "
+                         "the old file aside")
+    print(f"costmatch: {path}: {len(other)} kept run(s) of {what}, which {suite.source} does not have, stay in "
+          "the file and are left out of this run's report", file=sys.stderr)
+
+
+def _check_stale(kept: list[RunRecord], suite: Suite, results: Path, stale: str) -> None:
+    """Refuse (or, with stale="keep", warn about) kept cells whose arm or workload code has changed since.
+
+    Why refuse by default: a resumed run that keeps every old cell of an
+    edited arm exits 0 and prints the old numbers as if the edit had run.
+    """
+    arms = {a.name: a.path for a in suite.arms.values()}
+    workloads = {w.name: w.path for w in suite.workloads}
+    if stale == "keep":
+        for line in changed_code_lines(kept, arms, workloads):
+            print(f"costmatch: {line}", file=sys.stderr)
+        return
+    changed = changed_code(kept, arms, workloads)
+    if changed:
+        what = "; ".join(f"{shown} ({kind} {quote(name)}, {n} kept cell(s))" for kind, name, shown, n in changed)
+        raise InputError(f"{results}: code changed since the kept cells ran: {what}; pass --fresh to rerun "
+                         "everything (the old results are moved aside), or --keep-stale to report the kept "
+                         "cells as they are")
+
+
+def _identities(cells: list[Cell]) -> list[tuple[str, str, str, int]]:
+    """`Cell.identity` of every cell, each budget's key made once (a suite has a few budgets, 10,000s of cells)."""
+    keys: dict[int, str] = {}
+    out = []
+    for c in cells:
+        key = keys.get(id(c.budget))
+        if key is None:
+            key = keys[id(c.budget)] = c.identity()[1]
+        out.append((c.workload.name, key, c.arm.name, c.seed))
+    return out
+
+
+def _kept_records(suite: Suite, results: Path, fresh: bool, retry_errors: bool,
+                  other_runs: str = "keep", stale: str = "refuse") -> tuple[list[RunRecord], Callable[[], None]]:
+    """The records a run resumes from, and the change to the results file that goes with them.
+
+    None are kept after --fresh (the old file is moved aside), errors are
+    dropped with --retry-errors (the file rewritten). Why a returned change
+    and not done here: the engine is opened after this, and a refused engine
+    or address must leave the results file as it was (issue 31); the caller
+    applies the change once the engine is up, before the first new line.
+    """
+    if fresh and results.exists():
+        def prepare() -> None:
+            backup = _set_aside(results)
+            print(f"costmatch: --fresh: moved the old results to {backup}", file=sys.stderr)
+        return [], prepare
+    existing = load_existing(results)
+    check_same_params(existing, suite, results)
+    if other_runs == "check":
+        check_other_runs(existing, suite, results)
+    workloads = {w.name for w in suite.workloads}
+    _check_stale([r for r in existing if r.arm in suite.arms and r.workload in workloads], suite, results, stale)
+    if retry_errors and any(r.error is not None for r in existing):
+        existing = [r for r in existing if r.error is None]
+        return existing, lambda: write_records(results, existing)
+    return existing, lambda: None
