@@ -145,13 +145,14 @@ def bounded_rate(draw, rr, margin: float, n: int, sims: int, seed: int) -> tuple
 
 
 def repeated_checks(diffs: np.ndarray, margin: float, rr) -> str:
-    """`check` re-run after every new seed from 3 to len(diffs); earlier looks make later ones anytime (the ledger).
+    """`check` re-run after every new seed from 3 to len(diffs), as the looks ledger makes it: after k - 3
+    earlier looks, bounded rewards get the anytime betting bounds, unbounded ones alpha / (j (j + 1)).
 
     Returns the first verdict that is not INCONCLUSIVE (a user stops there), else INCONCLUSIVE.
     """
     for k in range(3, diffs.size + 1):
         verdict = gate_bounds.gate_decision(diffs[:k], margin, ALPHA, rr, planned_n=diffs.size,
-                                            anytime=k > 3).verdict
+                                            anytime=k > 3, earlier_looks=k - 3 if rr is None else 0).verdict
         if verdict != "INCONCLUSIVE":
             return verdict
     return "INCONCLUSIVE"
@@ -235,6 +236,7 @@ def repeated_section(sims: int) -> list[str]:
     rows = []
     shapes = [("normal (unbounded)", "unbounded", normal, None, 1.0),
               ("lognormal sigma 1, left-skewed (unbounded)", "unbounded", lognormal(1.0, -1), None, 1.0),
+              ("lognormal sigma 1, right-skewed (unbounded)", "unbounded", lognormal(1.0, +1), None, 1.0),
               ("accuracy on 20 questions (.7 vs .6)", "bounded", accuracy(20), (0.0, 1.0), 0.1),
               ("scores 0..5 (3.0 vs 2.5)", "bounded", score_0_to_5, (0.0, 5.0), 0.5)]
     for s, (shape, kind, draw, rr, margin) in enumerate(shapes):

@@ -126,3 +126,33 @@ def test_repeated_checks_on_a_growing_file_hold_alpha_on_bounded_rewards():
     for s, (shape, draw, rr, margin) in enumerate(skew_gate.BOUNDED[2:5]):
         (p, _), (f, _) = skew_gate.repeated_rate("bounded", draw, rr, margin, sims, seed=4100 + s)
         assert _within_alpha(p, sims) and _within_alpha(f, sims), shape
+
+
+def test_unbounded_looks_share_alpha():
+    from baselines.analysis.gate_bounds import look_alpha
+    assert [look_alpha(0.05, j) for j in (0, 1, 2, 3)] == [0.05, 0.025, pytest.approx(0.05 / 6), pytest.approx(0.05 / 12)]
+    assert sum(look_alpha(0.05, j) for j in range(1, 10_000)) < 0.05
+    d = [0.01, 0.02, 0.0, 0.01, 0.02, 0.0, 0.015, 0.005]
+    g = gate_decision(d, 0.05, earlier_looks=2)
+    assert g.alpha == pytest.approx(0.05 / 6) and "alpha / (2 x 3)" in g.notes[-1]
+    assert g.lower < gate_decision(d, 0.05).lower          # wider at the smaller alpha
+
+
+def test_a_grown_unbounded_file_spends_less_alpha_and_says_so(tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("COSTMATCH_LOOKS_LEDGER", raising=False)
+    path = tmp_path / "r.jsonl"
+    args = ["check", str(path), "--baseline", "base", "--candidate", "cand", "--margin", "0.05", "--json"]
+
+    def write(n):
+        d = [0.01, 0.02, 0.0, 0.01, 0.02, 0.0, 0.015, 0.005][:n]
+        write_records(path, [RunRecord("w", arm, s, {"tokens": 1}, 5.0 + (d[s] if arm == "cand" else 0.0),
+                                       budget={"tokens": 1}) for s in range(n) for arm in ("base", "cand")])
+    write(6)
+    main(args)
+    first = json.loads(capsys.readouterr().out)["groups"][0]
+    assert first["alpha"] == 0.05 and first["earlier_looks"] == []
+    write(8)
+    main(args)
+    group = json.loads(capsys.readouterr().out)["groups"][0]
+    assert group["earlier_looks"] == [6] and group["alpha"] == pytest.approx(0.025)
+    assert "alpha / (1 x 2)" in group["reason"] and "97.5%" in group["reason"]

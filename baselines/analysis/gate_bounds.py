@@ -46,6 +46,7 @@ class GateDecision:
     seeds_needed: int | None
     method: str
     notes: list[str] = field(default_factory=list)
+    alpha: float | None = None    # the alpha these bounds were set at, when not the one asked for
 
 
 def decide_gate(diffs, margin: float, alpha: float = 0.05, reward_range: tuple[float, float] | None = None,
@@ -87,7 +88,8 @@ def _check_decision_args(margin: float, alpha: float, bounds: str, reward_range)
 
 
 def gate_decision(diffs, margin: float, alpha: float = 0.05, reward_range: tuple[float, float] | None = None,
-                  planned_n: int | None = None, bounds: str = "auto", anytime: bool = False) -> GateDecision:
+                  planned_n: int | None = None, bounds: str = "auto", anytime: bool = False,
+                  earlier_looks: int = 0) -> GateDecision:
     """See the module docstring. `reward_range` bounds each *reward* (differences span twice its width).
 
     Bounded rewards, one look (`anytime` False): paired pass/fail outcomes
@@ -103,7 +105,9 @@ def gate_decision(diffs, margin: float, alpha: float = 0.05, reward_range: tuple
     instead of the distribution-free ones, on unbounded ones without the
     skew check (more power, no guarantee against a rare loss or a skewed
     tail: see docs/calibration.md); "betting" forces the betting bounds and
-    requires a reward range.
+    requires a reward range. `earlier_looks` (checks of these results with
+    fewer seeds, from the looks ledger) makes unbounded rewards spend
+    alpha / (j (j + 1)) at the look after j earlier ones (`look_alpha`).
     """
     _check_decision_args(margin, alpha, bounds, reward_range)
     if bounds == "t":
@@ -115,8 +119,29 @@ def gate_decision(diffs, margin: float, alpha: float = 0.05, reward_range: tuple
         return _bounded_decision(d, margin, alpha, reward_range, planned_n, anytime or bounds == "betting")
     if n < 2:
         return GateDecision(INCONCLUSIVE, mean, -math.inf, math.inf, None, "t", ["fewer than 2 paired seeds"])
+    return _unbounded_decision(d, margin, alpha, bounds, anytime, earlier_looks)
+
+
+def look_alpha(alpha: float, earlier_looks: int) -> float:
+    """The alpha an unbounded gate spends at the look after `earlier_looks` earlier ones: alpha / (j (j + 1)).
+
+    Why: unbounded rewards have no anytime-valid bound, and `check` re-run
+    after every new seed PASSed normal differences at the margin 0.115 of
+    the time and FAILed them 0.165. The shares 1/2, 1/6, 1/12, ... of the
+    later looks sum to alpha, so by the union bound all later looks together
+    add at most alpha to the first look's (docs/calibration.md, "repeated").
+    """
+    j = max(0, int(earlier_looks))
+    return alpha if j == 0 else alpha / (j * (j + 1))
+
+
+def _unbounded_decision(d: np.ndarray, margin: float, alpha: float, bounds: str, anytime: bool,
+                        earlier_looks: int) -> GateDecision:
+    """Unbounded rewards: skew-checked (or `--bounds t`) bounds at this look's alpha, with the notes they need."""
+    n = d.size
+    alpha = spent = look_alpha(alpha, earlier_looks)
     if degenerate(d):
-        _, lower, upper = t_interval(d, 1 - 2 * alpha)
+        mean, lower, upper = t_interval(d, 1 - 2 * alpha)
         return GateDecision(INCONCLUSIVE, mean, lower, upper, None, "t (degenerate)",
                             [f"all {n} differences are equal: a zero-width interval is not evidence; "
                              "declare the reward range for distribution-free bounds, or add seeds"])
@@ -125,7 +150,13 @@ def gate_decision(diffs, margin: float, alpha: float = 0.05, reward_range: tuple
         g.notes.append(f"rewards are unbounded and n = {n}: a loss that hits fewer than about 1 in {n} seeds can be "
                        f"absent from all of them (a loss in 10% of seeds is missed {0.9 ** n:.0%} of the time); "
                        "declare reward_range for a distribution-free gate")
-    if anytime:
+    if earlier_looks:
+        g.alpha = spent
+        g.notes.append(f"checked {earlier_looks} time(s) before with fewer seeds: unbounded rewards have no "
+                       f"anytime-valid bound, so this look spends alpha / ({earlier_looks} x {earlier_looks + 1}) "
+                       f"= {spent:.3g} (the later looks share alpha by a union bound); declare reward_range, or "
+                       "plan looks (run --looks)")
+    elif anytime:
         g.notes.append("earlier looks at these results: unbounded rewards have no anytime-valid bound here, so this "
                        "verdict does not account for them; declare reward_range, or plan looks (run --looks)")
     return g
