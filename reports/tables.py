@@ -37,7 +37,8 @@ def frame(comparison: Comparison, baseline: str | None = None, ranges: dict | No
                 rec.update({"vs_baseline": r.vs.diff if r.vs else None,
                             "vs_ci_low": r.vs.ci[0] if r.vs else None,
                             "vs_ci_high": r.vs.ci[1] if r.vs else None,
-                            "vs_verdict": r.vs.verdict if r.vs and g.valid else None})
+                            "vs_verdict": r.vs.verdict if r.vs and g.valid else None,
+                            "vs_family": r.vs.family if r.vs and r.vs.family else None})
             rec["valid"] = g.valid
             records.append(rec)
     return pd.DataFrame.from_records(records)
