@@ -90,3 +90,11 @@ class SubmitRecorder:
     def submit(self, cells):
         self.submitted.append(list(cells))
         return len(self.submitted) - 1
+
+
+class RangedToy(Toy):
+    """Toy with the declarations a record carries (`reward_range`, `unit_nouns`): what a parent-written record
+    must carry too."""
+
+    reward_range = (0.0, 1.0)
+    unit_nouns = {"rollouts": "noisy guesses"}

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import time
 
 
@@ -57,3 +58,11 @@ class StuckInC:
         meter.rollouts(1)
         time.sleep(600)
         return 0.5
+
+
+class KillSelf:
+    """SIGKILLs its own process (as the kernel's OOM killer would), every time."""
+
+    def run(self, instance, meter, rng):
+        meter.rollouts(1)
+        os.kill(os.getpid(), signal.SIGKILL)

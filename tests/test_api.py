@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "docs" / "python.md"  # the Python example lives there
 
 
-def test_the_readme_python_example_runs(tmp_path, monkeypatch, capsys):
+def test_the_readme_python_example_runs(tmp_path, monkeypatch, capsys, loky_in_process):
     text = README.read_text(encoding="utf-8")
     section = text[text.index("## Using it from Python"):]
     code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
@@ -82,6 +82,7 @@ def test_arms_given_as_a_list_are_named_by_class_and_a_wrong_type_is_a_type_erro
         run("workloads.search_sim:SearchSim", [Greedy, (Greedy, {})], Budget(rollouts=4), seeds=1)
 
 
+@pytest.mark.process
 def test_classes_defined_in_a_function_run_in_worker_processes_by_value():
     class Coin:
         measures = ("calls", "seconds")
@@ -127,6 +128,7 @@ print(len(records), sorted({r.extra["provenance"]["arm_path"] for r in records})
 '''
 
 
+@pytest.mark.process
 def test_a_script_defines_its_classes_in_main_and_runs_them_in_workers(tmp_path):
     (tmp_path / "script.py").write_text(SCRIPT, encoding="utf-8")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}

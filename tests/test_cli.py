@@ -273,6 +273,7 @@ def test_reward_range_option_bounds_groups_that_declare_none(tmp_path, capsys):
 
 
 @pytest.mark.process
+@pytest.mark.smoke  # the one default run of the console script in a subprocess
 def test_the_console_entry_keeps_the_exit_code_output_and_atexit_handlers(tmp_path):
     """`entry()` freezes the heap before the interpreter exits (its last collections then skip the objects
     pandas and the records made): the exit code, the printed output and atexit handlers are unchanged."""

@@ -17,6 +17,7 @@ import pytest
 
 from baselines import read_records
 
+from .ray_head import ray_head
 from .test_runner import REPO, comparable, costmatch, write_suite
 
 pytestmark = [pytest.mark.slow, pytest.mark.process]
@@ -164,20 +165,13 @@ def test_ray_local_gives_the_same_records_as_loky_including_deaths_and_timeouts(
 
 def test_ray_cluster_by_address_gives_the_jobs_1_records(tmp_path):
     pytest.importorskip("ray")
-    port = free_port()
-    env = {**ENV, "RAY_AUTH_MODE": "disabled"}  # a throwaway local cluster; real ones keep Ray's token auth
-    head = subprocess.run(["ray", "start", "--head", f"--port={port}", "--num-cpus=2", "--include-dashboard=false",
-                           "--node-ip-address=127.0.0.1", "--disable-usage-stats"], env=env, capture_output=True,
-                          text=True, timeout=300)
-    assert head.returncode == 0, head.stderr[-2000:]
-    try:
+    # a throwaway head with token auth, stopped by pid (never `ray stop`: it kills every Ray on the machine)
+    with ray_head(ENV, auth=True) as head:
         suite = write_suite(tmp_path, seeds=4)
         res = costmatch("run", suite, "--out", tmp_path / "ray", "--quiet", "--no-plots", "--backend", "ray",
-                        "--address", f"127.0.0.1:{port}", env=env, timeout=600)
+                        "--address", head.address, env=head.env, timeout=600)
         assert res.returncode == 0, res.stderr[-2000:]
         assert comparable(read_records(tmp_path / "ray" / "results.jsonl")) == reference(tmp_path, suite)
-    finally:
-        subprocess.run(["ray", "stop", "--force"], env=env, capture_output=True, timeout=300)
 
 
 def test_dask_cell_stuck_in_a_c_call_becomes_a_timeout_and_the_run_finishes(tmp_path):

@@ -7,6 +7,7 @@ from hypothesis import given, settings, strategies as st
 from baselines import RunRecord, compare
 from reports.markdown import comparison_markdown
 from tests.builders import make_arms, rec
+from tests.sizes import examples
 
 B = {"tokens": 1000}
 
@@ -192,7 +193,7 @@ def _flag_set(c):
     return out
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(spec=scenario, order=st.randoms(use_true_random=False), fixed=st.sampled_from(["tokens", "calls"]))
 def test_permuting_records_never_changes_flags(spec, order, fixed):
     records = make_arms(spec, seeds=3, budget={"tokens": 1000}, jitter=0.2)
@@ -201,7 +202,7 @@ def test_permuting_records_never_changes_flags(spec, order, fixed):
     assert _flag_set(compare(records, fixed=fixed)) == _flag_set(compare(shuffled, fixed=fixed))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(spec=scenario, scale=st.sampled_from([0.001, 0.5, 3.0, 1000.0]),
        fixed=st.sampled_from(["tokens", "calls"]))
 def test_scaling_every_spend_and_budget_never_changes_flags(spec, scale, fixed):
@@ -212,7 +213,7 @@ def test_scaling_every_spend_and_budget_never_changes_flags(spec, scale, fixed):
     assert _flag_set(compare(records, fixed=fixed)) == _flag_set(compare(scaled, fixed=fixed))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(spec=scenario, fixed=st.sampled_from(["tokens", "calls", "rollouts"]))
 def test_an_unreported_unit_never_shows_up_as_a_number(spec, fixed):
     records = make_arms(spec, seeds=3, budget={"tokens": 1000})
@@ -299,7 +300,7 @@ def test_groups_paired_in_one_batch_give_what_each_group_gives_alone():
         assert [(p.a, p.b, p.verdict, p.p) for p in group.pairs] == before
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.lists(st.tuples(st.one_of(st.none(), st.integers(0, 10_000)), st.booleans(), st.integers(0, 10_000)),
                 min_size=1, max_size=9))
 def test_a_partly_reported_median_is_a_lower_bound_whatever_the_missing_runs_spent(runs):

@@ -195,7 +195,9 @@ def test_threading_records_a_cell_stuck_in_c_as_timeout_and_exits_1(tmp_path):
 
 
 # -- 2. stdout carries only what costmatch prints ---------------------------------------------------
-@pytest.mark.parametrize("backend", ["sequential", "threading", pytest.param("loky", marks=pytest.mark.process)])
+# loky here is the default run's one loky pool (smoke): worker processes' fd 1 is where cell output escaped
+@pytest.mark.parametrize("backend", ["sequential", "threading",
+                                     pytest.param("loky", marks=[pytest.mark.process, pytest.mark.smoke])])
 def test_cell_output_never_reaches_stdout_so_json_stays_json(tmp_path, capfd, backend):
     suite = write_suite(tmp_path, seeds=2, jobs=2, extra_arms=CHATTY, arms='"guess", "chatty"')
     code = main(["run", str(suite), "--out", str(tmp_path / "out"), "--quiet", "--no-plots", "--backend", backend,

@@ -11,6 +11,8 @@ Cases that fail because of another area's open work are marked
 """
 from __future__ import annotations
 
+import json
+import os
 import shutil
 from pathlib import Path
 
@@ -234,6 +236,10 @@ OPTIONS = [
     (["run", S, "--out", "{T}/o", "--backend", "dask", "--address", ""], "bad", None),
     (["run", S, "--out", ""], "bad", None),
     (["init", ""], "bad", None),
+    # issue 31: curves --out is checked before any work, and a refused one leaves no folder
+    (["curves", "--out", R], "bad", None),
+    (["curves", "--out", ""], "bad", None),
+    (["curves", "--out", "{T}/figs", "--draws", "0"], "bad", None),
     (["nope"], "bad", None),
     (["compar", R], "bad", None),
     ([], "bad", None),
@@ -277,6 +283,7 @@ def test_the_corpus_is_big_enough_and_named():
 
 # -- random bytes and random JSON to every reader and importer ----------------------------------
 from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
+from tests.sizes import examples  # noqa: E402
 
 
 def _one_line_or_ok(argv, capsys):
@@ -284,7 +291,7 @@ def _one_line_or_ok(argv, capsys):
     judge("any", code, err, {0})
 
 
-@settings(max_examples=40, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(40), suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.binary(max_size=400))
 def test_random_bytes_to_compare_and_check(tmp_path, capsys, data):
     path = tmp_path / "r.jsonl"
@@ -295,7 +302,7 @@ def test_random_bytes_to_compare_and_check(tmp_path, capsys, data):
     judge("any", code, err, {0, 1, 3})
 
 
-@settings(max_examples=40, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(40), suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.binary(max_size=400))
 def test_random_bytes_to_the_csv_importer(tmp_path, capsys, data):
     path = tmp_path / "r.csv"
@@ -309,10 +316,47 @@ json_docs = st.recursive(st.none() | st.booleans() | st.integers() | st.floats()
                          max_leaves=20)
 
 
-@settings(max_examples=40, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(40), suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(doc=json_docs)
 def test_random_json_to_the_agentdescent_importer(tmp_path, capsys, doc):
     import json
     path = tmp_path / "a.json"
     path.write_text(json.dumps(doc))
     _one_line_or_ok(["import", "agentdescent", path, "-o", tmp_path / "o.jsonl"], capsys)
+
+
+@pytest.mark.timeout(60)
+def test_run_refuses_a_fifo_as_its_results_file_before_touching_the_folder(tmp_path, capsys):
+    """A FIFO at --out/results.jsonl made `run` wait forever for a writer (issue 31): one line, exit 2."""
+    out = tmp_path / "out"
+    out.mkdir()
+    os.mkfifo(out / "results.jsonl")
+    code, _, err = cli(["run", GOOD_SUITE, "--out", out, "--backend", "sequential", "--quiet"], capsys)
+    judge("bad", code, err, set())
+    assert "is a FIFO" in err and sorted(p.name for p in out.iterdir()) == ["results.jsonl"]   # no lock left
+
+
+def test_a_resume_refused_for_stale_code_is_one_line_even_with_other_runs_kept(tmp_path, capsys):
+    """The note naming kept runs of another arm was printed before the stale-code refusal: two lines, exit 2."""
+    out = tmp_path / "out"
+    assert cli(["run", GOOD_SUITE, "--out", out, "--quiet", "--no-plots"], capsys)[0] == 0
+    results = out / "results.jsonl"
+    lines = [json.loads(line) for line in results.read_text().splitlines()]
+    lines[0]["arm"] = "ghost"                                   # a kept run of an arm the suite no longer has
+    lines[1]["provenance"]["arm_module"] = "0" * 16             # a kept run whose arm's code has changed since
+    results.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    before = results.read_bytes()
+    code, _, err = cli(["run", GOOD_SUITE, "--out", out, "--quiet", "--no-plots"], capsys)
+    judge("bad", code, err, set())
+    assert "code changed since the kept cells ran" in err and results.read_bytes() == before
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(120)
+def test_a_cluster_address_refused_with_jobs_given_is_one_line(tmp_path, capsys):
+    """`--jobs N` with `--address` printed its note before the address was refused: two lines, exit 2."""
+    pytest.importorskip("distributed")
+    code, _, err = cli(["run", GOOD_SUITE, "--out", tmp_path / "o", "--backend", "dask", "--address",
+                        "tcp://127.0.0.1:9", "--jobs", "2", "--worker-wait", "1"], capsys)
+    judge("bad", code, err, set())
+    assert not (tmp_path / "o").exists()

@@ -27,6 +27,7 @@ from reports.markdown import comparison_markdown
 from reports.latex import group_latex
 from reports.tables import to_csv
 from workloads.search_sim import SearchSim
+from tests.sizes import examples
 
 
 # -- stages fire at their floors, in whichever budgeted unit gets there ------------------------------
@@ -116,7 +117,7 @@ def _schedules(draw):
     return limits, rounds
 
 
-@settings(deadline=None, max_examples=150)
+@settings(deadline=None, max_examples=examples(150))
 @given(_schedules(), st.sampled_from(["max", "mean"]))
 def test_the_projection_never_starts_a_round_it_cannot_finish(schedule, estimate):
     """Rounds cost at most the costliest round seen (the first); 'mean' is tested on constant rounds."""

@@ -1,4 +1,5 @@
 """Importers, tested on the real result files in tests/data/agentdescent (a copy of the shared data)."""
+import contextlib
 import json
 from pathlib import Path
 
@@ -282,6 +283,29 @@ def test_cli_arm_option_is_for_inspect_only(tmp_path, agentdescent_dir, capsys):
 
 
 # -- inspect_ai logs, written for real with the mockllm model -------------------------------
+@contextlib.contextmanager
+def _packages_scanned_once():
+    """inspect_ai looks up which installed distribution ships each task (ours: none) by scanning the file
+    lists of every installed package, about 0.7 s per log; the scan's answer cannot change within a test
+    run, so it is made once (same logs, a fraction of the time)."""
+    from inspect_ai._util import package  # the module inspect_ai calls `packages_distributions` from
+
+    scan = getattr(package, "packages_distributions", None)
+    if scan is None:  # another inspect_ai release: nothing to share
+        yield
+        return
+    if "answer" not in _SCANNED:
+        _SCANNED["answer"] = scan()
+    package.packages_distributions = lambda: _SCANNED["answer"]
+    try:
+        yield
+    finally:
+        package.packages_distributions = scan
+
+
+_SCANNED: dict = {}  # the one scan's answer
+
+
 def _write_inspect_log(log_dir, model_name, usages, contents, epochs=2, solvers=("generate",), name="arith",
                        variant=None, metadata=None, failing=None, flaky=None):
     """A real log: `usages` are (input, output[, reasoning[, cache_read[, cache_write]]]) or None per call.
@@ -337,10 +361,11 @@ def _write_inspect_log(log_dir, model_name, usages, contents, epochs=2, solvers=
 
     saved, MockLLM._ensure_default_usage = MockLLM._ensure_default_usage, no_default_usage
     try:
-        [log] = inspect_eval(arith(**({} if variant is None else {"variant": variant})),
-                             model=get_model(model_name, custom_outputs=outputs), epochs=epochs,
-                             log_dir=str(log_dir), display="none", metadata=metadata,
-                             fail_on_error=False, retry_on_error=1 if flaky is not None else 0, max_samples=1)
+        with _packages_scanned_once():
+            [log] = inspect_eval(arith(**({} if variant is None else {"variant": variant})),
+                                 model=get_model(model_name, custom_outputs=outputs), epochs=epochs,
+                                 log_dir=str(log_dir), display="none", metadata=metadata,
+                                 fail_on_error=False, retry_on_error=1 if flaky is not None else 0, max_samples=1)
     finally:
         MockLLM._ensure_default_usage = saved
     return Path(log.location)

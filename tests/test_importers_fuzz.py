@@ -12,8 +12,9 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from baselines import InputError
 from baselines.importers import import_records as import_records_, run_import
 from baselines.core.records import read_records
+from tests.sizes import examples
 
-SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+SETTINGS = settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 scalars = st.one_of(st.none(), st.booleans(), st.integers(-2**70, 2**70),
                     st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=8))

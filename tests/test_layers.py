@@ -184,6 +184,7 @@ def test_the_cycle_finder_finds_a_cycle():
 
 
 @pytest.mark.process
+@pytest.mark.smoke  # one bare interpreter, no worker pool (0.3 s)
 def test_an_arm_worker_loads_neither_pandas_scipy_nor_matplotlib():
     code = ("import sys, baselines.core.meter, baselines.core.budget, baselines.core.records, baselines.core.protocols\n"
             "print(sorted(m for m in ('pandas', 'scipy', 'matplotlib') if m in sys.modules))")

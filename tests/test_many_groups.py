@@ -206,15 +206,16 @@ def test_bootstrap_t_from_distinct_resamples_equals_sorting_every_draw(n):
     counts = _resample_counts(n, 4, 2000)
     draws = counts.shape[0]
     k_lo, k_hi = math.floor(0.025 * (draws - 1)), math.ceil(0.975 * (draws - 1))
+    # draw j's resample is row[picks[j]] (np.repeat(row, counts[j])); one matrix per n, every draw sorted below
+    picks = np.array([np.repeat(np.arange(n), c.astype(int)) for c in counts])
     for row, want_lo, want_hi in zip(d, lo, hi):
         mean, sd = row.mean(), row.std(ddof=1)
-        ts = []
-        for c in counts:
-            sample = np.repeat(row, c.astype(int))
-            mb, sb = sample.mean() - mean, sample.std(ddof=1)
-            ts.append(mb / (sb / math.sqrt(n)) if sb > 1e-7 * np.abs(row - mean).max() else
-                      (math.inf if mb >= 0 else -math.inf))
-        ts.sort()
+        samples = row[picks]
+        mb, sb = samples.mean(axis=1) - mean, samples.std(axis=1, ddof=1)
+        flat = sb <= 1e-7 * np.abs(row - mean).max()
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ts = np.where(flat, np.where(mb >= 0, math.inf, -math.inf), mb / (sb / math.sqrt(n)))
+        ts = np.sort(ts)
         if sd == 0:
             assert want_lo == want_hi == mean
             continue

@@ -6,6 +6,7 @@ from tabulate import tabulate
 
 from reports import text
 from reports.text import md, pipe_table
+from tests.sizes import examples
 
 # characters tabulate measures or treats specially: wide, combining, control, escape, tab, non-breaking space
 _CHARS = st.sampled_from(list("ab z-+.,[]|09") + ["\u2212", "\u2265", "\u2014", "\u00e9", "\u4e2d", "\u0301",
@@ -15,7 +16,7 @@ _CELL = st.one_of(_TEXT, _TEXT, st.integers(-10 ** 6, 10 ** 6), st.just(""), st.
                   st.floats(allow_nan=False, allow_infinity=False))
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(st.integers(1, 5).flatmap(lambda k: st.tuples(
     st.lists(_TEXT, min_size=k, max_size=k), st.lists(st.lists(_CELL, min_size=k, max_size=k), max_size=4))))
 def test_pipe_table_is_tabulate_github(table):
@@ -33,7 +34,7 @@ def test_pipe_table_of_plain_cells_does_not_call_tabulate(monkeypatch):
     assert pipe_table([["wide \u4e2d"]], ["arm"]) == "tabulate"
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(st.text(alphabet=st.sampled_from(list("ab_*|`$\\[]&<>#;!/ \n\r\t-.~():") + ["\u00e9"]), max_size=12))
 def test_md_shortcut_changes_nothing(value):
     assert md(value) == text._md_escape(value)

@@ -20,6 +20,7 @@ import baselines.analysis.table_lines as lines_mod
 from baselines import InputError, read_records
 from baselines.cli import main
 from baselines.analysis.table import RunTable
+from tests.sizes import examples
 
 
 def rec(arm="A", seed=0, reward=0.5, **extra) -> dict:
@@ -180,7 +181,7 @@ def mutated_files(draw):
     return newline.join(lines) + draw(st.sampled_from([newline, ""]))
 
 
-@settings(max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(150), suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(text=mutated_files())
 def test_joined_wrapped_and_blank_lines_get_one_answer_from_both_readers(tmp_path, text):
     agree(write(tmp_path, text))

@@ -158,13 +158,13 @@ def _runnable():
 
 
 @pytest.mark.parametrize("block, output", _runnable())
-def test_each_shell_block_runs_as_shown(block, output, clone_root, capsys, monkeypatch):
+def test_each_shell_block_runs_as_shown(block, output, clone_root, capsys, monkeypatch, loky_in_process):
     printed = run_commands(commands(block.code), clone_root, capsys, monkeypatch)
     if output is not None:
         assert_shown(output.code, printed)
 
 
-def test_the_python_blocks_run(clone_root, monkeypatch, capsys):
+def test_the_python_blocks_run(clone_root, monkeypatch, capsys, loky_in_process):
     code = [b for b in blocks(_readme()) if b.lang == "python"]
     assert code, "the README shows the Python API"
     monkeypatch.chdir(clone_root)

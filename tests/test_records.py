@@ -338,6 +338,7 @@ def test_provenance_nouns_and_reward_ranges_read_in_bulk_equal_the_line_reader(t
 
 # -- property tests: random bytes and random JSON give the same answer from both readers ---------
 from hypothesis import HealthCheck, settings  # noqa: E402
+from tests.sizes import examples  # noqa: E402
 
 
 def _outcome(read, path):
@@ -359,7 +360,7 @@ def _agree(path):
         assert fast == slow
 
 
-@settings(max_examples=100, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(100), suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.binary(max_size=300))
 def test_random_bytes_never_crash_either_reader(tmp_path, data):
     path = tmp_path / "r.jsonl"
@@ -367,7 +368,7 @@ def test_random_bytes_never_crash_either_reader(tmp_path, data):
     _agree(path)
 
 
-@settings(max_examples=100, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(100), suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(prefix=st.binary(max_size=40), good=st.integers(0, 3), suffix=st.binary(max_size=40))
 def test_random_bytes_around_good_lines_never_crash(tmp_path, prefix, good, suffix):
     path = tmp_path / "r.jsonl"
@@ -415,7 +416,7 @@ def record_lines(draw):
     return json.dumps(obj, allow_nan=False)
 
 
-@settings(max_examples=120, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(120), suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(lines=st.lists(record_lines(), min_size=1, max_size=6),
        ends=st.lists(st.sampled_from(["\n", "\n", "\n", "", "\n\n", " \n", "\r\n"]), min_size=6, max_size=6))
 def test_random_json_records_get_the_same_answer_from_both_readers(tmp_path, lines, ends):

@@ -21,6 +21,7 @@ from reports.confounds import confound_markdown, confound_ratio
 from reports.latex import comparison_latex, parse_columns
 from reports.text import fixed, interval
 from tests.builders import make_arms
+from tests.sizes import examples
 
 B = {"tokens": 1000}
 
@@ -165,7 +166,7 @@ def test_small_nonzero_estimates_keep_a_significant_digit():
     assert interval(-1.0, 0.04, 1, signed=True) == "[-1.0, +0.04]"
 
 
-@settings(deadline=None, max_examples=300)
+@settings(deadline=None, max_examples=examples(300))
 @given(st.floats(allow_nan=False, allow_infinity=False, min_value=-1e6, max_value=1e6), st.integers(0, 6),
        st.booleans())
 def test_fixed_never_prints_a_zero_that_is_not_one(value, decimals, signed):

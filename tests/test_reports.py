@@ -26,6 +26,7 @@ from reports.latex import comparison_latex, parse_columns
 from reports.tables import frame, to_csv
 from reports.text import budget_tag, budget_text, md, quantity
 from tests.builders import make_arms
+from tests.sizes import examples
 
 B = {"tokens": 1000}
 
@@ -208,7 +209,7 @@ def test_markdown_escapes_only_what_github_needs():
     assert md("$x^2$") == "\\$x^2\\$" and md("[a](b)") == "\\[a\\](b)"
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(st.text(alphabet=st.sampled_from(list("ab_*|`$\\[]&<>#;!/ -.():~") + ["\u00e9"]), max_size=12))
 def test_markdown_cells_render_as_the_text_they_hold(value):
     """GitHub-flavoured rendering (markdown-it's gfm-like rules) of an escaped cell shows the text itself:

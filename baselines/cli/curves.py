@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from ..core.errors import InputError
-from .options import EXIT_OK, output_dir, positive_int
+from .options import EXIT_OK, output_dir, planned_dir, positive_int
 
 HELP = "budget curves of test-time-compute strategies from recorded samples (the replay workload's files)"
 SHOWN_N = (1, 2, 4, 8, 16, 32, 64)
@@ -39,6 +39,7 @@ def run(*, benchmark, folder, models, compare, confidence, draws, seed, empty_ab
     from ..analysis.tts_curves import DEFAULT_CONFIDENCES, compare_curves, pool_curves
     from workloads.replay import Replay
 
+    planned = planned_dir(out, "figure folder") if out is not None else None  # checked now, made when written
     chosen = [m.strip() for m in models.split(",") if m.strip()] if models else None
     workload = Replay(benchmark=benchmark, folder=folder, models=chosen, empty_votes=not empty_abstains)
     settings = tuple(sorted(set(DEFAULT_CONFIDENCES) | {confidence}))
@@ -52,8 +53,8 @@ def run(*, benchmark, folder, models, compare, confidence, draws, seed, empty_ab
         d = compare_curves(_curve(curves, a), _curve(curves, b), seed=seed)
         differences.append(d)
         sys.stdout.write(_difference_text(d))
-    if out:
-        _figures(curves, differences, output_dir(out, "figure folder"))
+    if planned is not None:
+        _figures(curves, differences, output_dir(planned, "figure folder"))
     return EXIT_OK
 
 

@@ -25,7 +25,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="where cells run: loky processes (default), threading for unpicklable clients, "
                         "sequential, dask, ray")
     p.add_argument("--address", metavar="ADDR", help="an existing Dask scheduler (tcp://host:8786) or Ray cluster "
-                   "(host:6379) for --backend dask|ray; default: DASK_SCHEDULER_ADDRESS, else a local cluster")
+                   "(host:6379) for --backend dask|ray, checked before anything is created; default: "
+                   "DASK_SCHEDULER_ADDRESS (Dask), else a new local cluster (Ray ignores RAY_ADDRESS); a Ray "
+                   "cluster with token auth needs RAY_AUTH_MODE=token (docs/cluster.md)")
     p.add_argument("--worker-wait", type=finite("--worker-wait", positive=True), default=60.0, metavar="SECONDS",
                    help="how long to wait for a first worker before giving up (default 60)")
     p.add_argument("--retries", type=_retries, default=2,

@@ -25,10 +25,13 @@ from typing import Iterator
 
 
 @contextlib.contextmanager
-def scoped_env(name: str, value: str) -> Iterator[None]:
-    """`os.environ[name] = value` inside the block; the previous value (or its absence) restored after."""
+def scoped_env(name: str, value: str | None) -> Iterator[None]:
+    """`os.environ[name] = value` (None: unset) inside the block; the previous value (or its absence) restored after."""
     previous = os.environ.get(name)
-    os.environ[name] = value
+    if value is None:
+        os.environ.pop(name, None)
+    else:
+        os.environ[name] = value
     try:
         yield
     finally:

@@ -16,7 +16,7 @@ import orjson
 from ..core.errors import InputError
 from ..core.provenance import provenance
 from ..core.records import _KNOWN, RunRecord, record_from_json
-from .execute import _timeout_error, execute_record
+from .execute import _loaded, _timeout_error, _workload_fields, execute_record, unknown_spend
 from .suite import Cell
 
 
@@ -62,16 +62,43 @@ def cell_line(cell: Cell) -> bytes | tuple[bytes, bytes]:
 
 def failure_line(cell: Cell, stop_reason: str, error: dict[str, Any] | None) -> bytes:
     """The line of a cell that never produced one (its worker kept dying, or it was stuck past its
-    time limit where nothing could interrupt it): spend unknown, no reward."""
+    time limit where nothing could interrupt it), written by the parent.
+
+    The same fields as a worker's record of such a cell on any engine (issue 31): every spend unit
+    unknown (`unknown_spend`), no reward, no trace, and what the workload declares (`reward_range`,
+    `unit_nouns`), read from the workload the parent builds from the same spec. Only what needs the
+    instance or the arm's objects (the workload's `record_fields`, a governor's fields) is absent.
+    """
     if error is None and stop_reason == "timeout":
         error = _timeout_error(cell.timeout)
     spec_w, spec_a = cell.workload, cell.arm
-    units = ["calls", "seconds", *cell.budget.to_dict()]
-    record = RunRecord(spec_w.name, spec_a.name, cell.seed, {u: None for u in dict.fromkeys(units)}, None,
-                       cell.budget.to_dict(), dict(spec_a.params), None, None, stop_reason, error, (),
-                       {"workload_params": dict(spec_w.params),
-                        "provenance": provenance(spec_a.path, spec_w.path) | {"worker": None}})
+    fields, measures = declared_fields(spec_w)
+    extra = {"workload_params": dict(spec_w.params), **fields,
+             "provenance": provenance(spec_a.path, spec_w.path) | {"worker": None}}
+    record = RunRecord(spec_w.name, spec_a.name, cell.seed, unknown_spend(cell.budget, measures), None,
+                       cell.budget.to_dict(), dict(spec_a.params), None, None, stop_reason, error, (), extra)
     return dump_line(record.to_json())
+
+
+_DECLARED: dict[tuple[str, str], tuple[dict[str, Any], tuple[str, ...]]] = {}
+
+
+def declared_fields(spec: Any) -> tuple[dict[str, Any], tuple[str, ...]]:
+    """(the record fields the workload of `spec` declares, its measured units), built once per spec.
+
+    The suite check has already built this workload in this process, so its
+    class is imported; a workload that fails to build here declares nothing.
+    """
+    key = (spec.path, json.dumps(spec.params, sort_keys=True, default=str))
+    found = _DECLARED.get(key)
+    if found is None:
+        try:
+            workload = _loaded(spec.path, spec.name)(**spec.params)
+            found = (_workload_fields(workload, None), tuple(getattr(workload, "measures", ()) or ()))
+        except Exception:  # noqa: BLE001 - the record is written all the same, without the declaration
+            found = ({}, ())
+        _DECLARED[key] = found
+    return found
 
 
 def trusted_record(obj: dict[str, Any]) -> RunRecord:

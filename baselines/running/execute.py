@@ -32,6 +32,7 @@ from ..core.protocols import ArmOutput
 from ..core.provenance import by_value, provenance
 from ..core.records import RunRecord
 from ..core.scored import unpack_score
+from ..core.units import CALL_UNITS
 from .engines import WATCHDOG
 from .suite import Cell, resolve
 
@@ -235,6 +236,8 @@ def _cell_record(cell: Cell, run: _CellRun, reward, items, oracle, notes: list[s
     """
     spec_w, spec_a, meter = cell.workload, cell.arm, run.meter
     spend = meter.spend() if meter is not None else {"seconds": time.perf_counter() - started}
+    if run.stop_reason == "timeout":  # one rule on every engine, whoever writes the record (unknown_spend)
+        spend, meter = unknown_spend(cell.budget, getattr(run.workload, "measures", ()) or ()), None
     extra: dict[str, Any] = {"workload_params": dict(spec_w.params)}
     if oracle is not None:
         extra["oracle_reward"] = oracle
@@ -242,12 +245,24 @@ def _cell_record(cell: Cell, run: _CellRun, reward, items, oracle, notes: list[s
         extra["notes"] = notes
     extra.update(_workload_fields(run.workload, run.instance))
     extra["provenance"] = provenance(spec_a.path, spec_w.path)
-    extra.update(governor_fields(meter, run.stop_reason))  # nothing unless the arm held a governor under a budget
+    extra.update(governor_fields(run.meter, run.stop_reason))  # nothing unless the arm held a governor under a budget
     return RunRecord(spec_w.name, spec_a.name, cell.seed, spend,
                      None if reward is None else float(reward), cell.budget.to_dict(),
                      dict(spec_a.params), meter.best if meter is not None else None,
                      list(meter.trace) if meter is not None else None, run.stop_reason, run.error,
                      tuple(meter.partial()) if meter is not None else (), extra, items)
+
+
+def unknown_spend(budget: Any, measures: Any = ()) -> dict[str, None]:
+    """The spend of a `timeout` or `worker-died` record: every unit unknown, on every engine.
+
+    Why not what the meter measured: a cell stuck in a C call on a thread
+    (threading, Dask) cannot report its meter, while SIGALRM lets a worker
+    on loky, Ray or sequential report it; one rule every engine can honour
+    is "unknown", over the same units (calls, seconds, the workload's
+    measures, the budget's units and the model-call units).
+    """
+    return dict.fromkeys(dict.fromkeys(("calls", "seconds", *measures, *budget.to_dict(), *CALL_UNITS)))
 
 
 def _workload_fields(workload, instance) -> dict[str, Any]:

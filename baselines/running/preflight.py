@@ -12,6 +12,7 @@ import fcntl
 import importlib.util
 import math
 import os
+import stat
 from pathlib import Path
 
 from ..core.errors import InputError
@@ -28,6 +29,8 @@ def _cluster_address(backend: str, address: str | None, worker_wait: float, retr
         address = os.environ.get("DASK_SCHEDULER_ADDRESS") or None
     if address is not None and backend not in ("dask", "ray"):
         raise InputError(f"--address {address}: only --backend dask or ray use a cluster address")
+    if backend == "ray" and address == "local":
+        return None  # Ray's word for "start a local instance", which no address means too
     return address
 
 
@@ -48,6 +51,22 @@ def check_engine(backend: str) -> None:
             found = False
         if not found:
             raise InputError(f"--backend {backend} needs {what}: pip install 'costmatch[{backend}]'")
+
+
+def check_results_path(results: Path) -> None:
+    """Refuse a results path that is not a regular file (a FIFO, a device, a folder) before anything is made.
+
+    Why: reading a FIFO to resume from it blocks until something writes to
+    it, so `run` hung with nothing said (issue 31). A symbolic link to a
+    regular file is followed, as before.
+    """
+    try:
+        mode = os.stat(results).st_mode
+    except OSError:   # not there yet (the usual case), or unreadable: the lock and reader say so
+        return
+    if not stat.S_ISREG(mode):
+        kind = "a folder" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode) else "not a regular file"
+        raise InputError(f"{results}: the results file is {kind}; move it away or choose another --out")
 
 
 # -- one run per output folder ------------------------------------------------------

@@ -7,6 +7,7 @@ another --out), found before an hour of model calls, not after.
 """
 from __future__ import annotations
 
+import functools
 import json
 import sys
 from pathlib import Path
@@ -66,8 +67,8 @@ def _names(names, limit: int = 5) -> str:
     return ", ".join(names[:limit]) + (f" and {len(names) - limit} more" if len(names) > limit else "")
 
 
-def check_other_runs(records: list[RunRecord], suite: Suite, path: Path) -> None:
-    """Refuse a results file of another suite; name the kept runs of arms or workloads this suite dropped.
+def check_other_runs(records: list[RunRecord], suite: Suite, path: Path) -> str | None:
+    """Refuse a results file of another suite; the line naming the kept runs of arms or workloads it dropped.
 
     Why refuse only when nothing is shared: a second suite run into the same
     folder appended its runs to the first one's file, and every later
@@ -79,7 +80,7 @@ def check_other_runs(records: list[RunRecord], suite: Suite, path: Path) -> None
     workloads = {w.name for w in suite.workloads}
     other = [r for r in records if r.arm not in arms or r.workload not in workloads]
     if not other:
-        return
+        return None
     other_arms = {r.arm for r in other if r.arm not in arms}
     other_workloads = {r.workload for r in other if r.workload not in workloads}
     what = "; ".join(part for part in (f"arm(s) {_names(other_arms)}" if other_arms else "",
@@ -88,11 +89,11 @@ def check_other_runs(records: list[RunRecord], suite: Suite, path: Path) -> None
         raise InputError(f"{path}: holds {len(records)} run(s) of another suite ({what}) and none of "
                          f"{suite.source}'s arms on its workloads; use another --out, or pass --fresh to move "
                          "the old file aside")
-    print(f"costmatch: {path}: {len(other)} kept run(s) of {what}, which {suite.source} does not have, stay in "
-          "the file and are left out of this run's report", file=sys.stderr)
+    return (f"costmatch: {path}: {len(other)} kept run(s) of {what}, which {suite.source} does not have, stay in "
+            "the file and are left out of this run's report")
 
 
-def _check_stale(kept: list[RunRecord], suite: Suite, results: Path, stale: str) -> None:
+def _check_stale(kept: list[RunRecord], suite: Suite, results: Path, stale: str) -> list[str]:
     """Refuse (or, with stale="keep", warn about) kept cells whose arm or workload code has changed since.
 
     Why refuse by default: a resumed run that keeps every old cell of an
@@ -101,15 +102,14 @@ def _check_stale(kept: list[RunRecord], suite: Suite, results: Path, stale: str)
     arms = {a.name: a.path for a in suite.arms.values()}
     workloads = {w.name: w.path for w in suite.workloads}
     if stale == "keep":
-        for line in changed_code_lines(kept, arms, workloads):
-            print(f"costmatch: {line}", file=sys.stderr)
-        return
+        return [f"costmatch: {line}" for line in changed_code_lines(kept, arms, workloads)]
     changed = changed_code(kept, arms, workloads)
     if changed:
         what = "; ".join(f"{shown} ({kind} {quote(name)}, {n} kept cell(s))" for kind, name, shown, n in changed)
         raise InputError(f"{results}: code changed since the kept cells ran: {what}; pass --fresh to rerun "
                          "everything (the old results are moved aside), or --keep-stale to report the kept "
                          "cells as they are")
+    return []
 
 
 def _identities(cells: list[Cell]) -> list[tuple[str, str, str, int]]:
@@ -141,11 +141,19 @@ def _kept_records(suite: Suite, results: Path, fresh: bool, retry_errors: bool,
         return [], prepare
     existing = load_existing(results)
     check_same_params(existing, suite, results)
-    if other_runs == "check":
-        check_other_runs(existing, suite, results)
+    notes = [check_other_runs(existing, suite, results)] if other_runs == "check" else []
     workloads = {w.name for w in suite.workloads}
-    _check_stale([r for r in existing if r.arm in suite.arms and r.workload in workloads], suite, results, stale)
+    notes += _check_stale([r for r in existing if r.arm in suite.arms and r.workload in workloads], suite, results,
+                          stale)
+    change = (lambda: None)
     if retry_errors and any(r.error is not None for r in existing):
         existing = [r for r in existing if r.error is None]
-        return existing, lambda: write_records(results, existing)
-    return existing, lambda: None
+        change = functools.partial(write_records, results, existing)
+    return existing, functools.partial(_said_then, [n for n in notes if n], change)
+
+
+def _said_then(notes: list[str], change: Callable[[], None]) -> None:
+    """Print the resume's notes, then change the file: both once the engine is up, so a refused run says one line."""
+    for note in notes:
+        print(note, file=sys.stderr)
+    change()

@@ -13,6 +13,8 @@ The pieces: `execute` (one cell in a worker), `cell_lines` (its line),
 """
 from __future__ import annotations
 
+import dataclasses
+import functools
 import gc
 import signal
 import sys
@@ -24,14 +26,16 @@ from ..core.code_identity import BACKEND_VARIABLE
 from ..core.fileio import ensure_dir
 from ..core.records import RunRecord
 from ..core.scoped import scoped_env
+from .cell_journal import IN_PROCESS, CellJournal, forget, journaled, resume_message, unfinished
 from .cell_lines import HEAD_OVER, cell_line, dump_line, failure_line, trusted_record  # noqa: F401 - public
 from .engines import ClusterLost, ExecOptions, open_pool, run_cells
+from .engines.probe import check_address
 from .execute import arm_rng, execute_cell, execute_record  # noqa: F401 - public names of the runner
 from .preflight import (LOCK_NAME, _cluster_address, _missing_folders, _undo_folders_on_refusal,  # noqa: F401
-                        check_engine, output_lock)
+                        check_engine, check_results_path, output_lock)
 from .results_file import (AppendFailed, LineSink, _ends_with_newline, _sync, append_error,  # noqa: F401
                            load_existing, open_results)
-from .resume import _identities, _kept_records, check_other_runs, check_same_params  # noqa: F401
+from .resume import _identities, _kept_records, _said_then, check_other_runs, check_same_params  # noqa: F401
 from .suite import Suite
 
 
@@ -69,53 +73,74 @@ def run_suite(suite: Suite, out_dir: Path, jobs: int | None = None, backend: str
     explicit_jobs = jobs
     jobs = jobs or suite.jobs
     backend = backend or suite.backend
+    given = address
     address = _cluster_address(backend, address, worker_wait, retries)
     check_engine(backend)
+    check_results_path(Path(out_dir) / "results.jsonl")
+    # a bounded handshake: a wrong address creates no folder and no lock
+    check_address(backend, address, "--address" if given is not None else "DASK_SCHEDULER_ADDRESS")
     made = _missing_folders(Path(out_dir))
     out_dir = ensure_dir(out_dir, "output folder")
     results = out_dir / "results.jsonl"
     with _undo_folders_on_refusal(made), output_lock(out_dir), scoped_env(BACKEND_VARIABLE, backend):
         existing, prepare = _kept_records(suite, results, fresh, retry_errors, other_runs, stale)
-        kept_identities = [r.identity() for r in existing]
-        done = set(kept_identities)
-        cells = suite.cells()
-        identities = _identities(cells)
-        wanted = set(identities)
-        todo = [c for c, ident in zip(cells, identities) if ident not in done]
-        outcome = RunOutcome(results, skipped=len(cells) - len(todo))
-        kept = [r for r, ident in zip(existing, kept_identities) if ident in wanted]
+        kept, first, todo, total = _cells_to_run(suite, existing, out_dir, backend)
+        outcome = RunOutcome(results, skipped=total - len(first) - len(todo))
         new_records: list[RunRecord] = []
         if progress is not None:
-            progress.start(len(todo), outcome.skipped)
-        if address is not None and explicit_jobs is not None:
-            print(f"costmatch: --jobs {explicit_jobs} is not used with the cluster at {address}: every worker "
-                  "thread (Dask) or CPU (Ray) there runs cells", file=sys.stderr)
+            progress.start(len(first) + len(todo), outcome.skipped)
+        if address is not None and explicit_jobs is not None:  # said once the cluster answered: a refusal is one line
+            prepare = functools.partial(_said_then, [f"costmatch: --jobs {explicit_jobs} is not used with the cluster "
+                                                     f"at {address}: every worker thread (Dask) or CPU (Ray) there "
+                                                     "runs cells"], prepare)
         _run_todo(todo, results, outcome, new_records, progress, backend, jobs, address, worker_wait, retries,
-                  meanwhile, prepare)
+                  meanwhile, prepare, first)
     # kept records of cells the suite no longer has are left out; new records all come from its cells
     outcome.records = kept + new_records
     return outcome
 
 
+def _cells_to_run(suite: Suite, existing: list[RunRecord], out_dir: Path, backend: str):
+    """(kept records of the suite's cells, cells to run first in a worker, the other cells to run, all cells).
+
+    The first ones are the cells of each (workload, arm) an in-process run
+    ended inside (its journal names the cells): on sequential or threading
+    they run first in worker processes (one line says so); other engines
+    run every cell in worker processes anyway.
+    """
+    kept_identities = [r.identity() for r in existing]
+    done = set(kept_identities)
+    cells = suite.cells()
+    identities = _identities(cells)
+    wanted = set(identities)
+    again = unfinished(out_dir) & wanted if backend in IN_PROCESS else set()
+    suspects = {(workload, arm) for workload, _, arm, _ in again}  # the rest of their arm may end it too
+    first, todo = [], []
+    for c, ident in zip(cells, identities):
+        if ident not in done:
+            (first if (ident[0], ident[2]) in suspects else todo).append(c)
+    if first:
+        print(resume_message(sorted(again), len(first)), file=sys.stderr)
+    return [r for r, ident in zip(existing, kept_identities) if ident in wanted], first, todo, len(cells)
+
+
 def _run_todo(todo: list, results: Path, outcome: RunOutcome, new_records: list[RunRecord], progress,
               backend: str, jobs: int, address: str | None, worker_wait: float, retries: int,
-              meanwhile: Callable[[], None] | None = None, prepare: Callable[[], None] | None = None) -> None:
+              meanwhile: Callable[[], None] | None = None, prepare: Callable[[], None] | None = None,
+              first: list | None = None) -> None:
     """Run the missing cells, appending each line as it finishes; SIGTERM and a lost cluster end the run cleanly.
 
-    ``prepare`` changes the results file (--fresh, --retry-errors) once the engine is up.
+    ``prepare`` changes the results file (--fresh, --retry-errors) once the engine is up; ``first``: cells
+    an in-process run ended inside (`cell_journal`), run before `todo`, each alone in a worker process.
     """
     previous = signal.getsignal(signal.SIGTERM)
-
-    def on_term(signum, frame):
-        raise KeyboardInterrupt
-
-    signal.signal(signal.SIGTERM, on_term)
-    pool = sink = None
+    signal.signal(signal.SIGTERM, _interrupt)
+    engines = _Engines(results.parent)
+    sink = None
     refused: OSError | None = None
-    try:
-        if todo:  # the engine first: a bad address leaves the folder as it was
-            opts = ExecOptions(backend, max(1, min(jobs, len(todo))), address, worker_wait, retries)
-            pool = open_pool(opts, cell_line)
+    try:  # the engine first: a bad address leaves the folder as it was
+        lines = engines.open(todo, first or [], ExecOptions(backend, max(1, jobs), address, worker_wait, retries),
+                             meanwhile)
         if prepare is not None:
             prepare()
         try:
@@ -126,15 +151,8 @@ def _run_todo(todo: list, results: Path, outcome: RunOutcome, new_records: list[
             sink = LineSink(handle, new_records)
             if sink.size and not _ends_with_newline(results):
                 sink.append(b"\n")  # a kept last line without its newline
-            if todo:
-                def keep(item) -> None:
-                    record = sink.take(item)
-                    outcome.ran += 1
-                    outcome.errors += record.error is not None
-                    if progress is not None:
-                        progress.update(record)
-                _take_all(run_cells(todo, pool, retries, opts.batch_seconds, failure_line, meanwhile=meanwhile),
-                          keep)
+            if lines is not None:
+                _take_all(lines, functools.partial(_keep, sink, outcome, progress))
             _sync(handle)
     except KeyboardInterrupt:
         outcome.interrupted = True
@@ -146,13 +164,76 @@ def _run_todo(todo: list, results: Path, outcome: RunOutcome, new_records: list[
         if sink is not None:
             sink.finish()
         gc.unfreeze()
-        if pool is not None:
-            pool.close(cancel=outcome.interrupted or outcome.lost is not None or refused is not None)
+        engines.close(cancel=outcome.interrupted or outcome.lost is not None or refused is not None)
         signal.signal(signal.SIGTERM, previous)
         if progress is not None:
             progress.close()
     if refused is not None:
         raise append_error(refused, results, outcome.skipped + outcome.ran)
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
+def _keep(sink: LineSink, outcome: RunOutcome, progress, item) -> None:
+    """One finished line: appended, counted, shown."""
+    record = sink.take(item)
+    outcome.ran += 1
+    outcome.errors += record.error is not None
+    if progress is not None:
+        progress.update(record)
+
+
+class _Engines:
+    """The pools of one run: its engine, and for cells an in-process run ended inside, one loky worker first.
+
+    Why a loky worker for those: such a cell may end the process again; in
+    a worker process its death is the engine's ordinary worker-died rule
+    (rerun alone, then a record), so the resume goes on instead of dying.
+    """
+
+    def __init__(self, out_dir: Path):
+        self.out_dir = out_dir
+        self.pools: list = []
+        self.journal: CellJournal | None = None
+
+    def open(self, todo: list, first: list, opts: ExecOptions, meanwhile):
+        """The lines of `first` (in a worker) then of `todo` (on `opts`' engine); None when nothing runs."""
+        runs = []
+        if todo:
+            work: Callable = cell_line
+            if opts.backend in IN_PROCESS:  # journaled: a cell that ends this process is named (cell_journal)
+                self.journal = CellJournal(self.out_dir, opts.backend)
+                work = journaled(self.journal, cell_line)
+            runs.append((todo, self._opened(dataclasses.replace(opts, jobs=min(opts.jobs, len(todo))), work)))
+        if first:
+            jobs = max(1, min(opts.jobs, len(first)))
+            runs.insert(0, (first, self._opened(ExecOptions("loky", jobs, None, opts.worker_wait, opts.retries),
+                                                 cell_line)))
+        if not runs:
+            return None
+        return _in_turn([run_cells(cells, pool, opts.retries, opts.batch_seconds, failure_line,
+                                   meanwhile=meanwhile if k == 0 else None) for k, (cells, pool) in enumerate(runs)])
+
+    def _opened(self, opts: ExecOptions, work: Callable):
+        pool = open_pool(opts, work)
+        self.pools.append(pool)
+        return pool
+
+    def close(self, cancel: bool) -> None:
+        for pool in self.pools:
+            pool.close(cancel=cancel)
+        if self.journal is not None:
+            self.journal.close()
+        if not cancel:  # a finished run: a journal an earlier run left has been dealt with
+            forget(self.out_dir)
+
+
+def _in_turn(runs: list):
+    """The lines of each run in turn; an interrupt thrown in goes to the one running (`yield from`)."""
+    for lines in runs:
+        yield from lines
 
 
 def _take_all(lines, keep) -> None:

@@ -1,22 +1,32 @@
-"""The Ray engine (``--backend ray``): a local ``ray.init()``, or a running cluster by ``--address``.
+"""The Ray engine (``--backend ray``): a fresh local Ray, or a running cluster by ``--address``.
 
 Ray is an optional dependency (the ``ray`` extra), imported when this
 engine opens.
 """
 from __future__ import annotations
 
+import logging
 import os
-import socket
+import sys
 import time
 from typing import Any
 
 from ...core.errors import InputError
+from ...core.scoped import scoped_env
 from .base import ClusterLost, ExecOptions, Pool, Work, WorkerDied, first_line
 from .worker import run_batch
 
 
 class RayPool(Pool):
-    """``ray.remote`` + ``ray.wait``; local ``ray.init()`` or an existing cluster by address."""
+    """``ray.remote`` + ``ray.wait``; a fresh local Ray, or an existing cluster by address.
+
+    The address was checked before (:mod:`.probe`: the right engine, our token
+    accepted, the same versions). Without one, Ray is started locally with
+    ``address="local"``: a bare ``ray.init()`` attaches to whatever cluster
+    RAY_ADDRESS or the last ``ray start --head`` on the machine names, and
+    then refused ``num_cpus`` ("When connecting to an existing cluster,
+    num_cpus and num_gpus must not be provided"), an option the user never gave.
+    """
 
     def __init__(self, opts: ExecOptions, work: Work):
         try:  # an optional dependency: imported when this engine opens
@@ -26,19 +36,7 @@ class RayPool(Pool):
         self.ray = ray
         self.work = work
         self._slots, self._slots_at = opts.jobs, 0.0
-        kwargs: dict[str, Any] = dict(include_dashboard=False, log_to_driver=False, configure_logging=False)
-        if opts.address:
-            _probe(opts.address, min(opts.worker_wait, 10.0), "Ray cluster", "ray start --head")
-        try:
-            if opts.address:
-                ray.init(address=opts.address, **kwargs)
-            else:
-                env = {k: os.environ[k] for k in ("PYTHONPATH",) if os.environ.get(k)}
-                ray.init(num_cpus=opts.jobs, runtime_env={"env_vars": env} if env else None, **kwargs)
-        except (ConnectionError, ValueError, RuntimeError, TimeoutError, OSError) as exc:
-            raise InputError(f"--address {opts.address or 'local'}: cannot start or reach Ray "
-                             f"({first_line(exc)}); start a cluster with `ray start --head` or fix the address"
-                             ) from None
+        _start(ray, opts)
         self.fn = ray.remote(max_retries=0, num_cpus=1)(run_batch)
         deadline = time.monotonic() + opts.worker_wait
         while ray.cluster_resources().get("CPU", 0) < 1:
@@ -88,15 +86,27 @@ class RayPool(Pool):
             pass
 
 
-def _probe(address: str, timeout: float, what: str, start_hint: str) -> None:
-    """A plain TCP connect first: Ray retries an address where nothing listens for minutes."""
-    hostport = address.split("://", 1)[-1].rstrip("/")
-    if hostport in ("auto", "local") or address.startswith("ray://"):
-        return
-    host, _, port = hostport.rpartition(":")
+def _start(ray, opts: ExecOptions) -> None:
+    """``ray.init`` by address, or a new local instance that no RAY_ADDRESS or running cluster can redirect."""
+    kwargs: dict[str, Any] = dict(include_dashboard=False, log_to_driver=False, configure_logging=False)
     try:
-        with socket.create_connection((host or "127.0.0.1", int(port)), timeout=timeout):
-            pass
-    except (OSError, ValueError) as exc:
-        raise InputError(f"--address {address}: cannot reach a {what} there ({first_line(exc)}); "
-                         f"start one with `{start_hint}` or fix the address") from None
+        if opts.address:
+            ray.init(address=opts.address, **kwargs)
+            return
+        if os.environ.get("RAY_ADDRESS"):
+            print(f"costmatch: RAY_ADDRESS={os.environ['RAY_ADDRESS']} is not used: without --address, --backend ray "
+                  "starts its own local Ray (pass --address to run on that cluster)", file=sys.stderr)
+        env = {k: os.environ[k] for k in ("PYTHONPATH",) if os.environ.get(k)}
+        # Ray warns on every new local instance that it turned token auth on; this one is ours alone
+        auth_log = logging.getLogger("ray._private.authentication.authentication_token_setup")
+        level = auth_log.level
+        auth_log.setLevel(logging.ERROR)
+        try:
+            with scoped_env("RAY_ADDRESS", None):
+                ray.init(address="local", num_cpus=opts.jobs, runtime_env={"env_vars": env} if env else None,
+                         **kwargs)
+        finally:
+            auth_log.setLevel(level)
+    except (ConnectionError, ValueError, RuntimeError, TimeoutError, OSError) as exc:
+        where = f"reach the Ray cluster at --address {opts.address}" if opts.address else "start a local Ray"
+        raise InputError(f"cannot {where} ({first_line(exc)})") from None
