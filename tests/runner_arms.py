@@ -60,6 +60,32 @@ class StuckInC:
         return 0.5
 
 
+class KillOnSeed:
+    """SIGKILLs its own process on one seed (as the kernel's OOM killer would); a quick, good cell on the others."""
+
+    def __init__(self, seed: int = 2):
+        self.seed = seed
+
+    def run(self, instance, meter, rng):
+        meter.rollouts(1)
+        if instance["seed"] == self.seed:
+            os.kill(os.getpid(), signal.SIGKILL)
+        time.sleep(0.05)
+        return 0.5
+
+
+class SleepOnSeed:
+    """Blocks in one long C call (`time.sleep`) on one seed, far past any small time limit; quick on the others."""
+
+    def __init__(self, seed: int = 1, sleep: float = 30.0):
+        self.seed, self.sleep = seed, sleep
+
+    def run(self, instance, meter, rng):
+        meter.rollouts(1)
+        time.sleep(self.sleep if instance["seed"] == self.seed else 0.05)
+        return 0.5
+
+
 class KillSelf:
     """SIGKILLs its own process (as the kernel's OOM killer would), every time."""
 

@@ -53,6 +53,18 @@ def wait_for_lines(path, n, timeout=120) -> None:
     raise AssertionError(f"{path}: fewer than {n} lines after {timeout} s")
 
 
+def listening(port: int, timeout: float = 120) -> None:
+    """Wait until something accepts connections on 127.0.0.1:`port` (the scheduler has started)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
+                return
+        except OSError:
+            assert time.monotonic() < deadline, f"nothing listens on port {port} after {timeout} s"
+            time.sleep(0.1)
+
+
 @contextlib.contextmanager
 def dask_cluster(workers=2):
     pytest.importorskip("distributed")
@@ -64,6 +76,7 @@ def dask_cluster(workers=2):
                    "--nworkers", "1", "--dashboard-address", ":0", "--host", "127.0.0.1")
              for _ in range(workers)]
     try:
+        listening(port)  # a user starts the scheduler first; costmatch's address probe does not wait for one
         yield address, scheduler, procs
     finally:
         for proc in procs + [scheduler]:
@@ -151,6 +164,35 @@ def test_dask_scheduler_without_workers_is_exit_2_after_the_wait(tmp_path):
         res = costmatch("run", write_suite(tmp_path, seeds=1), "--out", tmp_path / "out", "--quiet",
                         "--backend", "dask", "--address", address, "--worker-wait", "3", env=ENV, timeout=300)
     assert res.returncode == 2 and "no Dask worker joined" in res.stderr and res.stderr.count("\n") == 1
+
+
+KILL_ON_2 = '[arms.killer]\npath = "tests.runner_arms:KillOnSeed"\nparams = { seed = 2 }\n'
+STUCK_ON_1 = '[arms.sleeper]\npath = "tests.runner_arms:SleepOnSeed"\nparams = { seed = 1, sleep = 30.0 }\n'
+
+
+@pytest.mark.parametrize("where", ["address", "local"])
+def test_dask_a_killer_beside_a_cell_stuck_in_c_is_worker_died_and_nothing_else_is_touched(tmp_path, where):
+    """Issue 31: the killer's cell came back `timeout` (its wait behind the stuck cell and the worker restarts
+    counted as its running time), once an innocent 0.05 s cell too. Time limits count from a batch's start now."""
+    suite = write_suite(tmp_path, seeds=4, timeout=3, sleep=0.0025, extra_arms=KILL_ON_2 + STUCK_ON_1,
+                        arms='"guess", "killer", "sleeper"')
+    out = tmp_path / "out"
+    with dask_cluster(2) if where == "address" else contextlib.nullcontext((None, None, None)) as (address, _, _):
+        engine = ["--address", address] if address else ["--jobs", "2"]
+        began = time.monotonic()
+        res = costmatch("run", suite, "--out", out, "--quiet", "--no-plots", "--backend", "dask", *engine,
+                        env=ENV, timeout=600)
+        print(f"dask ({where}): kill + stuck suite ran in {time.monotonic() - began:.1f} s")  # reported, not asserted
+    assert res.returncode == 1, res.stderr[-2000:]
+    assert "Traceback" not in res.stderr, res.stderr[-2000:]
+    cells = {(r.arm, r.seed): r for r in read_records(out / "results.jsonl")}
+    assert len(cells) == 12
+    killer, stuck = cells.pop(("killer", 2)), cells.pop(("sleeper", 1))
+    assert (killer.stop_reason, killer.error["type"]) == ("worker-died", "WorkerDied")
+    assert (stuck.stop_reason, stuck.error["type"]) == ("timeout", "CellTimeout")
+    for (arm, seed), r in cells.items():  # no innocent cell touched: each ran to its end, as on any engine
+        assert r.error is None and r.reward is not None, (arm, seed, r.stop_reason, r.error)
+        assert r.stop_reason == ("budget:rollouts" if arm == "guess" else "done"), (arm, seed, r.stop_reason)
 
 
 def test_ray_local_gives_the_same_records_as_loky_including_deaths_and_timeouts(tmp_path):

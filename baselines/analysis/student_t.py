@@ -82,9 +82,19 @@ def t_seeds_to_clear(sd: float, distance: float, alpha: float, cap: int = 10000)
     One search for the gate's "seeds that would decide" (per-seed and clustered by question): it steps
     by one up to 100 seeds, then by 10%, so a hopeless case stops after a bounded number of quantiles.
     """
-    n = 2
+    ns, quantiles = _seed_steps(alpha, cap)
+    clears = quantiles * sd / np.sqrt(ns) < distance   # the same products, one array (every gate calls this)
+    if not clears.any():   # never (or cap < 2: nothing to try)
+        return None
+    return int(ns[int(np.argmax(clears))])
+
+
+@lru_cache(maxsize=32)
+def _seed_steps(alpha: float, cap: int) -> tuple[np.ndarray, np.ndarray]:
+    """The seed counts `t_seeds_to_clear` tries, in order, and the one-sided t quantile at each."""
+    ns, n = [], 2
     while n <= cap:
-        if t_quantile(1 - alpha, n - 1) * sd / math.sqrt(n) < distance:
-            return n
+        ns.append(n)
         n = n + 1 if n < 100 else int(n * 1.1)
-    return None
+    steps = np.array(ns, dtype=float)
+    return steps, _special.stdtrit(steps - 1, 1 - alpha)

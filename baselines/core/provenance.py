@@ -185,6 +185,9 @@ def _shown(filename: str) -> str:
     return filename if relative.startswith("..") else relative
 
 
+shown_file = _shown  # the run's code check (running/code_check.py) names modules the same way
+
+
 def changed_code(records: Iterable[Any], arms: dict[str, str],
                  workloads: dict[str, str]) -> list[tuple[str, str, str, int]]:
     """(kind, name, file, kept cells) per arm, then per workload, whose code changed since its kept runs ran.

@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 import gc
 import os
 import sys
 import time
 from pathlib import Path
+from typing import Callable
 
 import orjson
 
@@ -31,17 +33,26 @@ NEWLINE = b"\n"
 
 
 def load_existing(path: Path) -> list[RunRecord]:
-    """Records already on disk, every line validated before the file is touched.
+    """`read_existing`, with a torn last line set aside at once (see there)."""
+    records, set_torn_aside = read_existing(path)
+    set_torn_aside()
+    return records
+
+
+def read_existing(path: Path) -> tuple[list[RunRecord], Callable[[], None]]:
+    """Records already on disk, every line validated, and the change a torn last line needs (not made here).
 
     A last line without its newline is kept when it is a valid record (a
     file edited by hand, or written by another tool). Only an invalid last
     line with no newline after it (a run killed mid-write) is moved into a
-    side file ``results.torn-<time>.jsonl`` and cut from the results; nothing
-    is deleted, and a file whose complete lines are not valid records is
-    refused without a byte changed.
+    side file ``results.torn-<time>.jsonl`` and cut from the results, by the
+    returned function: a run calls it once every check has passed and the
+    engine is up, so a refused run leaves the file as it was (issue 31).
+    Nothing is deleted, and a file whose complete lines are not valid
+    records is refused without a byte changed.
     """
     if not path.exists():
-        return []
+        return [], _nothing
     try:
         data = path.read_bytes()
     except OSError as exc:
@@ -64,13 +75,21 @@ def load_existing(path: Path) -> list[RunRecord]:
         try:
             records.append(parse_line(tail, where))
         except InputError:
-            side = path.with_name(f"{path.stem}.torn-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.jsonl")
-            atomic_write_text(side, tail.decode("utf-8", errors="replace") + "\n")
-            with open(path, "r+b") as handle:
-                handle.truncate(cut)
-            print(f"costmatch: {where}: an incomplete last line (the previous run was killed mid-write) "
-                  f"was moved to {side}; its cell runs again", file=sys.stderr)
-    return records
+            return records, functools.partial(_set_torn_aside, path, tail, cut, where)
+    return records, _nothing
+
+
+def _nothing() -> None:
+    pass
+
+
+def _set_torn_aside(path: Path, tail: bytes, cut: int, where: str) -> None:
+    side = path.with_name(f"{path.stem}.torn-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.jsonl")
+    atomic_write_text(side, tail.decode("utf-8", errors="replace") + "\n")
+    with open(path, "r+b") as handle:
+        handle.truncate(cut)
+    print(f"costmatch: {where}: an incomplete last line (the previous run was killed mid-write) "
+          f"was moved to {side}; its cell runs again", file=sys.stderr)
 
 
 class AppendFailed(Exception):
@@ -114,8 +133,8 @@ class LineSink:
 
     FREEZE_EVERY = 256
 
-    def __init__(self, handle, kept: list[RunRecord]):
-        self.handle, self.kept = handle, kept
+    def __init__(self, handle, kept: list[RunRecord], check: Callable[[dict], None] | None = None):
+        self.handle, self.kept, self.check = handle, kept, check
         self.pending: list[tuple[RunRecord, bytes]] = []  # records whose trace is still in their line
         self.last_sync = time.monotonic()
         self.size = os.fstat(handle.fileno()).st_size  # where the file ends after the last whole line
@@ -140,6 +159,9 @@ class LineSink:
 
     def take(self, item: bytes | tuple[bytes, bytes]) -> RunRecord:
         line, head = (item, None) if isinstance(item, bytes) else item
+        obj = orjson.loads(line if head is None else head)
+        if self.check is not None:  # before the write: a refused line (code other than the run's) is never written
+            self.check(obj)
         self.append(line + b"\n")
         now = time.monotonic()
         if now - self.last_sync >= 1.0:
@@ -148,7 +170,7 @@ class LineSink:
             except OSError as exc:
                 raise AppendFailed(exc) from None
             self.last_sync = now
-        record = trusted_record(orjson.loads(line if head is None else head))
+        record = trusted_record(obj)
         if head is not None:
             self.pending.append((record, line))
         self.kept.append(record)

@@ -28,6 +28,7 @@ from ..core.records import RunRecord
 from ..core.scoped import scoped_env
 from .cell_journal import IN_PROCESS, CellJournal, forget, journaled, resume_message, unfinished
 from .cell_lines import HEAD_OVER, cell_line, dump_line, failure_line, trusted_record  # noqa: F401 - public
+from .code_check import CodeCheck, module_paths
 from .engines import ClusterLost, ExecOptions, open_pool, run_cells
 from .engines.probe import check_address
 from .execute import arm_rng, execute_cell, execute_record  # noqa: F401 - public names of the runner
@@ -93,8 +94,9 @@ def run_suite(suite: Suite, out_dir: Path, jobs: int | None = None, backend: str
             prepare = functools.partial(_said_then, [f"costmatch: --jobs {explicit_jobs} is not used with the cluster "
                                                      f"at {address}: every worker thread (Dask) or CPU (Ray) there "
                                                      "runs cells"], prepare)
+        code = CodeCheck(module_paths(suite.arms.values(), suite.workloads), backend)
         _run_todo(todo, results, outcome, new_records, progress, backend, jobs, address, worker_wait, retries,
-                  meanwhile, prepare, first)
+                  meanwhile, prepare, first, code)
     # kept records of cells the suite no longer has are left out; new records all come from its cells
     outcome.records = kept + new_records
     return outcome
@@ -127,11 +129,12 @@ def _cells_to_run(suite: Suite, existing: list[RunRecord], out_dir: Path, backen
 def _run_todo(todo: list, results: Path, outcome: RunOutcome, new_records: list[RunRecord], progress,
               backend: str, jobs: int, address: str | None, worker_wait: float, retries: int,
               meanwhile: Callable[[], None] | None = None, prepare: Callable[[], None] | None = None,
-              first: list | None = None) -> None:
+              first: list | None = None, code: CodeCheck | None = None) -> None:
     """Run the missing cells, appending each line as it finishes; SIGTERM and a lost cluster end the run cleanly.
 
     ``prepare`` changes the results file (--fresh, --retry-errors) once the engine is up; ``first``: cells
-    an in-process run ended inside (`cell_journal`), run before `todo`, each alone in a worker process.
+    an in-process run ended inside (`cell_journal`), run before `todo`, each alone in a worker process;
+    ``code`` refuses a line whose worker ran other code than this run's, before it is written (code_check.py).
     """
     previous = signal.getsignal(signal.SIGTERM)
     signal.signal(signal.SIGTERM, _interrupt)
@@ -148,7 +151,7 @@ def _run_todo(todo: list, results: Path, outcome: RunOutcome, new_records: list[
         except OSError as exc:
             raise AppendFailed(exc) from None
         with handle:
-            sink = LineSink(handle, new_records)
+            sink = LineSink(handle, new_records, None if code is None else lambda obj: code.check(obj, outcome.ran))
             if sink.size and not _ends_with_newline(results):
                 sink.append(b"\n")  # a kept last line without its newline
             if lines is not None:

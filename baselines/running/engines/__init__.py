@@ -10,7 +10,12 @@ live here, above every engine:
   time with nothing else in flight, so a death is pinned on the cell that
   caused it. A cell that kills its worker ``1 + retries`` times alone becomes
   an error record (``stop_reason = "worker-died"``); the run goes on. On Dask
-  the scheduler's own retry count (``allowed-failures``) decides instead.
+  too: a worker that leaves while running a batch is that batch's death
+  (the batch told the client where it started), not a task for the
+  scheduler to rerun by itself.
+- Time limits count from when a batch *started* where the engine tells
+  (threads, Dask), so waiting behind a stuck cell or a restarting worker is
+  never a timeout; elsewhere from when it was sent.
 - The per-cell time limit is enforced in the worker, the same way on every
   engine (see :mod:`baselines.running.runner`): SIGALRM on a worker's main thread,
   an asynchronous exception on other threads, and a final check of the elapsed

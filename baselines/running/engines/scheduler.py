@@ -170,9 +170,12 @@ def _abandon_overdue(cells: list, pool: Pool, inflight: dict, suspects: deque, b
                      grace: float, on_failure) -> Iterator[tuple[int, Any]]:
     """Give up tasks far past their time (stuck in C); a cell stuck alone yields its timeout line.
 
-    Where the engine tells when a task began (threads), a batch queued behind
-    a stuck one is not overdue, and a one-cell batch overdue since it began
-    is stuck by itself: it is a timeout at once, not rerun alone first.
+    Where the engine tells when a task began (threads; Dask, whose batches
+    say so before their first cell), a batch queued behind a stuck one, or
+    waiting for a restarted worker, is not overdue, and a one-cell batch
+    overdue since it began is stuck by itself: it is a timeout at once, not
+    rerun alone first. Elsewhere (loky, Ray: SIGALRM stops their cells in
+    the worker) the clock runs from when the batch was sent.
     """
     now = time.monotonic()
     for handle, (idx, alone, sent_at) in list(inflight.items()):

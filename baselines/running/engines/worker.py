@@ -85,13 +85,6 @@ def run_batch(work: Work, cells: list) -> tuple[list[Any], float]:
     return lines, time.perf_counter() - start
 
 
-def run_batch_elsewhere(work: Work, cells: list) -> tuple[list[Any], float]:
-    """:func:`run_batch` in a Dask worker (costmatch did not start it, so no initializer ran): stdout to stderr
-    first. Ray needs none: its workers' output goes to Ray's log files (``log_to_driver=False``)."""
-    stdout_to_stderr_in_this_process()
-    return run_batch(work, cells)
-
-
 _STDOUT_MOVED = False
 
 
