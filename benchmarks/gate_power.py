@@ -14,7 +14,7 @@ bound, margin 0.1. Procedures, all fed the same draws:
   valid only where the per-seed differences are close to normal;
 - **items as independent**: a t bound on all items as if independent
   (ignores the seed clusters; shown to justify clustering).
-`--update FILE` replaces the section from its heading to the end of FILE
+`--update FILE` replaces the section from its heading to the next `## ` heading (or the end) of FILE
 (`benchmarks/calibration.py` appends the same section when it writes the file).
 """
 from __future__ import annotations
@@ -171,8 +171,11 @@ def update(path: Path, text: str) -> None:
     from baselines.core.fileio import atomic_write_text
 
     old = path.read_text(encoding="utf-8") if path.exists() else ""
-    keep = old.split(HEADING, 1)[0].rstrip("\n")
-    atomic_write_text(path, (keep + "\n\n" if keep else "") + text + "\n")
+    keep, _, rest = old.partition(HEADING)
+    keep = keep.rstrip("\n")
+    after = rest.find("\n## ")      # a later section (benchmarks/skew_gate.py) stays
+    tail = "\n" + rest[after + 1:] if after >= 0 else ""
+    atomic_write_text(path, (keep + "\n\n" if keep else "") + text + "\n" + tail)
 
 
 if __name__ == "__main__":

@@ -140,6 +140,8 @@ def caption_parts(group: Group, fixed: str | None, tolerance: float, metric: str
 
 #: how each kind of per-arm interval is named in a caption (`ArmSummary.interval`)
 INTERVAL_WORDS = {"t": "Student-t interval", "clopper-pearson": "exact binomial (Clopper-Pearson) interval",
+                  "t (skewed rewards: may under-cover)":
+                      "Student-t interval (rewards skewed: it may cover less than 95%)",
                   "betting": "distribution-free betting interval"}
 
 

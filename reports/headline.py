@@ -17,7 +17,7 @@ from baselines.analysis.comparison import Group
 from baselines.core.units import unit_noun
 
 from .figure_base import not_valid_arms
-from .summary import group_state
+from .summary import arms_beaten, group_state
 from .text import budget_text
 
 
@@ -65,8 +65,7 @@ def group_headline(group: Group) -> Headline:
 def _leader(group: Group, arm: str, mean: float) -> str:
     """"leader X" only when X is detected better than every other arm; else "highest mean X" (not a win)."""
     others = {a.arm for a in group.arms} - {arm}
-    beaten = {p.b if p.a == arm else p.a for p in group.pairs
-              if (p.a == arm and p.verdict == "a>b") or (p.b == arm and p.verdict == "b>a")}
+    beaten = arms_beaten(group, arm)
     if others and others <= beaten:
         return f"leader {arm} ({mean:.3g}, detected better than every other arm)"
     return f"highest mean {arm} ({mean:.3g}; better than {len(beaten)} of {len(others)} others by the paired test)"

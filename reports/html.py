@@ -35,7 +35,8 @@ from .flags import (clip_note, comparison_headline, group_caption, run_notes, un
 from .ranges import range_for
 from .headline import group_headline, informative_first
 from .confounds import confound_matrix, confound_reference
-from .table_rows import VERDICT_LEGEND, clip_pair, pair_verdict, rows, shown_units, verdict_words
+from .table_rows import (VERDICT_LEGEND, baseline_pairs, clip_pair, family_line, pair_verdict, rows, shown_units,
+                         verdict_words)
 from .text import DASH, NA, budget_text, decimals_for, fixed, interval, quantity
 
 CSP = ("default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:; "
@@ -193,6 +194,9 @@ def _group_html(group: Group, comparison: Comparison, records, baseline: str | N
                           _cell(verdict_words(r.vs, group.valid), r.vs.verdict if group.valid else "", "t")]
         body.append("".join(cells))
     parts.append(_table(headers, body))
+    family = family_line(baseline_pairs(group, present))
+    if family:
+        parts.append(f"<p class=\"note family\">{esc(family)}</p>")
     if rng is not None:
         parts.append(f"<p class=\"note\">{esc(rng.note())}</p>")
     parts.append(_figures_html(figures or []))
@@ -242,7 +246,9 @@ def _pairs_html(group: Group, rng) -> str:
     return ("<details open><summary>Pairs (a \u2212 b, paired by seed)</summary>"
             + _table(["a", "b", "n", "a \u2212 b", "95% CI low", "95% CI high", "p (sign-flip)", "p (Holm)",
                       "verdict", "notes"], body,
-                     caption=VERDICT_LEGEND) + "</details>")
+                     caption=VERDICT_LEGEND)
+            + (f"<p class=\"note family\">{esc(family_line(pairs))}</p>" if family_line(pairs) else "")
+            + "</details>")
 
 
 def _error_text(error) -> tuple[str, str]:

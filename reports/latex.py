@@ -17,7 +17,7 @@ from .degraded import degraded_notes
 from .flags import caption_parts, clip_note
 from .latex_layout import WIDE_COLUMNS, arm_cell, choose_layout, latex_float, tex_arm, tex_num, tex_prose
 from .ranges import RewardRange
-from .table_rows import group_range, present_baseline, rows, shown_units, silent_units, spend_text, verdict_words
+from .table_rows import baseline_pairs, family_line, group_range, present_baseline, rows, shown_units, silent_units, spend_text, verdict_words
 from .text import budget_text, decimals_for, fixed, interval, quantity, ratio, tex
 
 
@@ -188,8 +188,10 @@ def latex_notes(group: Group, comparison: Comparison, has_diff: bool, verdicts: 
         out.append("Lower bounds: " + "; ".join(f"{u.arm} {unit_noun(u.unit)}" for u in partial) + ".")
     if has_diff:
         out.append(f"Baseline (\u0394 = arm \u2212 baseline): {baseline}." if baseline else "")
-        out.append("Differences are per-seed paired with 95% intervals; a verdict needs both the paired t and "
-                   "the exact sign-flip test to reject after Holm adjustment within the table.")
+        out.append("Differences are per-seed paired with 95% intervals; a verdict needs both the paired t and the "
+                   "exact sign-flip test to reject after Holm adjustment within its family, and its interval to "
+                   "exclude 0.")
+        out.append(family_line(baseline_pairs(group, baseline)))
     if verdicts:
         out.append("n.d. = no difference detected (not evidence of equality).")
     if rng is not None:

@@ -12,7 +12,7 @@ from .flags import (clip_note, comparison_headline, confound_sentence, group_cap
                     unequal_sentence, unreported_grouped, unreported_lines, unverified_sentence)
 from .ranges import range_for
 from .confounds import confound_markdown
-from .table_rows import clip_pair, pair_verdict, shown_units
+from .table_rows import clip_pair, family_line, pair_verdict, shown_units
 from .tables import group_markdown
 from .text import budget_text, decimals_for, fixed, interval, md, pipe_table
 
@@ -53,9 +53,9 @@ def pairs_table(group: Group, rng=None) -> str:
     text = pipe_table(rows, headers, align="llrrrrrl" + ("r" if boot else "") + "l")
     if notes:
         text += "\n\n" + "\n".join(f"[{i + 1}] {md(n)}" for i, n in enumerate(notes))
-    families = sorted({p.family for p in group.pairs if p.family})
-    if families:
-        text += f"\n\nFamily: {'; '.join(families)} (a verdict depends on the pairs adjusted with it)."
+    family = family_line(group.pairs)
+    if family:
+        text += "\n\n" + md(family)
     return text
 
 

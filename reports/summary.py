@@ -86,7 +86,7 @@ def group_line(group: Group, errors: dict | None = None) -> str:
         parts.append(_incomplete_text(group, errors or {}))
     if scored:
         best = max(scored, key=lambda a: a.mean)
-        parts.append(f"leader {best.arm} {best.mean:.3g}")
+        parts.append(_top_arm(group, best.arm, best.mean, len(scored)))
     decided = [p for p in group.pairs if p.verdict in ("a>b", "b>a")]
     if group.pairs and not group.valid:  # a not-valid group's differences are no verdicts
         parts.append("no verdicts (equal spend not verified)")
@@ -96,6 +96,31 @@ def group_line(group: Group, errors: dict | None = None) -> str:
         parts.append(f"{len(decided)} of {len(group.pairs)} pairs decided" + (f": {', '.join(names)}{more}"
                                                                               if names else ""))
     return "; ".join(parts)
+
+
+def arms_beaten(group: Group, arm: str) -> set[str]:
+    """The arms `arm` is detected better than by the paired test; none in a group that is not valid.
+
+    One rule for every place that names a leader (this summary, the page's
+    headlines): a higher mean is not a win, a decided pair is.
+    """
+    if not group.valid:
+        return set()
+    return {p.b if p.a == arm else p.a for p in group.pairs
+            if (p.a == arm and p.verdict == "a>b") or (p.b == arm and p.verdict == "b>a")}
+
+
+def _top_arm(group: Group, arm: str, mean: float, scored: int) -> str:
+    """"leader X" only when X is detected better than every other arm; else "highest mean X", with its support."""
+    if scored < 2:
+        return f"one arm: {arm} {mean:.3g}"
+    others = {a.arm for a in group.arms} - {arm}
+    beaten = arms_beaten(group, arm)
+    if others <= beaten:
+        return f"leader {arm} {mean:.3g} (better than every other arm, paired)"
+    plural = "s" if len(others) != 1 else ""
+    support = f" (better than {len(beaten)} of {len(others)} other{plural}, paired)" if group.valid else ""
+    return f"highest mean {arm} {mean:.3g}{support}"
 
 
 def _in_own_words(group: Group, errors: dict) -> str:

@@ -73,6 +73,23 @@ VERDICT_LEGEND = ("n.d. = no difference detected; neither it nor \u201cunderpowe
                   "equality; \u201cnot valid\u201d = the group's budget is not verified equal, so no verdict.")
 
 
+def family_line(pairs: list[PairResult | None]) -> str:
+    """"Family: 3 pairs against a, Holm (...)." for the pairs a table prints; "" when none names a family.
+
+    Why every format prints it: a pair's verdict depends on which pairs were
+    Holm-adjusted with it, so the same pair can be n.d. among all pairs and
+    decided against a baseline; a table that does not say which it is cannot
+    be read against another.
+    """
+    families = sorted({p.family for p in pairs if p is not None and p.family})
+    return f"Family: {'; '.join(families)} (a verdict depends on the pairs adjusted with it)." if families else ""
+
+
+def baseline_pairs(group: Group, baseline: str | None) -> list[PairResult]:
+    """The pairs behind a column against `baseline` (those `rows` prints beside each arm)."""
+    return [p for p in group.pairs if baseline is not None and baseline in (p.a, p.b)]
+
+
 def pair_verdict(p: PairResult, valid: bool = True) -> str:
     """The verdict word of a pair (a>b, b>a, n.d., underpowered), or "not valid" in a group that is not."""
     if not valid:

@@ -12,6 +12,7 @@ import pandas as pd
 from baselines.analysis.comparison import Comparison, Group
 from baselines.core.units import unit_noun
 
+from .degraded import degraded_sentence
 from .ranges import RewardRange
 from .table_rows import group_range, present_baseline, rows, shown_units, spend_text, verdict_words
 from .text import decimals_for, fixed, interval, md, pipe_table
@@ -23,9 +24,16 @@ def budget_cell(budget: dict) -> str:
 
 
 def frame(comparison: Comparison, baseline: str | None = None, ranges: dict | None = None) -> pd.DataFrame:
-    """Long-form DataFrame: one row per (workload, budget, arm); NaN/None where unreported."""
+    """Long-form DataFrame: one row per (workload, budget, arm); NaN/None where unreported.
+
+    Columns `vs_*` only with a baseline (`vs_family`: the pairs Holm adjusted the
+    verdict with); `degraded` only when some arm dropped governor stages (the
+    sentence the other formats print, empty for an arm that ran every stage).
+    """
     records = []
+    any_degraded = any(g.degraded for g in comparison.groups)
     for g in comparison.groups:
+        degraded = {d.arm: degraded_sentence(d, str) for d in g.degraded}
         for r in rows(g, baseline, group_range(comparison, g, ranges)):
             rec = {"workload": g.workload, "budget": budget_cell(g.budget),
                    "arm": r.arm, "seeds": r.seeds, f"{comparison.metric}_mean": r.mean,
@@ -37,8 +45,11 @@ def frame(comparison: Comparison, baseline: str | None = None, ranges: dict | No
                 rec.update({"vs_baseline": r.vs.diff if r.vs else None,
                             "vs_ci_low": r.vs.ci[0] if r.vs else None,
                             "vs_ci_high": r.vs.ci[1] if r.vs else None,
-                            "vs_verdict": r.vs.verdict if r.vs and g.valid else None})
+                            "vs_verdict": r.vs.verdict if r.vs and g.valid else None,
+                            "vs_family": r.vs.family if r.vs and r.vs.family else None})
             rec["valid"] = g.valid
+            if any_degraded:  # the note md, HTML and LaTeX print below the table, on the arm's own row
+                rec["degraded"] = degraded.get(r.arm)
             records.append(rec)
     return pd.DataFrame.from_records(records)
 

@@ -275,6 +275,23 @@ def test_torn_last_line_is_set_aside_not_deleted(tmp_path, capsys):
     assert len(read_records(results)) == 6
 
 
+def test_a_refused_resume_leaves_a_torn_last_line_where_it_was(tmp_path, capsys):
+    """The torn line was moved aside (and said so) before a later check refused the run: two lines, a changed file."""
+    suite = write_suite(tmp_path, seeds=2)
+    out = tmp_path / "out"
+    assert run_in_process(suite, out, "--backend", "sequential") == 0
+    results = out / "results.jsonl"
+    lines = results.read_text().splitlines(keepends=True)
+    results.write_text("".join(lines[:-1]) + lines[-1][: len(lines[-1]) // 2])
+    before = results.read_bytes()
+    suite.write_text(suite.read_text().replace("spin = 10", "spin = 11"))   # refused: changed params
+    capsys.readouterr()
+    assert run_in_process(suite, out, "--backend", "sequential") == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "ran with params" in err, err
+    assert results.read_bytes() == before and not list(out.glob("results.torn-*"))
+
+
 def test_a_valid_last_line_without_newline_is_kept(tmp_path, capsys):
     suite = write_suite(tmp_path, seeds=2)
     out = tmp_path / "out"

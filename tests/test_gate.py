@@ -30,8 +30,8 @@ def records(diffs, base=0.5, spend=None, cand_spend=None, arm_b="base", arm_c="c
 
 
 def test_three_way_verdicts():
-    assert decide_gate([0.01, 0.02, 0.0, 0.01, 0.02], margin=0.05)[0] == PASS
-    assert decide_gate([-0.2, -0.21, -0.19, -0.2, -0.22], margin=0.05)[0] == FAIL
+    assert decide_gate([0.01, 0.02, 0.0, 0.01, 0.02, 0.0], margin=0.05)[0] == PASS
+    assert decide_gate([-0.2, -0.21, -0.19, -0.2, -0.22, -0.18], margin=0.05)[0] == FAIL
     verdict, mean, lo, hi, needed = decide_gate([0.1, -0.3, 0.2, -0.25], margin=0.05)
     assert verdict == INCONCLUSIVE and lo < -0.05 < hi and needed is not None and needed > 4
 
@@ -46,7 +46,7 @@ def test_broken_comparison_is_fail_whatever_the_rewards():
 
 
 def test_confounds_are_printed_beside_the_verdict(tmp_path, capsys):
-    recs = records([0.0, 0.01, -0.01, 0.0, 0.01, 0.0], spend={"tokens": 1000, "calls": 10},
+    recs = records([0.0, 0.01, -0.01, 0.0, 0.01, -0.01], spend={"tokens": 1000, "calls": 10},
                    cand_spend={"tokens": 1000, "calls": 40})
     path = tmp_path / "r.jsonl"
     write_records(path, recs)
@@ -57,8 +57,8 @@ def test_confounds_are_printed_beside_the_verdict(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("diffs, code", [
-    ([0.0, 0.01, -0.01, 0.0, 0.01, 0.0], 0),
-    ([-0.3, -0.31, -0.29, -0.3, -0.32], 1),
+    ([0.0, 0.01, -0.01, 0.0, 0.01, -0.01], 0),
+    ([-0.3, -0.31, -0.29, -0.3, -0.32, -0.28], 1),
     ([0.2, -0.3, 0.25, -0.2], 3),
 ])
 def test_exit_codes_and_json(tmp_path, capsys, diffs, code):
@@ -122,8 +122,8 @@ def test_identical_candidate_fails_at_most_alpha():
     assert simulate(0.0, sd=1.0, margin=0.0, n=10, seed=2)["fail"] <= 0.05 + MC  # even with no margin
 
 
-def test_worse_by_twice_the_margin_fails_at_least_80_percent_with_10_seeds():
-    assert simulate(-2.0, sd=1.0, margin=1.0, n=10, seed=3)["fail"] >= 0.80
+def test_worse_by_twice_the_margin_fails_at_least_80_percent_with_20_seeds():
+    assert simulate(-2.0, sd=1.0, margin=1.0, n=20, seed=3)["fail"] >= 0.80
 
 
 def test_worse_by_exactly_the_margin_passes_at_most_alpha():

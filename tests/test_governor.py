@@ -1,6 +1,8 @@
 """The budget governor (issue 32): stages, projection, records, readers and reports."""
 from __future__ import annotations
 
+import csv
+import io
 import json
 
 import numpy as np
@@ -23,6 +25,7 @@ from baselines.analysis.table_arrow import arrow_chunk
 from baselines.analysis.table_lines import line_ends
 from reports.markdown import comparison_markdown
 from reports.latex import group_latex
+from reports.tables import to_csv
 from workloads.search_sim import SearchSim
 from tests.sizes import examples
 
@@ -277,6 +280,9 @@ def test_compare_lists_the_degraded_arm_beside_the_confounds(governed_records, t
     assert "ended: 3 cleanly by projection" in text and "not like for like" in text
     latex = group_latex(group, comparison, None, "tab:toy")
     assert "Degraded: overrun degraded in the last 18\\% of its budget in 3 of 3 runs" in latex
+    table = {r["arm"]: r for r in csv.DictReader(io.StringIO(to_csv(comparison)))}
+    assert table["overrun"]["degraded"].startswith("overrun degraded in the last 18% of its budget in 3 of 3 runs")
+    assert table["plain"]["degraded"] == "" and table["converged"]["degraded"] == ""
     path = tmp_path / "results.jsonl"
     write_records(path, governed_records)
     capsys.readouterr()
@@ -294,3 +300,4 @@ def test_compare_without_governed_runs_lists_nothing():
     comparison = compare(make_arms({"a": {"rollouts": 10}, "b": {"rollouts": 10}}))
     assert all(g.degraded == [] for g in comparison.groups)
     assert "degraded" not in comparison_markdown(comparison)
+    assert "degraded" not in to_csv(comparison)  # the column only where some arm dropped stages

@@ -25,27 +25,20 @@ KILLERS = ('[arms.exits]\npath = "tests.runner_arms:KillWorker"\n'
            '[arms.sigkills]\npath = "tests.runner_arms:KillSelf"\n')
 
 
-class _Cell:
-    def __init__(self, identity):
-        self._identity = identity
-
-    def identity(self):
-        return self._identity
-
-
 def test_the_journal_names_the_cells_running_and_a_resume_runs_their_arm_first(tmp_path):
     """In process: the journal holds exactly the cells running now; a resume puts their (workload, arm) first."""
     suite = load_suite(write_suite(tmp_path, seeds=3, arms='"guess", "once"'))
     out = tmp_path / "out"
     out.mkdir()
     journal = CellJournal(out, "threading")
-    a, b = ("toy", '{"rollouts":20}', "once", 1), ("toy", '{"rollouts":20}', "guess", 2)
-    token_a = journal.started(_Cell(a))
-    token_b = journal.started(_Cell(b))
+    by_arm = {(c.arm.name, c.seed): c for c in suite.cells()}
+    a, b = by_arm["once", 1], by_arm["guess", 2]
+    token_a = journal.started(a)
+    token_b = journal.started(b)
     journal.finished(token_b)
     text = (out / JOURNAL_NAME).read_text()
-    assert text.splitlines()[0] == death_message([a], "threading")    # the line the watcher prints
-    assert unfinished(out) == {a}
+    assert text.splitlines()[0] == death_message([a.identity()], "threading")   # the line the watcher prints
+    assert unfinished(out) == {a.identity()}
     kept, first, todo, total = _cells_to_run(suite, [], out, "sequential")
     assert [c.arm.name for c in first] == ["once"] * 3 and {c.arm.name for c in todo} == {"guess"} and total == 6
     assert _cells_to_run(suite, [], out, "loky")[1] == []             # process engines need no reordering

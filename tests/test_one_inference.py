@@ -7,6 +7,7 @@ interval spanning 0 before.
 """
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import json
@@ -52,46 +53,107 @@ def _out(capsys, args) -> str:
     return capsys.readouterr().out
 
 
-@pytest.mark.parametrize("baseline", [[], ["--baseline", "a"]])
-def test_every_decided_pair_in_every_format_has_an_interval_excluding_0(results, capsys, tmp_path, baseline):
-    decided = 0
-    data = json.loads(_out(capsys, ["compare", results, "--json"] + baseline))
-    for group in data["groups"]:
+BASELINES = {"all": [], "vs-a": ["--baseline", "a"]}
+FAMILY = {"all": "all 6 pairs, Holm", "vs-a": "3 pairs against a, Holm"}
+
+
+@pytest.fixture(scope="module")
+def outputs(results):
+    """Every format with and without --baseline, built once in-process: {(format, baseline key): text}."""
+    out = {}
+    for key, baseline in BASELINES.items():
+        for fmt in ("json", "md", "latex", "csv", "html"):
+            args = ["compare", results, "--json"] if fmt == "json" else ["report", results, "--format", fmt]
+            buffer = io.StringIO()
+            with contextlib.redirect_stdout(buffer):
+                assert main(args + baseline) == 0
+            out[(fmt, key)] = buffer.getvalue()
+    return out
+
+
+def _decided_json(text: str) -> list[tuple[str, float, float]]:
+    out = []
+    for group in json.loads(text)["groups"]:
         for p in group["pairs"]:
-            assert p["family"].endswith("Holm")
             if p["verdict"] in ("a>b", "b>a"):
-                decided += 1
-                assert _agrees("better" if p["verdict"] == "a>b" else "worse", *p["ci"])
-    assert decided >= 3   # the unbounded workload decides its pairs
-    md = _out(capsys, ["report", results, "--format", "md"] + baseline)
-    for row in md.splitlines():
+                out.append(("better" if p["verdict"] == "a>b" else "worse", *p["ci"]))
+    return out
+
+
+def _decided_md(text: str) -> list[tuple[str, float, float]]:
+    """Pairs-table rows (verdict a>b/b>a beside a "[lo, hi]" cell) and baseline cells ("+d [lo, hi] better")."""
+    out = []
+    for row in text.splitlines():
         cells = [c.strip() for c in row.split("|")]
-        for verdict, side in (("a>b", "better"), ("b>a", "worse"), ("better", "better"), ("worse", "worse")):
-            for cell in cells:
-                m = BRACKET.search(cell)
-                if m and (cell.endswith(f" {side}") or verdict in cells):
-                    assert _agrees(side, _num(m.group(2)), _num(m.group(3))) or verdict not in cells, row
-    assert "Family: all 6 pairs, Holm" in md or "Family: 3 pairs against a, Holm" in md
-    if baseline:
-        latex = _out(capsys, ["report", results, "--format", "latex"] + baseline)
-        rows = [r for r in latex.splitlines() if r.rstrip(" \\").endswith(("better", "worse"))]
-        assert rows
-        for r in rows:
+        for verdict, side in (("a>b", "better"), ("b>a", "worse")):
+            if verdict in cells:
+                ci = next(c for c in cells if re.fullmatch(r"\[" + NUM + ", " + NUM + r"\]", c))
+                out.append((side, *map(_num, ci[1:-1].split(", "))))
+        for cell in cells:
+            m = BRACKET.search(cell)
+            if m and cell.endswith((" better", " worse")):
+                out.append((cell.rsplit(" ", 1)[1], _num(m.group(2)), _num(m.group(3))))
+    return out
+
+
+def _decided_latex(text: str) -> list[tuple[str, float, float]]:
+    out = []
+    for r in text.splitlines():
+        verdict = r.rstrip(" \\").rsplit("& ", 1)[-1]
+        if verdict in ("better", "worse"):
             lo, hi = re.findall(r"\[([^\]]*)\]", r)[-1].split(", ")
-            assert _agrees("better" if r.rstrip(" \\").endswith("better") else "worse", _num(lo), _num(hi)), r
-        table = list(csv.DictReader(io.StringIO(_out(capsys, ["report", results, "--format", "csv"] + baseline))))
-        for r in table:
-            if r["vs_verdict"] in ("a>b", "b>a"):
-                side = "better" if r["vs_verdict"] == "a>b" else "worse"
-                assert _agrees(side, float(r["vs_ci_low"]), float(r["vs_ci_high"])), r
-    html = _out(capsys, ["report", results, "--format", "html"] + baseline)
-    for row in re.findall(r"<tr>(.*?)</tr>", html):
+            out.append((verdict, _num(lo), _num(hi)))
+    return out
+
+
+def _decided_csv(text: str) -> list[tuple[str, float, float]]:
+    return [("better" if r["vs_verdict"] == "a>b" else "worse", float(r["vs_ci_low"]), float(r["vs_ci_high"]))
+            for r in csv.DictReader(io.StringIO(text)) if r.get("vs_verdict") in ("a>b", "b>a")]
+
+
+def _decided_html(text: str) -> list[tuple[str, float, float]]:
+    out = []
+    for row in re.findall(r"<tr>(.*?)</tr>", text):
         values = re.findall(r'data-v="([^"]*)"', row)
         for verdict, side in (("a&gt;b", "better"), ("b&gt;a", "worse")):
             if verdict in values:
-                m = BRACKET.search(row)
-                lo, hi = (_num(m.group(2)), _num(m.group(3))) if m else (float(values[2]), float(values[3]))
-                assert _agrees(side, lo, hi), row
+                m = BRACKET.search(row)   # the cell against the baseline; a pairs row has low and high cells
+                out.append((side, *((_num(m.group(2)), _num(m.group(3))) if m else
+                                    (float(values[2]), float(values[3])))))
+    return out
+
+
+DECIDED = {"json": _decided_json, "md": _decided_md, "latex": _decided_latex, "csv": _decided_csv,
+           "html": _decided_html}
+
+
+@pytest.mark.parametrize("key", BASELINES)
+@pytest.mark.parametrize("fmt", DECIDED)
+def test_every_decided_pair_in_every_format_has_an_interval_excluding_0(outputs, fmt, key):
+    decided = DECIDED[fmt](outputs[(fmt, key)])
+    if fmt in ("latex", "csv") and key == "all":
+        assert decided == []   # without a baseline these formats print no differences
+        return
+    assert len(decided) >= 3   # the unbounded workload decides its pairs (the check is not vacuous)
+    for side, lo, hi in decided:
+        assert _agrees(side, lo, hi), (side, lo, hi)
+
+
+@pytest.mark.parametrize("key", BASELINES)
+def test_every_format_says_which_family_its_verdicts_belong_to(outputs, key):
+    family = FAMILY[key]
+    line = f"Family: {family} (a verdict depends on the pairs adjusted with it)."
+    data = json.loads(outputs[("json", key)])
+    assert {p["family"] for g in data["groups"] for p in g["pairs"]} == {family}
+    assert outputs[("md", key)].count(line) == 2    # once per group, below its pairs table
+    assert outputs[("html", key)].count(f'<p class="note family">{line}</p>') == (4 if key == "vs-a" else 2)
+    if key == "all":   # LaTeX and CSV print no differences without a baseline, so no family either
+        assert "Family" not in outputs[("latex", key)] and "vs_family" not in outputs[("csv", key)]
+        return
+    assert outputs[("latex", key)].count(line + r"\par") == 2   # a note below each table
+    table = list(csv.DictReader(io.StringIO(outputs[("csv", key)])))
+    assert {r["vs_family"] for r in table if r["arm"] != "a"} == {family}
+    assert {r["vs_family"] for r in table if r["arm"] == "a"} == {""}   # the baseline row has no pair
 
 
 def test_bounded_pairs_the_tests_reject_but_the_interval_spans_0_are_not_decided(results, capsys):

@@ -14,6 +14,7 @@ from baselines.analysis.frontier import supported_frontier
 from reports import plots
 from reports.headline import group_headline, informative_first
 from reports.html import report_html
+from reports.summary import group_line
 from reports.markdown import comparison_markdown
 from reports.cost_table import cost_markdown
 from reports.latex import comparison_latex
@@ -91,6 +92,29 @@ def test_groups_are_ordered_most_informative_first():
     assert informative_first([undecided, decided]) == [decided, undecided]
     assert group_headline(undecided).level == "info" and group_headline(decided).level == "ok"
     assert "leader a (" in group_headline(decided).text
+
+
+def test_the_terminal_line_names_a_leader_only_with_paired_support_as_the_page_does():
+    # c has the highest mean but only beats d; with 3 arms at 8 seeds a and c are too close to decide
+    rng = np.random.default_rng(5)
+    noisy = {(arm, s): mean + float(rng.normal(0, 0.1)) for arm, mean in (("a", 0.5), ("c", 0.52), ("d", -0.5))
+             for s in range(8)}
+    recs = make_arms({arm: {"tokens": 1000} for arm in "acd"}, seeds=8, reward_fn=lambda arm, s: noisy[(arm, s)])
+    g = compare(recs, fixed="tokens").groups[0]
+    line = group_line(g)
+    assert max(g.arms, key=lambda a: a.mean).arm == "c"
+    assert "highest mean c " in line and "(better than 1 of 2 others, paired)" in line and "leader" not in line
+    assert "highest mean c" in group_headline(g).text
+    decided = compare(make_arms({"a": {"tokens": 1000}, "b": {"tokens": 1000}}, seeds=8,
+                                reward_fn=lambda arm, s: (0.9 if arm == "a" else 0.1) + 0.01 * s),
+                      fixed="tokens").groups[0]
+    assert "leader a 0.935 (better than every other arm, paired)" in group_line(decided)
+    # a group that is not valid has no verdicts, so no support either: its top arm is only the highest mean
+    unequal = compare(make_arms({"a": {"tokens": 1000}, "b": {"tokens": 3000}}, seeds=8,
+                                reward_fn=lambda arm, s: (0.9 if arm == "a" else 0.1) + 0.01 * s),
+                      fixed="tokens").groups[0]
+    assert not unequal.valid
+    assert "highest mean a 0.935;" in group_line(unequal) and "leader" not in group_line(unequal)
 
 
 # -- 2. one statistic per view ------------------------------------------------------------------------

@@ -14,8 +14,12 @@ evaluation cap and Nelder-Mead stops early, so the record carries what was
 actually spent. The wrapper follows costmatch's budget rule (see
 `baselines.meter`): it asks ``meter.check()`` *before* every evaluation and
 charges the call after it, so a budget of N evaluations gives the optimizer
-exactly N function values and no arm can ever exceed its call budget. Tokens are not a unit here: they are
-unreported and show as "—".
+exactly N function values and no arm can ever exceed its call budget. The workload
+measures calls and seconds only (`measures`); tokens, dollars and rollouts are
+not units here, so by the contract (a unit missing or null is unreported) they
+are unreported and show as "—" (never 0). A comparison of a file that also
+holds search-sim runs lists rollouts among bbob's unreported units for that
+reason: true, and not a meter fault.
 
 Reward: digits of precision of the chosen point,
 ``clip(-log10(f(x) - f_opt), -3, 8)``: 8 means within 1e-8 of the optimum

@@ -73,7 +73,8 @@ class ArmSummary:
     dev_mean: float
     spend: dict[str, UnitSpend]
     first_error: str | None = None
-    interval: str = "t"  # how `ci` was computed: "t", "clopper-pearson" (0/1 rewards) or "betting" (declared range)
+    interval: str = "t"  # how `ci` was computed: "t", "t (skewed rewards: may under-cover)",
+                         # "clopper-pearson" (0/1 rewards) or "betting" (declared range)
 
     def to_json(self) -> dict[str, Any]:
         out = {"arm": self.arm, "runs": self.runs, "scored": self.scored, "errors": self.errors,

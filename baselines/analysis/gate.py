@@ -140,7 +140,7 @@ def _gate_group(group: Group, baseline: str, candidate: str, margin_text, alpha:
     if len(shared) >= 2:
         looks = anytime or alpha_total is not None
         decided = _paired_verdict(result, shared, base, cand, sign, margin, alpha, alpha_total, bounded,
-                                  planned_n, looks)
+                                  planned_n, looks, bounds, int(anytime) if alpha_total is None else 0)
         if not looks:
             decided = _item_verdict(result, shared, cand_runs, base_runs, sign, margin, alpha, floor,
                                     bounds) or decided
@@ -246,16 +246,20 @@ def _gate_range(group: Group, base: dict, cand: dict, reward_range, bounds: str)
 
 
 def _paired_verdict(result: GateResult, shared: list, base: dict, cand: dict, sign: float, margin: float,
-                    alpha: float, alpha_total: float | None, bounded, planned_n: int | None, anytime: bool):
+                    alpha: float, alpha_total: float | None, bounded, planned_n: int | None, anytime: bool,
+                    bounds: str = "auto", earlier_looks: int = 0):
     """(verdict, mean, lower, upper, seeds needed) on the shared seeds; bounded groups use the whole alpha."""
     diffs = [sign * (cand[s] - base[s]) for s in shared]
     look_alpha = alpha_total if (bounded is not None and alpha_total is not None) else alpha
-    g = gate_decision(diffs, margin, look_alpha, bounded, planned_n, anytime=anytime)
+    g = gate_decision(diffs, margin, look_alpha, bounded, planned_n, bounds="t" if bounds == "t" else "auto",
+                      anytime=bool(anytime), earlier_looks=earlier_looks)
     if g.verdict == INCONCLUSIVE and bounded is not None and g.method.startswith("betting"):
         g.seeds_needed = betting_seeds(np.asarray(diffs, dtype=float), margin, look_alpha, bounded)
     if look_alpha != alpha:
         g.method += ", valid at every look (no alpha spending)"
         result.alpha = look_alpha
+    if g.alpha is not None:        # unbounded after earlier looks: the alpha this look spent
+        result.alpha = g.alpha
     result.method, result.notes = g.method, result.notes + list(g.notes)
     result.n = len(shared)
     return g.verdict, g.mean, g.lower, g.upper, g.seeds_needed

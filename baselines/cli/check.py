@@ -20,9 +20,11 @@ def add_gate_arguments(p: argparse.ArgumentParser, with_range: bool = True) -> N
     p.add_argument("--inconclusive", choices=["inconclusive", "pass", "fail"], default="inconclusive",
                    help="map INCONCLUSIVE to exit 0 (pass) or 1 (fail) for a binary gate (default: exit 3)")
     p.add_argument("--bounds", choices=["auto", "t", "betting"], default="auto",
-                   help="auto (default): distribution-free betting bounds when rewards are bounded (0/1, or "
-                        "--reward-range), Student t otherwise; t: t bounds even on bounded rewards (more power, "
-                        "no guarantee against a rare loss); betting: require a reward range")
+                   help="auto (default): distribution-free bounds when rewards are bounded (0/1, or "
+                        "--reward-range), otherwise skew-checked t + bootstrap-t (no verdict below 6 seeds or "
+                        "against the sample's skewness); t: Student-t bounds, on bounded rewards too and without "
+                        "the skew check (more power, no guarantee against a rare loss or a skewed tail); "
+                        "betting: require a reward range")
     if with_range:  # verbs that read results files have it among their shared options already
         p.add_argument("--reward-range", type=reward_range, metavar="LO,HI",
                        help="every reward lies in [LO, HI] (e.g. 0,1 for accuracy): enables distribution-free bounds")
@@ -70,7 +72,7 @@ def run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_early
     except ValueError as exc:
         raise InputError(f"check: {exc}") from None
 
-    def gate(anytime: bool = False):
+    def gate(anytime: bool | int = False):
         try:
             return run_gate(records, fixed, baseline, candidate, margin, lower_is_better=lower_is_better,
                             bounds=bounds, anytime=anytime, options=options)
@@ -80,7 +82,7 @@ def run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_early
     outcome, comparison = gate()
     for warning in comparison.warnings:
         print(f"costmatch: warning: {warning}", file=sys.stderr)
-    outcome = with_looks(results, outcome, baseline, candidate, lambda: gate(anytime=True)[0])
+    outcome = with_looks(results, outcome, baseline, candidate, lambda looks: gate(anytime=looks)[0])
     verdict = overall(outcome)
     print_gate(outcome, verdict, baseline=baseline, candidate=candidate, fixed=fixed, as_json=as_json,
                skipped=comparison.skipped)
@@ -88,8 +90,9 @@ def run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_early
 
 
 def with_looks(results, outcome: list, baseline: str, candidate: str, rerun) -> list:
-    """Gate results after the looks ledger: groups looked at before with fewer seeds are re-gated with
-    anytime-valid bounds (`rerun`) and say so; this look is recorded (see `baselines.analysis.looks`)."""
+    """Gate results after the looks ledger: groups looked at before with fewer seeds are re-gated (`rerun(j)`,
+    j the most earlier looks of any group: anytime-valid bounds on bounded rewards, alpha / (j (j + 1)) on
+    unbounded ones) and say so; this look is recorded (see `baselines.analysis.looks`)."""
     import sys
 
     from ..analysis.looks import earlier_looks, group_key, ledger_path, looks_note, read_ledger, record_looks
@@ -100,7 +103,7 @@ def with_looks(results, outcome: list, baseline: str, candidate: str, rerun) -> 
     keys = [group_key(r.workload, r.budget, baseline, candidate) for r in outcome]
     earlier = [earlier_looks(ledger, k, r.n) for k, r in zip(keys, outcome)]
     if any(earlier):
-        again = {(r.workload, budget_key(r.budget)): r for r in rerun()}
+        again = {(r.workload, budget_key(r.budget)): r for r in rerun(max(len(s) for s in earlier))}
         for i, seen in enumerate(earlier):
             if seen:
                 result = again.get((outcome[i].workload, budget_key(outcome[i].budget)), outcome[i])

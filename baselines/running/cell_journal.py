@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ..core.json_line import quote
+from ..core.records import budget_key
 
 JOURNAL_NAME = ".costmatch.running"
 
@@ -56,14 +57,18 @@ def describe(identity: tuple[str, str, str, int]) -> str:
 
 def death_message(identities: list[tuple[str, str, str, int]], backend: str) -> str:
     """The one line printed when the process ended inside a cell (or one of several, on threading)."""
-    if len(identities) == 1:
-        which = f"the run ended inside the cell {describe(identities[0])}"
+    return _message([describe(i) for i in identities], backend)
+
+
+def _message(shown: list[str], backend: str) -> str:
+    if len(shown) == 1:
+        which = f"the run ended inside the cell {shown[0]}"
     else:
-        which = (f"the run ended while {len(identities)} cells ran, one of which ended it: "
-                 + ", ".join(map(describe, identities)))
+        which = f"the run ended while {len(shown)} cells ran, one of which ended it: " + ", ".join(shown)
     return (f"costmatch: {which} (--backend {backend} runs cells in this process: the cell may have called "
-            "os._exit, killed its process or crashed, or the process was killed); run the same command to resume: its arm's cells then run first in "
-            "worker processes, and a cell that ends one of those is recorded as worker-died")
+            "os._exit, killed its process or crashed, or the process was killed); run the same command to resume: "
+            "its arm's cells then run first in worker processes, and a cell that ends one of those is recorded as "
+            "worker-died")
 
 
 class CellJournal:
@@ -73,16 +78,18 @@ class CellJournal:
         self.path = Path(out_dir) / JOURNAL_NAME
         self.backend = backend
         self._lock = threading.Lock()
-        self._running: dict[int, tuple[str, str, str, int]] = {}
+        self._running: dict[int, tuple[str, str]] = {}
+        self._budgets: dict[int, tuple[Any, str, str]] = {}
+        self._names: dict[str, tuple[str, str]] = {}
         self._fd: int | None = None   # opened by the first cell: an older journal stays until then
         self._watcher: subprocess.Popen | None = None
 
     def started(self, cell: Any) -> int:
         """Record that `cell` starts; returns the token `finished` takes."""
-        identity = cell.identity()
+        entry = self._entry(cell)
         with self._lock:
-            token = id(identity)
-            self._running[token] = identity
+            token = id(entry)
+            self._running[token] = entry
             self._write()
         return token
 
@@ -90,6 +97,26 @@ class CellJournal:
         with self._lock:
             self._running.pop(token, None)
             self._write()
+
+    def _entry(self, cell: Any) -> tuple[str, str]:
+        """(the cell as the message names it, its JSON line): names and budget keys made once per run.
+
+        Why cached: the journal is written twice per cell, and formatting was
+        most of its cost (tens of microseconds against a trivial cell's 100).
+        """
+        budget = self._budgets.get(id(cell.budget))
+        if budget is None or budget[0] is not cell.budget:
+            key = budget_key(cell.budget.to_dict())
+            budget = self._budgets[id(cell.budget)] = (cell.budget, key, json.dumps(key))
+        workload, arm = self._name(cell.workload.name), self._name(cell.arm.name)
+        return (f"(workload={workload[0]}, arm={arm[0]}, seed={cell.seed}, budget={budget[1]})",
+                f"[{workload[1]}, {budget[2]}, {arm[1]}, {cell.seed}]")
+
+    def _name(self, name: str) -> tuple[str, str]:
+        found = self._names.get(name)
+        if found is None:
+            found = self._names[name] = (quote(name), json.dumps(name))
+        return found
 
     def _write(self) -> None:
         if self._fd is None:
@@ -100,7 +127,7 @@ class CellJournal:
             self._watcher = _start_watcher(self.path)
         running = list(self._running.values())
         text = "" if not running else "\n".join(
-            [death_message(running, self.backend)] + [json.dumps(list(i)) for i in running]) + "\n"
+            [_message([shown for shown, _ in running], self.backend)] + [line for _, line in running]) + "\n"
         data = text.encode("utf-8")
         with contextlib.suppress(OSError):  # a full disk must not stop the cell: the journal is a courtesy
             os.pwrite(self._fd, data, 0)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 import gc
 import os
 import sys
@@ -32,17 +33,26 @@ NEWLINE = b"\n"
 
 
 def load_existing(path: Path) -> list[RunRecord]:
-    """Records already on disk, every line validated before the file is touched.
+    """`read_existing`, with a torn last line set aside at once (see there)."""
+    records, set_torn_aside = read_existing(path)
+    set_torn_aside()
+    return records
+
+
+def read_existing(path: Path) -> tuple[list[RunRecord], Callable[[], None]]:
+    """Records already on disk, every line validated, and the change a torn last line needs (not made here).
 
     A last line without its newline is kept when it is a valid record (a
     file edited by hand, or written by another tool). Only an invalid last
     line with no newline after it (a run killed mid-write) is moved into a
-    side file ``results.torn-<time>.jsonl`` and cut from the results; nothing
-    is deleted, and a file whose complete lines are not valid records is
-    refused without a byte changed.
+    side file ``results.torn-<time>.jsonl`` and cut from the results, by the
+    returned function: a run calls it once every check has passed and the
+    engine is up, so a refused run leaves the file as it was (issue 31).
+    Nothing is deleted, and a file whose complete lines are not valid
+    records is refused without a byte changed.
     """
     if not path.exists():
-        return []
+        return [], _nothing
     try:
         data = path.read_bytes()
     except OSError as exc:
@@ -65,13 +75,21 @@ def load_existing(path: Path) -> list[RunRecord]:
         try:
             records.append(parse_line(tail, where))
         except InputError:
-            side = path.with_name(f"{path.stem}.torn-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.jsonl")
-            atomic_write_text(side, tail.decode("utf-8", errors="replace") + "\n")
-            with open(path, "r+b") as handle:
-                handle.truncate(cut)
-            print(f"costmatch: {where}: an incomplete last line (the previous run was killed mid-write) "
-                  f"was moved to {side}; its cell runs again", file=sys.stderr)
-    return records
+            return records, functools.partial(_set_torn_aside, path, tail, cut, where)
+    return records, _nothing
+
+
+def _nothing() -> None:
+    pass
+
+
+def _set_torn_aside(path: Path, tail: bytes, cut: int, where: str) -> None:
+    side = path.with_name(f"{path.stem}.torn-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.jsonl")
+    atomic_write_text(side, tail.decode("utf-8", errors="replace") + "\n")
+    with open(path, "r+b") as handle:
+        handle.truncate(cut)
+    print(f"costmatch: {where}: an incomplete last line (the previous run was killed mid-write) "
+          f"was moved to {side}; its cell runs again", file=sys.stderr)
 
 
 class AppendFailed(Exception):

@@ -17,7 +17,7 @@ from ..core.errors import InputError
 from ..core.provenance import changed_code, changed_code_lines
 from ..core.json_line import quote
 from ..core.records import RunRecord, write_records
-from .results_file import _set_aside, load_existing
+from .results_file import _set_aside, read_existing
 from .suite import Cell, Suite
 
 
@@ -139,17 +139,24 @@ def _kept_records(suite: Suite, results: Path, fresh: bool, retry_errors: bool,
             backup = _set_aside(results)
             print(f"costmatch: --fresh: moved the old results to {backup}", file=sys.stderr)
         return [], prepare
-    existing = load_existing(results)
+    existing, set_torn_aside = read_existing(results)
     check_same_params(existing, suite, results)
     notes = [check_other_runs(existing, suite, results)] if other_runs == "check" else []
     workloads = {w.name for w in suite.workloads}
     notes += _check_stale([r for r in existing if r.arm in suite.arms and r.workload in workloads], suite, results,
                           stale)
-    change = (lambda: None)
+    change = set_torn_aside
     if retry_errors and any(r.error is not None for r in existing):
         existing = [r for r in existing if r.error is None]
-        change = functools.partial(write_records, results, existing)
+        change = _in_order(set_torn_aside, functools.partial(write_records, results, existing))
     return existing, functools.partial(_said_then, [n for n in notes if n], change)
+
+
+def _in_order(*changes: Callable[[], None]) -> Callable[[], None]:
+    def run() -> None:
+        for change in changes:
+            change()
+    return run
 
 
 def _said_then(notes: list[str], change: Callable[[], None]) -> None:
