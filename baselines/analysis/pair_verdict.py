@@ -72,8 +72,10 @@ def decide(pairs: list[PairResult], alpha: float = 0.05, margin: float | None = 
             if _interval_agrees(pair):
                 pair.verdict = "a>b" if pair.diff > 0 else "b>a"
                 tests = "" if pair.items else "; both the t and the exact test reject"
-                pair.notes.append(f"decided by {pair.method} (Holm-adjusted p {p_adj:.3g}{tests}) and the "
-                                  f"{pair.interval_method} interval, which excludes 0")
+                same = pair.interval_method == pair.method
+                interval = "its interval" if same else f"the {pair.interval_method} interval"
+                pair.notes.append(f"decided by {pair.method} (Holm-adjusted p {p_adj:.3g}{tests}); "
+                                  f"{interval} excludes 0")
                 _degenerate_note(pair)
                 continue
             pair.notes.append(f"the tests reject (Holm-adjusted p {p_adj:.3g}) but the {pair.interval_method} "
