@@ -92,3 +92,23 @@ class KillSelf:
     def run(self, instance, meter, rng):
         meter.rollouts(1)
         os.kill(os.getpid(), signal.SIGKILL)
+
+
+HOLD_VARIABLE = "COSTMATCH_TEST_HOLD"
+
+
+class HeldFromSeed:
+    """From seed `start` on, never returns while COSTMATCH_TEST_HOLD is set (in a run a test kills); else quick.
+
+    Why: a test that kills a run "mid-run" then knows the run cannot have finished first, however late
+    the kill lands on a loaded machine; the resume, without the variable, runs these cells as usual.
+    """
+
+    def __init__(self, start: int = 2):
+        self.start = start
+
+    def run(self, instance, meter, rng):
+        meter.rollouts(1)
+        while os.environ.get(HOLD_VARIABLE) and instance["seed"] >= self.start:
+            time.sleep(0.05)
+        return 0.5

@@ -5,6 +5,7 @@ Waits are bounded by generous timeouts that only fail a hung test; nothing asser
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -58,6 +59,27 @@ def wait_until(predicate, what: str):
     while not predicate():
         assert time.monotonic() < deadline, f"hung: {what}"
         time.sleep(0.02)
+
+
+@contextlib.contextmanager
+def sigint_ignored():
+    """SIGINT ignored in this process for a moment: a shell starts a background job (``pytest ... &`` in a
+    script, a CI step) that way, and a child started meanwhile inherits it through exec."""
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def ctrl_c_reaches_it() -> None:
+    """In a started costmatch before it runs: SIGINT back to its default, whatever this process inherited.
+
+    Why: exec keeps an ignored SIGINT, and Python then leaves it ignored (as a background job should), so
+    under a backgrounded pytest the run never saw the test's SIGINT and the test hung for 120 s (issue 31:
+    "hung after SIGINT at load 9", passing when rerun in the foreground).
+    """
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def drain(gen, into: dict, box: dict):
@@ -122,9 +144,11 @@ def test_a_cell_stuck_in_c_on_a_thread_becomes_a_timeout_and_the_others_finish(b
 def test_a_signal_ends_a_threading_run_with_a_cell_stuck_in_c_and_keeps_finished_lines(tmp_path, sig):
     suite = write_suite(tmp_path, seeds=2, jobs=2, timeout=300, extra_arms=STUCK, arms='"guess", "stuck"')
     out = tmp_path / "out"
-    proc = subprocess.Popen([sys.executable, "-m", "baselines.cli", "run", str(suite), "--out", str(out),
-                             "--quiet", "--no-plots", "--backend", "threading"], cwd=REPO,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    with sigint_ignored():  # as when pytest runs as a shell's background job: the same test either way
+        proc = subprocess.Popen([sys.executable, "-m", "baselines.cli", "run", str(suite), "--out", str(out),
+                                 "--quiet", "--no-plots", "--backend", "threading"], cwd=REPO,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                preexec_fn=ctrl_c_reaches_it)
     results = out / "results.jsonl"
     try:
         # both threads end up stuck in time.sleep(600); the two guess cells finish first

@@ -144,6 +144,8 @@ class LineSink:
 
         Raises AppendFailed with the OSError; the lines before stay, so the
         same command resumes, and no torn line is left for it to set aside.
+        An interrupt (Ctrl-C, SIGTERM) landing in it goes on, the data kept
+        (and counted by :meth:`take`) only if the file holds all of it.
         """
         try:
             view = memoryview(data)
@@ -151,18 +153,37 @@ class LineSink:
                 written = self.handle.write(view)
                 view = view[len(view) if written is None else written:]
             self.handle.flush()
+            self.size += len(data)  # in the try: an interrupt raised right after len() is settled below
         except OSError as exc:
             with contextlib.suppress(OSError):
                 os.ftruncate(self.handle.fileno(), self.size)
             raise AppendFailed(exc) from None
-        self.size += len(data)
+        except BaseException:  # Ctrl-C or SIGTERM in the write: keep the data only if the file has it whole
+            self._settle(len(data))
+            raise
+
+    def _settle(self, length: int) -> None:
+        """After an interrupt in a write: the data counts if the file grew by all of it, else it is cut back."""
+        with contextlib.suppress(OSError):
+            if os.fstat(self.handle.fileno()).st_size == self.size + length:
+                self.size += length
+            else:
+                os.ftruncate(self.handle.fileno(), self.size)
 
     def take(self, item: bytes | tuple[bytes, bytes]) -> RunRecord:
         line, head = (item, None) if isinstance(item, bytes) else item
         obj = orjson.loads(line if head is None else head)
         if self.check is not None:  # before the write: a refused line (code other than the run's) is never written
             self.check(obj)
-        self.append(line + b"\n")
+        record = trusted_record(obj)
+        size = self.size
+        try:
+            self.append(line + b"\n")
+        finally:  # also when an interrupt lands just after the line reached the file: counted as it is kept
+            if self.size != size:
+                self.kept.append(record)
+        if head is not None:
+            self.pending.append((record, line))
         now = time.monotonic()
         if now - self.last_sync >= 1.0:
             try:
@@ -170,10 +191,6 @@ class LineSink:
             except OSError as exc:
                 raise AppendFailed(exc) from None
             self.last_sync = now
-        record = trusted_record(obj)
-        if head is not None:
-            self.pending.append((record, line))
-        self.kept.append(record)
         if len(self.kept) % self.FREEZE_EVERY == 0:
             gc.freeze()
         return record
