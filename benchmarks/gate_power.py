@@ -63,7 +63,8 @@ def seed_procedures():
     }
 
 
-def seed_rate(draw, n: int, procedure, sims: int, seed: int) -> tuple[float, float]:
+def pass_rate(draw, n: int, procedure, sims: int, seed: int) -> tuple[float, float]:
+    """PASS rate of `procedure` on the paired differences of `sims` draws (per seed, or seeds x questions)."""
     rng = np.random.default_rng(seed)
     hits = 0
     for _ in range(sims):
@@ -105,15 +106,6 @@ def item_procedures():
     }
 
 
-def item_rate(draw, n: int, procedure, sims: int, seed: int) -> tuple[float, float]:
-    rng = np.random.default_rng(seed)
-    hits = 0
-    for _ in range(sims):
-        base, cand = draw(rng, n)
-        hits += procedure(cand - base) == gate_bounds.PASS
-    return _rate(hits, sims)
-
-
 SEED_ROWS = [
     ("power: 0/1 shared difficulty, .8 vs .9 (effect +0.1)", binary_shared(0.8, 0.1), (5, 10, 20, 30)),
     ("power: two identical 0/1 arms (shared, .8 vs .8)", binary_shared(0.8, 0.0), (5, 10, 20, 30)),
@@ -132,11 +124,11 @@ def run(sims: int) -> list[tuple[str, str, int, tuple[float, float]]]:
     for r, (name, draw, ns) in enumerate(SEED_ROWS):
         for p, (proc, fn) in enumerate(seed_procedures().items()):
             for n in ns:
-                out.append((name, proc, n, seed_rate(draw, n, fn, sims, 1000 * r + 100 * p + n)))
+                out.append((name, proc, n, pass_rate(draw, n, fn, sims, 1000 * r + 100 * p + n)))
     for r, (name, draw, ns) in enumerate(ITEM_ROWS):
         for p, (proc, fn) in enumerate(item_procedures().items()):
             for n in ns:
-                out.append((name, proc, n, item_rate(draw, n, fn, sims, 50000 + 1000 * r + 100 * p + n)))
+                out.append((name, proc, n, pass_rate(draw, n, fn, sims, 50000 + 1000 * r + 100 * p + n)))
     return out
 
 

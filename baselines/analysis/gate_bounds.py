@@ -188,16 +188,25 @@ def skew_z(d: np.ndarray) -> float:
 
 def _t_route(d: np.ndarray, margin: float, alpha: float) -> GateDecision:
     """`--bounds t` on unbounded rewards: Student t, widened by bootstrap-t when the sample is skewed (no skew check)."""
-    n = d.size
-    mean, lower, upper = t_interval(d, 1 - 2 * alpha)  # one-sided alpha on each side
-    method = "t"
-    if SKEW_MIN_N <= n <= SKEW_MAX_N and abs(sample_skewness(d)) > SKEW_THRESHOLD:
+    skewed = SKEW_MIN_N <= d.size <= SKEW_MAX_N and abs(sample_skewness(d)) > SKEW_THRESHOLD
+    mean, lower, upper = _t_bounds(d, alpha, widen=skewed)
+    verdict = margin_verdict(lower, upper, margin)
+    method = "t + bootstrap-t (skewed differences)" if skewed else "t"
+    return GateDecision(verdict, mean, lower, upper, _t_needed(verdict, d, mean, margin, alpha), method, [])
+
+
+def _t_bounds(d: np.ndarray, alpha: float, widen: bool) -> tuple[float, float, float]:
+    """(mean, lower, upper): Student t at one-sided alpha on each side, or its hull with bootstrap-t (`widen`)."""
+    mean, lower, upper = t_interval(d, 1 - 2 * alpha)
+    if widen:
         blo, bhi = bootstrap_t_interval(d, 1 - 2 * alpha, seed=0)
         lower, upper = min(lower, blo), max(upper, bhi)
-        method = "t + bootstrap-t (skewed differences)"
-    verdict = margin_verdict(lower, upper, margin)
-    needed = seeds_to_decide(mean, float(d.std(ddof=1)), margin, alpha) if verdict == INCONCLUSIVE else None
-    return GateDecision(verdict, mean, lower, upper, needed, method, [])
+    return mean, lower, upper
+
+
+def _t_needed(verdict: str, d: np.ndarray, mean: float, margin: float, alpha: float) -> int | None:
+    """The seeds that would decide an INCONCLUSIVE t verdict (None once decided)."""
+    return seeds_to_decide(mean, float(d.std(ddof=1)), margin, alpha) if verdict == INCONCLUSIVE else None
 
 
 def _skew_checked(d: np.ndarray, margin: float, alpha: float) -> GateDecision:
@@ -212,13 +221,10 @@ def _skew_checked(d: np.ndarray, margin: float, alpha: float) -> GateDecision:
     below +skew_allowance(n).
     """
     n = d.size
-    mean, lower, upper = t_interval(d, 1 - 2 * alpha)
-    if n >= SKEW_MIN_N:
-        blo, bhi = bootstrap_t_interval(d, 1 - 2 * alpha, seed=0)
-        lower, upper = min(lower, blo), max(upper, bhi)
+    mean, lower, upper = _t_bounds(d, alpha, widen=n >= SKEW_MIN_N)
     method = SKEW_CHECKED if n >= SKEW_MIN_N else "t, skew-checked"
     verdict = margin_verdict(lower, upper, margin)
-    needed = seeds_to_decide(mean, float(d.std(ddof=1)), margin, alpha) if verdict == INCONCLUSIVE else None
+    needed = _t_needed(verdict, d, mean, margin, alpha)
     notes: list[str] = []
     z, allow = skew_z(d), skew_allowance(n)
     if verdict != INCONCLUSIVE and n < UNBOUNDED_MIN_N:

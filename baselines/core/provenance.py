@@ -176,7 +176,7 @@ def source_hash(path: str) -> tuple[str | None, str | None]:
         return None, filename
 
 
-def _shown(filename: str) -> str:
+def shown_file(filename: str) -> str:
     """A module's file as a user would name it: relative to the working folder when it is inside it."""
     try:
         relative = os.path.relpath(filename)
@@ -184,8 +184,6 @@ def _shown(filename: str) -> str:
         return filename
     return filename if relative.startswith("..") else relative
 
-
-shown_file = _shown  # the run's code check (running/code_check.py) names modules the same way
 
 
 def changed_code(records: Iterable[Any], arms: dict[str, str],
@@ -219,7 +217,7 @@ def changed_code(records: Iterable[Any], arms: dict[str, str],
             old = prov.get(field)
             if current is not None and isinstance(old, str) and old != current:
                 stale[(kind, name)] = stale.get((kind, name), 0) + 1
-    return [(kind, name, _shown(now[(kind, name)][1]), n) for (kind, name), n in sorted(stale.items())]
+    return [(kind, name, shown_file(now[(kind, name)][1]), n) for (kind, name), n in sorted(stale.items())]
 
 
 def changed_code_lines(records: Iterable[Any], arms: dict[str, str], workloads: dict[str, str]) -> list[str]:

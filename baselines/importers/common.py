@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from ..core.errors import InputError
 from ..core.fileio import atomic_open
@@ -48,16 +48,23 @@ def read_utf8(path: Path, fix: str) -> str:
 def load_json(path: Path, kind: str) -> Any:
     """Parse a whole JSON file; NaN, Infinity, bad bytes and deep nesting are one-line errors."""
     text = read_utf8(path, f"{kind} files are UTF-8 JSON")
+    return _parse_json(text, str(path), lambda exc: f"not a JSON file ({exc.msg} at line {exc.lineno} column "
+                       f"{exc.colno}); {kind} results are one JSON object",
+                       "write null for a value that was not measured", f"; {kind} results are shallow objects")
+
+
+def _parse_json(text: str, where: str, not_json: Callable[[json.JSONDecodeError], str], not_finite: str,
+                too_deep: str = "") -> Any:
+    """One JSON text parsed, its three ways to fail each one line naming `where`: the message when it is not
+    JSON (`not_json`), the fix when it holds NaN or Infinity (`not_finite`), and the tail of the nesting error."""
     try:
         return json.loads(text, parse_constant=_reject_constant)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{where}: {not_json(exc)}") from None
     except ValueError as exc:
-        if isinstance(exc, json.JSONDecodeError):
-            raise InputError(f"{path}: not a JSON file ({exc.msg} at line {exc.lineno} column {exc.colno}); "
-                             f"{kind} results are one JSON object") from None
-        raise InputError(f"{path}: holds {exc.args[0]}, which is not a finite number; "
-                         "write null for a value that was not measured") from None
+        raise InputError(f"{where}: holds {exc.args[0]}, which is not a finite number; {not_finite}") from None
     except RecursionError:
-        raise InputError(f"{path}: JSON nested deeper than Python can read; {kind} results are shallow objects") from None
+        raise InputError(f"{where}: JSON nested deeper than Python can read{too_deep}") from None
 
 
 def source_object(item: dict, key: str, where: str) -> dict:
@@ -150,16 +157,9 @@ def load_json_lines(path: Path, kind: str) -> list[Any]:
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
-        try:
-            out.append(json.loads(line, parse_constant=_reject_constant))
-        except RecursionError:
-            raise InputError(f"{path}:{number}: JSON nested deeper than Python can read") from None
-        except ValueError as exc:
-            if isinstance(exc, json.JSONDecodeError):
-                raise InputError(f"{path}:{number}: not a JSON line ({exc.msg} at column {exc.colno}); "
-                                 f"{kind} writes one JSON object per line") from None
-            raise InputError(f"{path}:{number}: holds {exc.args[0]}, which is not a finite number; "
-                             "a per-item score must be a number") from None
+        out.append(_parse_json(line, f"{path}:{number}", lambda exc: f"not a JSON line ({exc.msg} at column "
+                               f"{exc.colno}); {kind} writes one JSON object per line",
+                               "a per-item score must be a number"))
     return out
 
 

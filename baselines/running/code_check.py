@@ -66,7 +66,7 @@ class CodeCheck:
                 raise InputError(self._message(obj, prov, kind, want, got, kept))
 
     def _message(self, obj: dict, prov: dict, kind: str, want: Expected, got: str, kept: int) -> str:
-        name = obj.get(kind) if kind == "arm" else obj.get("workload")
+        name = obj.get(kind)  # the record's "arm" or "workload"
         fix = _FIX.get(self.backend, "run the same command (the module changed while this run was running)")
         return (f"{want.shown}: worker {prov.get('worker')} on {prov.get('host')} ran {kind} {name!r} from a copy "
                 f"of this module with hash {got}, but this run read {want.digest} from the file (the worker imported "
