@@ -8,11 +8,11 @@ checked against the protocols (`baselines/core/protocols.py`), and every (worklo
 arm) pair against the declarations of both.
 
 User modules are imported from where the suite says and nowhere else:
-installed packages first; then, only for the top-level modules a ``path``
-names, the suite's folder. Nothing is put on ``sys.path`` or on the workers'
-``PYTHONPATH`` (a ``joblib.py`` or ``zlib.py`` beside the suite, or in the
-working directory, must not run), and a ``workloads/`` folder beside a suite
-cannot hide the built-in package.
+installed packages first; then the suite's folder and the folders its
+``import_paths`` names (see `user_imports`). Nothing is put on ``sys.path``
+or on the workers' ``PYTHONPATH`` (a ``joblib.py`` or ``zlib.py`` beside the
+suite, or in the working directory, must not run), and a ``workloads/``
+folder beside a suite cannot hide the built-in package.
 
     seeds = 5                 # a count (0..n-1) or a list
     jobs = 2
@@ -49,9 +49,10 @@ from .class_checks import check_class, check_params
 from ..core.provenance import by_value, by_value_hash, register_class
 from ..core.json_line import MAX_DEPTH, json_depth, show
 from ..core.records import MAX_AMOUNT, SEED_MAX, budget_key
-from .user_imports import isolated_workers, origin_root, register_root, resolve, resolve_syntax  # noqa: F401 - public here too
+from .user_imports import (isolated_workers, origin_root, register_folders, register_root, resolve,  # noqa: F401
+                           resolve_syntax)
 
-_TOP_KEYS = {"name", "seeds", "jobs", "backend", "timeout", "out", "tolerance", "arms", "workloads"}
+_TOP_KEYS = {"name", "seeds", "jobs", "backend", "timeout", "out", "tolerance", "import_paths", "arms", "workloads"}
 _ARM_KEYS = {"path", "params"}
 _WORKLOAD_KEYS = {"name", "path", "params", "fixed", "budget", "budgets", "arms", "seeds", "tolerance"}
 BACKENDS = ("loky", "threading", "sequential", "dask", "ray")
@@ -85,6 +86,7 @@ class _UserClassSpec:
         if sent is not None:
             import pickle
             register_class(self.path, pickle.loads(sent[0]), sent[1])
+        register_folders(self.folders)
         register_root(self.path, self.root)
 
 
@@ -94,6 +96,7 @@ class ArmSpec(_UserClassSpec):
     path: str
     params: dict[str, Any]
     root: str | None = None   # the suite's folder, for user modules (see resolve)
+    folders: tuple[str, ...] = ()  # the suite's folder and its import_paths: where its other modules are found
 
 
 @dataclass(frozen=True)
@@ -107,6 +110,7 @@ class WorkloadSpec(_UserClassSpec):
     seeds: tuple[int, ...]
     tolerance: float
     root: str | None = None
+    folders: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -268,7 +272,9 @@ def parse_suite(data: dict, source: str, check_imports: bool = True, root: str |
     """Check a parsed suite completely; InputError names the file, the key and the fix."""
     _unknown(data, _TOP_KEYS, source)
     seeds, jobs, backend, timeout, tolerance, name, out = _suite_settings(data, source)
-    arms, instances = _parse_arms(data, source, check_imports, root)
+    folders = _import_paths(data.get("import_paths", []), source, root)
+    register_folders(folders)
+    arms, instances = _parse_arms(data, source, check_imports, root, folders)
     workloads_list = _type(data.get("workloads", []), list, f"{source}: 'workloads'",
                            "must be an array of tables [[workloads]]")
     if not workloads_list:
@@ -277,6 +283,7 @@ def parse_suite(data: dict, source: str, check_imports: bool = True, root: str |
     for i, spec in enumerate(workloads_list):
         workload, cells = _parse_workload(spec, f"{source}: workloads[{i}]", arms, instances, seeds, tolerance,
                                           seen, cells, check_imports, root)
+        workload = dataclasses.replace(workload, folders=folders)
         _same_as_namesake(workload, workloads, f"{source}: workloads[{i}]")
         workloads.append(workload)
     return Suite(name, source, arms, workloads, jobs, backend,
@@ -318,7 +325,23 @@ def _suite_settings(data: dict, source: str):
     return seeds, jobs, backend, timeout, tolerance, name, out
 
 
-def _parse_arms(data: dict, source: str, check_imports: bool, root: str | None):
+def _import_paths(value, source: str, root: str | None) -> tuple[str, ...]:
+    """The suite's folder and the folders ``import_paths`` names (relative to it), each an existing folder."""
+    where = f"{source}: 'import_paths'"
+    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() and "\x00" not in v for v in value):
+        raise InputError(f"{where}: must be a list of folder names relative to the suite, like [\"src\"], got "
+                         f"{show(value)}")
+    base = Path(root) if root else Path.cwd()
+    folders = [str(base.resolve())] if root else []
+    for entry in value:
+        folder = (base / entry).resolve()
+        if not folder.is_dir():
+            raise InputError(f"{where}: {entry!r} is not a folder (looked for {folder}); create it or fix the name")
+        folders.append(str(folder))
+    return tuple(dict.fromkeys(folders))
+
+
+def _parse_arms(data: dict, source: str, check_imports: bool, root: str | None, folders: tuple[str, ...] = ()):
     """The [arms.*] tables as specs, plus constructed instances so workloads can check compatibility."""
     arms_table = _type(data.get("arms", {}), dict, f"{source}: 'arms'",
                        "must be tables like [arms.greedy] with a 'path'")
@@ -340,7 +363,7 @@ def _parse_arms(data: dict, source: str, check_imports: bool, root: str | None):
             instances[arm_name] = arm
         else:
             resolve_syntax(spec["path"], f"{where}.path")
-        arms[arm_name] = ArmSpec(arm_name, spec["path"], params, origin_root(spec["path"]) or root)
+        arms[arm_name] = ArmSpec(arm_name, spec["path"], params, origin_root(spec["path"]) or root, folders)
     return arms, instances
 
 
