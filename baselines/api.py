@@ -31,6 +31,7 @@ from .core.budget import Budget
 from .core.errors import InputError
 from .core.provenance import register_class
 from .core.records import RunRecord, read_records
+from .core.units import canonical_unit
 from .running.runner import run_suite
 from .running.suite import parse_suite
 
@@ -215,6 +216,7 @@ def check(records: list[RunRecord] | str | Path, *, baseline: str, candidate: st
     """
     if baseline == candidate:
         raise InputError(f"check: baseline and candidate are both {baseline!r}; name two different arms")
+    fixed = None if fixed is None else canonical_unit(fixed)   # the aliases the suite and the CLI accept
     records = records if isinstance(records, (str, Path)) else records_argument(records, "check: records")
     if isinstance(records, (str, Path)):
         records = read_records(records)

@@ -33,6 +33,7 @@ from .gate_data import ArmRuns, arm_runs, seed_list
 from .reward_range import detect_range, usable_range
 from .stats import unpaired_test
 from .table import RunTable
+from ..core.suggest import did_you_mean
 from ..core.units import nouns_of
 
 
@@ -404,7 +405,7 @@ def _two_arms(records, baseline: str, candidate: str):
         if arm not in arms:
             shown = sorted(arms)
             listed = ", ".join(shown[:20]) + (f", ... ({len(shown) - 20} more)" if len(shown) > 20 else "")
-            raise ValueError(f"arm {arm!r} is not in the results; arms present: {listed}")
+            raise ValueError(f"arm {arm!r} is not in the results{did_you_mean(arm, shown)}; arms present: {listed}")
     if table is not None:   # columns all the way: 1M runs without a Python object per run
         mask = table.frame["arm"].astype(str).isin([baseline, candidate]).to_numpy()
         traces = None if table.traces is None else [table.traces[i] for i in np.flatnonzero(mask).tolist()]

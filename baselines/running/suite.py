@@ -49,6 +49,8 @@ from .class_checks import check_class, check_params
 from ..core.provenance import by_value, by_value_hash, register_class
 from ..core.json_line import MAX_DEPTH, json_depth, show
 from ..core.records import MAX_AMOUNT, SEED_MAX, budget_key
+from ..core.suggest import did_you_mean
+from ..core.units import STANDARD_UNITS, canonical_unit
 from .user_imports import (isolated_workers, origin_root, register_folders, register_root, resolve,  # noqa: F401
                            resolve_syntax)
 
@@ -176,7 +178,8 @@ def _type(value, types, where: str, what: str):
 def _unknown(table: dict, allowed: set, where: str) -> None:
     for key in table:
         if key not in allowed:
-            raise InputError(f"{where}: unknown key {show(key)}; allowed keys are {', '.join(sorted(allowed))}")
+            raise InputError(f"{where}: unknown key {show(key)}{did_you_mean(key, sorted(allowed))}; allowed keys are "
+                             f"{', '.join(sorted(allowed))}")
 
 
 def _name(value, where: str, what: str) -> str:
@@ -229,6 +232,14 @@ def _params(value, where: str) -> dict[str, Any]:
 def _budget(raw, where: str) -> Budget:
     if not isinstance(raw, dict):
         raise InputError(f"{where}: must be a table like {{tokens = 200000}}, got {show(raw)}")
+    written = {}
+    for unit, value in raw.items():   # the aliases the command line accepts (token, dollars, rollout)
+        name = canonical_unit(unit)
+        if name in written:
+            raise InputError(f"{where}: {show(unit)} and {show(written[name][0])} both name the unit {name!r}; "
+                             "give it once")
+        written[name] = (unit, value)
+    raw = {name: value for name, (_, value) in written.items()}
     try:
         budget = Budget(raw)
     except ValueError as exc:
@@ -406,11 +417,19 @@ def _workload_budgets(spec: dict, where: str) -> tuple[list[Budget], str]:
     if not isinstance(raw, list) or not raw:
         raise InputError(f"{where}.budgets: must be a non-empty list of tables like {{tokens = 200000}}")
     budgets = [_budget(b, f"{where}.budget") for b in raw]
-    fixed = _type(spec["fixed"], str, f"{where}.fixed", "must be a unit name")
-    for b in budgets:
+    written = _type(spec["fixed"], str, f"{where}.fixed", "must be a unit name")
+    fixed = canonical_unit(written)
+    for b, table in zip(budgets, raw):
         if fixed not in b:
-            raise InputError(f"{where}.fixed: {show(fixed)} is not a unit of the budget "
-                             f"({', '.join(b.units)}); a fixed unit must have an allowance")
+            typo = [u for u in table if u not in STANDARD_UNITS and canonical_unit(u) == u
+                    and did_you_mean(u, [fixed, *STANDARD_UNITS], cutoff=0.75)]
+            if typo:  # blame the unit the user wrote (`budget = {tokns = ...}`), not the fixed key
+                raise InputError(f"{where}.budget: unit {show(typo[0])} is not a unit costmatch knows"
+                                 f"{did_you_mean(typo[0], [fixed, *STANDARD_UNITS], cutoff=0.75)}; fixed = "
+                                 f"{show(written)} needs an allowance in that unit")
+            raise InputError(f"{where}.fixed: {show(written)} is not a unit of the budget "
+                             f"({', '.join(b.units)}){did_you_mean(written, list(b.units))}; a fixed unit must "
+                             "have an allowance")
     return budgets, fixed
 
 
@@ -421,7 +440,7 @@ def _workload_arms(spec: dict, where: str, arms: dict) -> list:
         raise InputError(f"{where}.arms: no arms; list at least one arm name")
     for arm in arm_names:
         if not isinstance(arm, str) or arm not in arms:
-            raise InputError(f"{where}.arms: unknown arm {show(arm)}; defined arms: "
+            raise InputError(f"{where}.arms: unknown arm {show(arm)}{did_you_mean(arm, list(arms))}; defined arms: "
                              f"{_listing(arms)}")
     if len(set(arm_names)) != len(arm_names):
         raise InputError(f"{where}.arms: an arm is listed twice")
@@ -437,7 +456,8 @@ def _check_workload(spec: dict, where: str, w_name: str, params: dict, budgets: 
     for b in budgets:
         for unit in b.units:
             if unit not in measures and unit not in ("prompt_tokens", "completion_tokens", "tokens", "usd"):
-                raise InputError(f"{where}.budget: unit {unit!r} is not measured by {spec['path']} "
+                hint = did_you_mean(unit, sorted(measures | set(STANDARD_UNITS)))
+                raise InputError(f"{where}.budget: unit {unit!r} is not measured by {spec['path']}{hint} "
                                  f"(it measures {', '.join(sorted(measures))})")
     for arm in arm_names:
         why = _guarded(lambda: incompatibility(workload, instances[arm]), f"{where}.arms")
