@@ -41,6 +41,7 @@ from ..core.scoped import gc_paused
 from .anytime import metric_frame
 from .pairing import item_pairs, pair_groups
 from ..core.provenance import different_code_lines
+from ..core.api_arguments import check_arguments, comparison_rules
 from ..core.errors import InputError
 from ..core.records import RunRecord, budget_key, budget_label
 from .group_selection import select_groups
@@ -69,6 +70,7 @@ def compare(records: Iterable[RunRecord] | RunTable, *, fixed: str | None = None
     or False/"none"; `workloads=`, `budgets=` and `confound_units=` select
     groups and units.
     """
+    check_arguments("compare", comparison_rules(RunTable, CompareOptions), locals())  # each named, before any work
     options = options_with(options, tolerance=tolerance, alpha=alpha, allow_early_stop=allow_early_stop,
                            baseline=baseline, equivalence_margin=equivalence_margin, seed=seed, metric=metric,
                            start=start, pairs=pairs, bootstrap=bootstrap, workloads=workloads, budgets=budgets,
