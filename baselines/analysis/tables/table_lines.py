@@ -17,8 +17,8 @@ try:  # the null rows' lines are parsed again (see table_arrow._null_rows_keyed)
 except ImportError:  # pragma: no cover - orjson is a declared dependency
     _orjson = None
 
-from ..core.errors import InputError
-from ..core.json_line import MAX_DEPTH, json_depth
+from ...core.errors import InputError
+from ...core.json_line import MAX_DEPTH, json_depth
 
 
 
