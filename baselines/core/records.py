@@ -21,7 +21,9 @@ except ImportError:  # pragma: no cover - orjson is a declared dependency
     _orjson = None
 
 from .errors import InputError
+from .file_kind import refuse_foreign
 from .fileio import atomic_open
+from .input_files import open_input
 from .json_line import (MAX_DEPTH, dumped, has_surrogate_escape, json_depth, loads_line, lone_surrogate, quote,
                         refuse_bom, refuse_repeated_key)
 from .units import ordered_units
@@ -413,12 +415,10 @@ def iter_records(path: str | os.PathLike) -> Iterator[RunRecord]:
 
 def _located_records(path: str | os.PathLike) -> Iterator[tuple[str, RunRecord]]:
     path = Path(path)
-    try:
-        handle = open(path, "rb")
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read results file ({exc.strerror})") from None
+    handle = open_input(path, "results file", pipes=True)
     with handle:
         try:
+            refuse_foreign(handle.peek(16)[:16], path)
             for number, line in enumerate(handle, 1):
                 if not line.strip():
                     continue

@@ -18,6 +18,8 @@ except ImportError:  # pragma: no cover - orjson is a declared dependency
     _orjson = None
 
 from ...core.errors import InputError
+from ...core.file_kind import refuse_foreign
+from ...core.input_files import open_input
 from ...core.json_line import MAX_DEPTH, json_depth
 
 
@@ -33,17 +35,17 @@ def read_blocks(path: Path):
     not of the file (a whole-file read held the bytes, pyarrow's table and the
     frame at once: 3x the file).
     """
-    try:
-        handle = open(path, "rb")
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read results file ({exc.strerror})") from None
+    handle = open_input(path, "results file", pipes=True)
     with handle:
-        carry = b""
+        carry, first = b"", True
         while True:
             try:
                 chunk = handle.read(BLOCK_BYTES)
             except OSError as exc:  # a folder, a device that fails mid-read
                 raise InputError(f"{path}: cannot read results file ({exc.strerror or exc})") from None
+            if first:
+                refuse_foreign(chunk[:16], path)
+                first = False
             if not chunk:
                 if carry:
                     yield carry
