@@ -22,11 +22,11 @@ import tempfile
 from pathlib import Path
 from typing import Any, Iterable, Mapping, NamedTuple
 
-from .analysis.compare_options import CompareOptions
-from .analysis.comparing import options_with
-from .analysis.comparison import Comparison
-from .analysis.gate import GateResult, overall, run_gate
-from .analysis.table import RunTable
+from .analysis.compare.compare_options import CompareOptions
+from .analysis.compare.comparing import options_with
+from .analysis.compare.comparison import Comparison
+from .analysis.gating.gate import GateResult, overall, run_gate
+from .analysis.tables.table import RunTable
 from .core.api_arguments import RUN_RULES, check_arguments, check_rules
 from .core.arguments import budget_table, records_argument
 from .core.budget import Budget
