@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from baselines import read_records
-from baselines.analysis.table import RunTable
+from baselines.analysis.tables.table import RunTable
 from baselines.cli import main
 from baselines.core.errors import InputError
 from baselines.core.file_kind import is_cut_line

@@ -62,7 +62,7 @@ def signature_line(name: str, fn: Callable[..., Any], *, drop_self: bool = False
 
 def comparison_methods() -> dict[str, Callable[..., Any]]:
     """The public methods of `Comparison` (and `_repr_html_`, what a notebook calls), in source order."""
-    from ..analysis.comparison import Comparison
+    from ..analysis.compare.comparison import Comparison
 
     return {name: member for name, member in vars(Comparison).items()
             if inspect.isfunction(member) and (not name.startswith("_") or name == "_repr_html_")}

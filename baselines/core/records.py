@@ -122,7 +122,7 @@ def budget_label(budget: dict[str, float]) -> str:
 # -- one rule for every reader -------------------------------------------------
 # Limits that make every record input either a record or a one-line error (the nesting
 # limit MAX_DEPTH is a rule of the text: `json_line.py`). The bulk reader
-# (analysis/table_arrow.py) hands a file to pyarrow only when it cannot cross them and
+# (analysis/tables/table_arrow.py) hands a file to pyarrow only when it cannot cross them and
 # falls back to the line reader otherwise, so both readers agree.
 MAX_AMOUNT = 1e15         # spend and budget values: exact as float64 integers, sums stay finite
 MAX_REWARD = 1e100        # |reward|: means, variances and plots of such values stay finite

@@ -24,13 +24,13 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import special
 
-from .alpha import check_alpha
-from .betting import diff_bounds
-from .bootstrap import bootstrap_t_interval, sample_skewness
-from .exact_paired import EXACT_MAX_N, exact_decision, ni_pvalue, paired_binary_counts
-from .pair_interval import SKEW_MAX_N, SKEW_MIN_N, SKEW_THRESHOLD
-from .stats import degenerate
-from .student_t import t_interval, t_seeds_to_clear
+from ..statistics.alpha import check_alpha
+from ..statistics.betting import diff_bounds
+from ..statistics.bootstrap import bootstrap_t_interval, sample_skewness
+from ..statistics.exact_paired import EXACT_MAX_N, exact_decision, ni_pvalue, paired_binary_counts
+from ..statistics.pair_interval import SKEW_MAX_N, SKEW_MIN_N, SKEW_THRESHOLD
+from ..statistics.stats import degenerate
+from ..statistics.student_t import t_interval, t_seeds_to_clear
 
 PASS, FAIL, INCONCLUSIVE = "PASS", "FAIL", "INCONCLUSIVE"
 

@@ -13,7 +13,7 @@ import statistics
 
 import numpy as np
 
-from .columns import relative
+from ..tables.columns import relative
 from .compare_options import CompareOptions
 from .comparison import MEASURED, PARTIAL, UNREPORTED, Flag, Group, Unverified
 

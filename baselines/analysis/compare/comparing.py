@@ -30,22 +30,23 @@ import numpy as np
 import pandas as pd
 from scipy.special import stdtrit
 
-from .arm_intervals import bounded_arm_intervals
-from .columns import arm_sums, medians_of, run_bounds, sorted_codes
+from ..statistics.arm_intervals import bounded_arm_intervals
+from ..tables.columns import arm_sums, medians_of, run_bounds, sorted_codes
 from .compare_options import CompareOptions
-from .degradation import mark_degraded
+from ..tables.degradation import mark_degraded
 from .comparison import MEASURED, PARTIAL, UNREPORTED, ArmSummary, Comparison, Group, UnitSpend
 from .screen import screen_groups
 from .spend_checks import check_confound, check_runs
-from ..core.scoped import gc_paused
-from .anytime import metric_frame
+from ...core.scoped import gc_paused
+from ..curves.anytime import metric_frame
 from .pairing import item_pairs, pair_groups
-from ..core.provenance import different_code_lines
-from ..core.errors import InputError
-from ..core.records import RunRecord, budget_key, budget_label
+from ...core.provenance import different_code_lines
+from ...core.api_arguments import check_arguments, comparison_rules
+from ...core.errors import InputError
+from ...core.records import RunRecord, budget_key, budget_label
 from .group_selection import select_groups
-from .table import RunTable
-from ..core.units import STANDARD_UNITS, ordered_units
+from ..tables.table import RunTable
+from ...core.units import STANDARD_UNITS, ordered_units
 
 
 def compare(records: Iterable[RunRecord] | RunTable, *, fixed: str | None = None,
@@ -69,6 +70,7 @@ def compare(records: Iterable[RunRecord] | RunTable, *, fixed: str | None = None
     or False/"none"; `workloads=`, `budgets=` and `confound_units=` select
     groups and units.
     """
+    check_arguments("compare", comparison_rules(RunTable, CompareOptions), locals())  # each named, before any work
     options = options_with(options, tolerance=tolerance, alpha=alpha, allow_early_stop=allow_early_stop,
                            baseline=baseline, equivalence_margin=equivalence_margin, seed=seed, metric=metric,
                            start=start, pairs=pairs, bootstrap=bootstrap, workloads=workloads, budgets=budgets,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from .alpha import check_alpha
+from ..statistics.alpha import check_alpha
 
 #: Above this many arms, pairs are not all computed unless asked for (`pairs="all"`):
 #: 20 arms are 190 pairs; 10,000 arms would be 50 million.

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .comparison import Group
+from ..compare.comparison import Group
 
 
 @dataclass

@@ -12,9 +12,9 @@ import pyarrow as pa
 import pyarrow.json as pj
 
 from . import degradation
-from ..core.errors import InputError
-from ..core.json_line import MAX_DEPTH
-from ..core.records import NAME_MAX, SCHEMA, _trace, items_from_json
+from ...core.errors import InputError
+from ...core.json_line import MAX_DEPTH
+from ...core.records import NAME_MAX, SCHEMA, _trace, items_from_json
 from .run_columns import code_column, error_summary, nouns_column
 from .table_arrow_columns import (arrow_reward_range, block_budgets, label_codes, numeric_column, object_column,
                                   per_distinct)

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..core.errors import InputError
-from ..core.records import budget_key
+from ...core.errors import InputError
+from ...core.records import budget_key
 from .gate import overall, run_gate
 from .gate_bounds import FAIL, INCONCLUSIVE, PASS, decide_gate, spending_schedule
 

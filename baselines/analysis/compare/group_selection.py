@@ -9,8 +9,8 @@ whose budget names it, and every group left out is listed with the reason.
 from __future__ import annotations
 
 from .comparison import Skipped
-from ..core.records import budget_label
-from ..core.units import ordered_units
+from ...core.records import budget_label
+from ...core.units import ordered_units
 
 
 def select_groups(groups: list[tuple[str, str]], budgets: dict[str, dict[str, float]], fixed: str | None,

@@ -11,8 +11,8 @@ import json
 
 import numpy as np
 
-from ..core.provenance import code_key
-from ..core.records import declared_range
+from ...core.provenance import code_key
+from ...core.records import declared_range
 
 
 def error_summary(error) -> str | None:

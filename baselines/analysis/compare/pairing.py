@@ -13,10 +13,10 @@ import numpy as np
 
 from .compare_options import ALL_PAIRS_MAX_ARMS, CompareOptions
 from .comparison import Group
-from .bootstrap import add_bootstrap
+from ..statistics.bootstrap import add_bootstrap
 from .pair_verdict import decide
-from .reward_range import PASS_FAIL_RANGE, detect_range, usable_range
-from .stats import _complete_pairs, all_pairs
+from ..statistics.reward_range import PASS_FAIL_RANGE, detect_range, usable_range
+from ..statistics.stats import _complete_pairs, all_pairs
 
 
 def pair_group(group: Group, options: CompareOptions) -> None:
@@ -145,8 +145,8 @@ def item_pairs(groups: list[Group], frame, options: CompareOptions) -> None:
     (Miller 2024) is where the power at 5-10 seeds is. Without items nothing
     changes.
     """
-    from .clustered import clustered_pair, pair_items
-    from .gate_data import arm_runs
+    from ..statistics.clustered import clustered_pair, pair_items
+    from ..gating.gate_data import arm_runs
 
     for group in groups:
         if not group.pairs:

@@ -13,7 +13,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from .pair_result import PairResult
+from ..compare.pair_result import PairResult
 
 BOOTSTRAP_T_DRAWS = 2000  # seeded bootstrap-t resamples for the skew-robust interval
 

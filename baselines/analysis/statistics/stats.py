@@ -20,7 +20,7 @@ from scipy import special as _special
 
 from .betting import mean_bounds
 from .pair_interval import block_intervals, pair_interval
-from .pair_result import PairResult
+from ..compare.pair_result import PairResult
 from .reward_range import detect_range
 from .sign_flip import permutation_p, sign_flip_p, sign_flip_rows
 from .student_t import mde_factor, min_detectable_effect, t_pvalue, t_quantile, t_sf

@@ -25,10 +25,10 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
-from .columns import run_bounds
+from ..tables.columns import run_bounds
 
 if TYPE_CHECKING:  # pragma: no cover - types only: the table is handed in
-    from .table import RunTable
+    from ..tables.table import RunTable
 
 #: what a comparison can compare: the final reward, the dev score, or an anytime metric of the trace
 METRICS = ("reward", "dev_reward", "auc", "reward@25%", "reward@50%", "reward@100%")

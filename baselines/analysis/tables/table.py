@@ -28,13 +28,13 @@ import pandas as pd
 import pyarrow as pa
 
 from . import degradation
-from ..core.records import RunRecord, budget_key, duplicate_error, parse_line
-from ..core.scoped import gc_paused
+from ...core.records import RunRecord, budget_key, duplicate_error, parse_line
+from ...core.scoped import gc_paused
 from .run_columns import code_column, error_summary, instance_column, items_column, nouns_column, reward_range_columns
 from .table_arrow import arrow_chunk
 from .table_lines import line_ends, nonblank_lines, read_blocks
 from .table_store import ColumnStore
-from ..core.units import ordered_units
+from ...core.units import ordered_units
 
 
 @dataclass

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.records import budget_key
+from ...core.records import budget_key
 from .pair_result import PairResult
 
 MEASURED, PARTIAL, UNREPORTED = "measured", "partial", "unreported"

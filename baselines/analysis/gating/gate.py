@@ -20,20 +20,20 @@ from typing import Any
 
 import numpy as np
 
-from .alpha import check_alpha, format_level
-from .betting import mean_bounds
-from .compare_options import CompareOptions
-from .comparing import compare
-from .comparison import Comparison, Group
-from .clustered import METHOD as CLUSTERED
-from .clustered import clustered_bounds, pair_items
-from .clustered import seeds_to_decide as clustered_seeds
+from ..statistics.alpha import check_alpha, format_level
+from ..statistics.betting import mean_bounds
+from ..compare.compare_options import CompareOptions
+from ..compare.comparing import compare
+from ..compare.comparison import Comparison, Group
+from ..statistics.clustered import METHOD as CLUSTERED
+from ..statistics.clustered import clustered_bounds, pair_items
+from ..statistics.clustered import seeds_to_decide as clustered_seeds
 from .gate_bounds import BOUNDS, FAIL, INCONCLUSIVE, PASS, betting_seeds, gate_decision, margin_verdict
 from .gate_data import ArmRuns, arm_runs, seed_list
-from .reward_range import detect_range, usable_range
-from .stats import unpaired_test
-from .table import RunTable
-from ..core.units import nouns_of
+from ..statistics.reward_range import detect_range, usable_range
+from ..statistics.stats import unpaired_test
+from ..tables.table import RunTable
+from ...core.units import nouns_of
 
 
 @dataclass

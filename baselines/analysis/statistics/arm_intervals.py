@@ -5,7 +5,7 @@ Why: a Student-t interval on ten pass/fail seeds that all failed is
 runs past 1 and is shown clipped. For rewards that are all 0 or 1 (and no
 declared range) the interval is Clopper-Pearson's exact binomial one; for a
 declared `reward_range` it is the betting confidence interval
-(`baselines.analysis.betting`), valid for any distribution inside the range. These
+(`baselines.analysis.statistics.betting`), valid for any distribution inside the range. These
 are the same assumptions the paired statistics make for such groups (exact
 McNemar / betting), so an arm's interval and its pairs' agree on what is
 known. Unbounded rewards keep the t interval; an arm whose rewards are

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .pair_result import PairResult
+from ..compare.pair_result import PairResult
 from .student_t import t_quantile, t_seeds_to_clear, t_sf
 
 METHOD = "seed-clustered t on paired item differences"

@@ -17,10 +17,10 @@ import math
 
 import numpy as np
 
-from .alpha import check_alpha
+from ..statistics.alpha import check_alpha
 from .pair_result import PairResult
-from .sign_flip import min_exact_p
-from .student_t import mde_factor, t_quantile
+from ..statistics.sign_flip import min_exact_p
+from ..statistics.student_t import mde_factor, t_quantile
 
 NO_DIFFERENCE = "no difference detected"
 

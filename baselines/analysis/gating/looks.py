@@ -22,7 +22,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ..core.records import budget_key
+from ...core.records import budget_key
 
 LEDGER_NAME = ".costmatch-looks.json"
 SCHEMA = "costmatch.looks/1"

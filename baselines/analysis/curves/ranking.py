@@ -21,8 +21,8 @@ from typing import NamedTuple
 import numpy as np
 
 from . import anytime
-from .pair_verdict import decide
-from .stats import all_pairs
+from ..compare.pair_verdict import decide
+from ..statistics.stats import all_pairs
 
 RANK_UNITS = ("rollouts", "calls", "tokens", "usd")
 RANK_ALPHA = 0.05

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .columns import arm_sums
+from ..tables.columns import arm_sums
 
 #: a relative drift within this fraction of the tolerance sends the group to the per-group check
 MARGIN = 1e-9

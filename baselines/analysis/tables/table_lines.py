@@ -17,10 +17,10 @@ try:  # the null rows' lines are parsed again (see table_arrow._null_rows_keyed)
 except ImportError:  # pragma: no cover - orjson is a declared dependency
     _orjson = None
 
-from ..core.errors import InputError
-from ..core.file_kind import refuse_foreign
-from ..core.input_files import open_input
-from ..core.json_line import MAX_DEPTH, json_depth
+from ...core.errors import InputError
+from ...core.file_kind import refuse_foreign
+from ...core.input_files import open_input
+from ...core.json_line import MAX_DEPTH, json_depth
 
 
 

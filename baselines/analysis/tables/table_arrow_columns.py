@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from ..core.records import MAX_AMOUNT, MAX_REWARD, budget_key, canonical_budget
+from ...core.records import MAX_AMOUNT, MAX_REWARD, budget_key, canonical_budget
 from .run_columns import reward_range_columns
 
 

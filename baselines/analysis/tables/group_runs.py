@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..core.records import RunRecord, budget_key
+from ...core.records import RunRecord, budget_key
 
 
 class RunIndex:
