@@ -12,7 +12,7 @@ import math
 import stat
 from pathlib import Path
 
-from ..analysis.alpha import check_alpha
+from ..analysis.statistics.alpha import check_alpha
 from ..core.errors import InputError
 from ..core.fileio import OutputError, ensure_dir
 from ..core.suggest import did_you_mean
