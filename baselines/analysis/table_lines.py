@@ -26,8 +26,8 @@ BLOCK_BYTES = 4 << 20      # the bulk reader parses a file this many bytes at a 
 _SAFE_OPENS = 1000         # pyarrow's parser recurses: a line it gets never opens more brackets than this
 
 
-def read_blocks(path: Path):
-    """Bytes ending at a line end (the last may not), about BLOCK_BYTES each.
+def read_blocks(path: Path, offset: int = 0):
+    """Bytes ending at a line end (the last may not), about BLOCK_BYTES each, from byte `offset` on.
 
     Reading block by block keeps the peak memory near the size of the columns,
     not of the file (a whole-file read held the bytes, pyarrow's table and the
@@ -39,6 +39,8 @@ def read_blocks(path: Path):
         raise InputError(f"{path}: cannot read results file ({exc.strerror})") from None
     with handle:
         carry = b""
+        if offset:  # a pipe cannot seek (and is never cached)
+            handle.seek(offset)
         while True:
             try:
                 chunk = handle.read(BLOCK_BYTES)
