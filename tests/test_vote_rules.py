@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from arms.replay_tts import Majority
-from baselines.analysis.pool_table import parse_ns, pool_table, render_table
+from baselines.analysis.curves.pool_table import parse_ns, pool_table, render_table
 from baselines.cli import main
 from baselines.core.errors import InputError
 from baselines.core.meter import Meter

@@ -8,7 +8,7 @@ its band and crossover, and writes the figure. With ``--format md|csv|json``
 it prints only the per-model table of the authors' summary (model, problems,
 samples per problem, Bo1, Bo∞, majority@n for ``--n``), under the vote rule
 it names (``--empty``, ``--ties``; default the authors'). Numbers come from
-`baselines.analysis.tts_curves` and `pool_table`; this module reads the files and prints.
+`baselines.analysis.curves.tts_curves` and `.pool_table`; this module reads the files and prints.
 """
 from __future__ import annotations
 
@@ -51,8 +51,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(*, benchmark, folder, models, compare, confidence, draws, seed, empty_abstains, out, empty=None, ties=None,
         format=None, n=None) -> int:
-    from ..analysis.pool_table import parse_ns, pool_table, render_tables
-    from ..analysis.tts_curves import DEFAULT_CONFIDENCES, compare_curves, pool_curves
+    from ..analysis.curves.pool_table import parse_ns, pool_table, render_tables
+    from ..analysis.curves.tts_curves import DEFAULT_CONFIDENCES, compare_curves, pool_curves
     from workloads.replay import Replay
 
     if empty_abstains and empty == "votes":
