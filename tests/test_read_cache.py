@@ -17,8 +17,8 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from baselines.analysis import table as table_module, table_cache
-from baselines.analysis.table import RunTable
+from baselines.analysis.tables import table as table_module, table_cache
+from baselines.analysis.tables.table import RunTable
 from baselines.cli import main
 from baselines.core.errors import InputError
 from tests.sizes import examples

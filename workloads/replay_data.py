@@ -25,6 +25,7 @@ import numpy as np
 import orjson
 
 from baselines.core.errors import InputError
+from baselines.core.input_files import read_input
 
 
 @dataclass(frozen=True)
@@ -49,7 +50,7 @@ def read_samples(path: str | os.PathLike) -> tuple[Problem, ...]:
         key = (str(path.resolve()), stat.st_size, stat.st_mtime_ns)
         if key in _CACHE:
             return _CACHE[key]
-        data = path.read_bytes()
+        data = read_input(path, "samples file")  # a FIFO or a device is refused before it can block
     except OSError as exc:
         raise InputError(f"{path}: cannot read samples file ({exc.strerror or exc}); check the path") from None
     problems, seen = [], {}
@@ -149,6 +150,19 @@ def _boinf_problem(obj: dict, where: str) -> Problem:
         answers.append(_answer(sample[0], f"{at}[0] (answer)"))
         tokens.append(_tokens(sample[1], f"{at}[1] (tokens)"))
     return Problem(pid, gold, tuple(answers), np.asarray(tokens, dtype=np.int64), None)
+
+
+#: the release's datasets, in the order its authors' table script prints them
+RELEASE_BENCHMARKS = ("aime2024", "aime2025", "gpqa_diamond", "math500")
+
+
+def benchmarks_in(folder: str | os.PathLike) -> list[str]:
+    """The release's datasets that have files in `folder`, in the authors' order (InputError: none)."""
+    found = [b for b in RELEASE_BENCHMARKS if any(Path(folder).glob(f"*{b}_*.jsonl"))] if Path(folder).is_dir() else []
+    if not found:
+        raise InputError(f"{folder}: no samples files of the release's datasets ({', '.join(RELEASE_BENCHMARKS)}); "
+                         "name one with --benchmark")
+    return found
 
 
 def benchmark_files(folder: str | os.PathLike, benchmark: str) -> dict[str, Path]:
