@@ -82,14 +82,25 @@ def cost_tables(comparison, table, target: float, baseline: str | None) -> list[
     """ERT and cost-of-pass per compared group, from the table's columns and traces (array work)."""
     from ..analysis.curves.anytime import cost_tables as by_group, json_ready  # start-up: only when the verb runs
 
-    out = []
+    from ..core.records import budget_key
+
+    declared = {(g.workload, budget_key(g.budget)): g.reward_range for g in comparison.groups if g.reward_range}
+    out, skipped = [], []
     for unit in sorted({g.fixed or comparison.fixed or "" for g in comparison.groups}):
         wanted = [(g.workload, g.budget) for g in comparison.groups if (g.fixed or comparison.fixed or "") == unit]
         try:
-            groups = by_group(table, unit, target, baseline=baseline)
+            groups = by_group(table, unit, target, baseline=baseline, declared=declared)
         except ValueError as exc:
             raise InputError(f"compare: {exc}") from None
-        out += [g for g in groups if (g["workload"], g["budget"]) in wanted]
+        chosen = [g for g in groups if (g["workload"], g["budget"]) in wanted]
+        skipped += [g["not_computed"] for g in chosen if "not_computed" in g]
+        out += [g for g in chosen if "not_computed" not in g]
+    if skipped:   # one line: a target outside what the runs scored is said, not computed
+        line = f"compare: cost to --target not computed: {'; '.join(skipped[:3])}" + \
+            (f"; and {len(skipped) - 3} more group(s)" if len(skipped) > 3 else "")
+        if not out:
+            raise InputError(line + "; give a target within the scores the runs reached")
+        print(f"costmatch: {line}", file=sys.stderr)
     order = {(g.workload, json.dumps(g.budget, sort_keys=True)): i for i, g in enumerate(comparison.groups)}
     out.sort(key=lambda g: order.get((g["workload"], json.dumps(g["budget"], sort_keys=True)), 0))
     nouns = {(g.workload, json.dumps(g.budget, sort_keys=True)): g.unit_nouns for g in comparison.groups}
