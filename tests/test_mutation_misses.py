@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 from baselines import InputError, RunRecord, compare
-from baselines.analysis.clustered import clustered_bounds
-from baselines.analysis.gate import run_gate
+from baselines.analysis.statistics.clustered import clustered_bounds
+from baselines.analysis.gating.gate import run_gate
 from baselines.importers import import_lm_eval
 
 LM_EVAL = Path(__file__).parent / "data" / "lm_eval" / "output" / "strong"
@@ -127,3 +127,65 @@ def test_drift_of_exactly_the_tolerance_is_allowed_and_beyond_it_is_not(spend, d
     if drifted:
         [flag] = group.unequal
         assert flag.arm == "b" and flag.seed == 2 and flag.runs == 1
+
+
+# -- seed-clustered pairs: every field against an independent oracle (scipy's t test on seed means) ---------
+def _equal_clusters(g=6, k=12, seed=11):
+    rng = np.random.default_rng(seed)
+    return [rng.normal(0.05, 0.3, k) + rng.normal(0, 0.1) for _ in range(g)]
+
+
+@pytest.mark.parametrize("level", [0.95, 0.9])
+def test_a_clustered_pair_is_the_paired_t_on_seed_means_when_sizes_are_equal(level):
+    """CR1 with equal sizes is exactly the one-sample t on the G per-seed mean differences (G - 1 df)."""
+    from scipy import stats as sps
+
+    from baselines.analysis.statistics.clustered import METHOD, ItemPairing, clustered_pair
+
+    clusters = _equal_clusters()
+    pairing = ItemPairing(clusters=clusters, seeds=list(range(6)))
+    pair = clustered_pair("cand", "base", clusters, level, pairing)
+    means = np.array([c.mean() for c in clusters])
+    test = sps.ttest_1samp(means, 0.0)
+    half = sps.t.ppf(1 - (1 - level) / 2, 5) * means.std(ddof=1) / math.sqrt(6)
+    assert (pair.a, pair.b, pair.n, pair.paired) == ("cand", "base", 6, True)
+    assert pair.diff == pytest.approx(means.mean(), rel=1e-12)
+    assert pair.ci == pytest.approx((means.mean() - half, means.mean() + half), rel=1e-9)
+    assert pair.p == pytest.approx(test.pvalue, rel=1e-9) and pair.p_t == pytest.approx(test.pvalue, rel=1e-9)
+    assert pair.sd == pytest.approx(means.std(ddof=1), rel=1e-9)
+    assert pair.p_method == pair.method == pair.interval_method == METHOD
+    assert pair.items == 72 and math.isnan(pair.mde)
+
+
+def test_two_seeds_are_enough_for_a_clustered_pair_and_one_is_not():
+    from baselines.analysis.statistics.clustered import ItemPairing, clustered_pair
+
+    two = _equal_clusters(g=2)
+    assert clustered_pair("a", "b", two, 0.95, ItemPairing(clusters=two)) is not None
+    assert clustered_bounds(two[:1], 0.05) is None
+    flat = [np.zeros(5), np.zeros(5)]
+    assert clustered_bounds(flat, 0.05) is None        # no spread at all: no interval, not a zero-width one
+
+
+def test_pairing_items_counts_what_it_leaves_out_and_counts_crashes_at_the_floor():
+    from baselines.analysis.statistics.clustered import pair_items
+
+    item = lambda i, r: {"id": i, "reward": r}  # noqa: E731
+    cand = {0: [item("q1", 1.0), item("q2", None), item("q3", 0.0), item("only-c", 1.0)],
+            1: [item("q1", 0.0), item("q2", 1.0)],
+            2: [item("x", 1.0)]}
+    base = {0: [item("q1", 0.0), item("q2", 1.0), item("q3", None), item("only-b", 0.0)],
+            1: [item("q1", 1.0), item("q2", 1.0), item("q9", 0.0)],
+            2: [item("y", 0.0)]}
+    out = pair_items(cand, base, [0, 1, 2], 1.0, floor=0.0)
+    assert out.seeds == [0, 1]                                    # seed 2 pairs nothing
+    assert [c.tolist() for c in out.clusters] == [[1.0, -1.0], [-1.0, 0.0]]
+    assert (out.unpaired_items, out.crashed_items, out.dropped_items) == (5, 1, 1)
+    assert out.items == 4 and all(c.dtype == float for c in out.clusters)
+    assert out.notes() == ["paired by item: 4 question(s) over 2 seed(s)",
+                           "5 item(s) answered by one arm only were left out",
+                           "1 unscored candidate item(s) counted as a loss at the range floor",
+                           "1 unscored item(s) were left out (no range floor to count them at)"]
+    flipped = pair_items(cand, base, [0, 1], -1.0, floor=None)    # lower is better; no floor: crash dropped
+    assert [c.tolist() for c in flipped.clusters] == [[-1.0], [1.0, -0.0]]
+    assert (flipped.crashed_items, flipped.dropped_items) == (0, 2)
