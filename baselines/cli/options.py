@@ -18,6 +18,8 @@ from ..core.errors import InputError
 from ..core.fileio import OutputError, ensure_dir
 
 EXIT_OK, EXIT_NEGATIVE, EXIT_USAGE, EXIT_INCONCLUSIVE, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+#: `check --reference`: the base gate did not FAIL but the candidate drifted beyond the margin from the reference
+EXIT_DRIFT = 4
 
 #: The suite `run` and `plan` use when none is named and the folder has no costmatch-suite.toml.
 DEFAULT_SUITE = Path(__file__).resolve().parent.parent / "data" / "default-suite.toml"
