@@ -17,8 +17,8 @@ from baselines.analysis.history.view import GroupHistory, HistoryPoint
 
 from .html import CSP, STYLE, _cell, _table, esc
 
-W, H = 900, 340
-LEFT, RIGHT, TOP, BOTTOM = 64, 16, 18, 58
+W, H = 900, 360
+LEFT, RIGHT, TOP, BOTTOM = 64, 16, 18, 78
 COLOR = {"PASS": "#1a7f37", "FAIL": "#a40000", "INCONCLUSIVE": "#b35900"}
 EXTRA_STYLE = """
 .chart svg{width:100%;height:auto;display:block;max-width:900px}
