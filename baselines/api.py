@@ -22,10 +22,12 @@ import tempfile
 from pathlib import Path
 from typing import Any, Iterable, Mapping, NamedTuple
 
-from .analysis.compare_options import CompareOptions
-from .analysis.comparing import options_with
-from .analysis.comparison import Comparison
-from .analysis.gate import GateResult, overall, run_gate
+from .analysis.compare.compare_options import CompareOptions
+from .analysis.compare.comparing import options_with
+from .analysis.compare.comparison import Comparison
+from .analysis.gating.gate import GateResult, overall, run_gate
+from .analysis.tables.table import RunTable
+from .core.api_arguments import RUN_RULES, check_arguments, check_rules
 from .core.arguments import budget_table, records_argument
 from .core.budget import Budget
 from .core.errors import InputError
@@ -135,6 +137,7 @@ def run(workload: Spec, arms: Mapping[str, Spec] | Iterable[Spec], budget: Budge
     ``keep_stale=True``. Without `out` the records are kept in a temporary
     folder that is removed afterwards.
     """
+    check_arguments("run", RUN_RULES, locals())  # first: every parameter named with its value, before the suite
     suite = build_suite(workload, arms, budget, seeds, fixed=fixed, name=name, timeout=timeout,
                         tolerance=tolerance, jobs=jobs, backend=backend)
     if out is None:
@@ -199,6 +202,7 @@ def check(records: list[RunRecord] | str | Path, *, baseline: str, candidate: st
     `reference_arm`, `reference_label`, `drift_horizon`) also gates drift
     against it: `.history.drifted` (contract 6.40).
     """
+    check_arguments("check", check_rules(RunTable, CompareOptions), locals())
     if baseline == candidate:
         raise InputError(f"check: baseline and candidate are both {baseline!r}; name two different arms")
     records = records if isinstance(records, (str, Path)) else records_argument(records, "check: records")

@@ -11,8 +11,8 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from baselines.analysis.comparison import Comparison, Group
-from baselines.analysis.pair_result import PairResult
+from baselines.analysis.compare.comparison import Comparison, Group
+from baselines.analysis.compare.pair_result import PairResult
 
 from .ranges import RewardRange, range_for
 from .text import DASH, GE, floor_for_display, quantity

@@ -59,7 +59,7 @@ def print_history(history, verdict: str, path: str) -> None:
 def gate_exit(verdict: str, inconclusive: str, drifted: bool = False) -> int:
     """0 PASS, 1 FAIL, 3 INCONCLUSIVE (or as --inconclusive maps it); 4 when a group drifted beyond the margin
     from a pinned reference and the base gate did not FAIL (contract 6.40)."""
-    from ..analysis.gate import FAIL, PASS  # start-up: only when the verb runs
+    from ..analysis.gating.gate import FAIL, PASS  # start-up: only when the verb runs
 
     if drifted and verdict != FAIL:
         return EXIT_DRIFT

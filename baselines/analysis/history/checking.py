@@ -8,7 +8,7 @@ from __future__ import annotations
 from ...core.errors import InputError
 from ...core.git_commit import commit_info
 from ...core.records import budget_key, read_records
-from ..gate import run_gate
+from ..gating.gate import run_gate
 from .recording import HistoryOutcome, Reference, base_entry, record_history, reference_records
 
 

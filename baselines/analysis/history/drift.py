@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 
-from ..alpha import format_level
+from ..statistics.alpha import format_level
 
 DEFAULT_HORIZON = 30
 

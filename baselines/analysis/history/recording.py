@@ -22,7 +22,7 @@ from ...core.errors import InputError
 from ...core.git_commit import CommitInfo
 from ...core.locked_lines import locked_append
 from ...core.records import budget_key, read_records
-from ..student_t import t_quantile
+from ..statistics.student_t import t_quantile
 from .drift import DEFAULT_HORIZON, drift_alpha, spent_note
 from .entry import Drift, HistoryEntry, parse_lines
 

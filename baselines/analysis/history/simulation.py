@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..gate_bounds import PASS, gate_decision
+from ..gating.gate_bounds import PASS, gate_decision
 from .drift import drift_alpha
 from .entry import Drift, HistoryEntry
 from .recording import standard_error
