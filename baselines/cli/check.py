@@ -90,20 +90,25 @@ def run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_early
     verdict = overall(outcome)
     recorded = None
     if history:
-        from ..analysis.history.checking import check_history  # start-up: only with --history
-
-        recorded = check_history(history, results=results, outcome=outcome, comparison=comparison,
-                                 baseline=baseline, candidate=candidate, fixed=fixed, margin=margin,
-                                 lower_is_better=lower_is_better, bounds=bounds, options=options,
-                                 records=records if isinstance(records, list) else None, commit=commit,
-                                 branch=branch, reference=pinned)
-        for warning in recorded.warnings:
-            print(f"costmatch: warning: {warning}", file=sys.stderr)
+        recorded = _record(history, pinned, results=results, outcome=outcome, comparison=comparison,
+                           baseline=baseline, candidate=candidate, fixed=fixed, margin=margin,
+                           lower_is_better=lower_is_better, bounds=bounds, options=options,
+                           records=records if isinstance(records, list) else None, commit=commit, branch=branch)
     print_gate(outcome, verdict, baseline=baseline, candidate=candidate, fixed=fixed, as_json=as_json,
                skipped=comparison.skipped, history=recorded)
     if not as_json and recorded is not None:
         print_history(recorded, verdict, history)
     return gate_exit(verdict, inconclusive, drifted=recorded is not None and recorded.drifted)
+
+
+def _record(history: str, pinned, **gated):
+    """`--history`: the lines this check appends (contract 6.40), with drift when a reference is pinned."""
+    from ..analysis.history.checking import check_history  # start-up: only with --history
+
+    recorded = check_history(history, reference=pinned, **gated)
+    for warning in recorded.warnings:
+        print(f"costmatch: warning: {warning}", file=sys.stderr)
+    return recorded
 
 
 def with_looks(results, outcome: list, baseline: str, candidate: str, rerun) -> list:
