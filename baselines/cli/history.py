@@ -24,8 +24,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", metavar="DIR", help="write history.html and history.md here")
     p.add_argument("--last", type=positive_int("--last"), default=10, metavar="N",
                    help="commits in the markdown summary's table (default 10)")
-    p.add_argument("--step-alpha", type=alpha, default=0.05, metavar="A",
-                   help="chance of any step alarm over the whole history when nothing changed (default 0.05)")
+    p.add_argument("--step-alpha", type=alpha, default=0.025, metavar="A",
+                   help="chance of any step alarm over the whole history when nothing changed (default 0.025)")
     p.add_argument("--workload", action="append", dest="workloads", metavar="NAME", help="only this workload")
     p.add_argument("--json", action="store_true", dest="as_json", help="print the analysis as JSON")
 

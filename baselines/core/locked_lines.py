@@ -11,9 +11,9 @@ a stale file (two "first looks") and two writes can interleave. So:
   check never leaves a stale lock);
 - the new lines are written with one ``O_APPEND`` write loop, flushed and
   fsynced; a refused write (a full disk) cuts the file back to where it was;
-- a last line without its newline is what a check killed mid-append
-  leaves: the next append moves it to a side file
-  (``<name>.torn-<time>-<pid>.jsonl``) and cuts it off before adding its
+- a last line without its newline that is not a whole JSON value is what
+  a check killed mid-append leaves (a whole one, written by hand, is kept): the next append moves it to a side file
+  (``<name>.torn-<time>-<pid>.jsonl``, byte for byte) and cuts it off before adding its
   own, as the results file does, and readers skip it with a warning. So no
   line is ever torn into another, and no finished line is lost.
 """
@@ -21,12 +21,13 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import json
 import os
 import time
 from pathlib import Path
 from typing import Callable
 
-from .fileio import atomic_write_text, describe_os_error
+from .fileio import atomic_write_bytes, describe_os_error
 
 NEWLINE = b"\n"
 
@@ -56,7 +57,10 @@ def locked_append(path: str | os.PathLike, decide: Callable[[list[bytes]], list[
         data = _read_all(fd)
         lines, tail = split_complete(data)
         warning = None
-        if tail:
+        if tail and _complete_json(tail):   # written by hand or another tool without a final newline: kept
+            os.write(fd, NEWLINE)
+            lines.append(tail)
+        elif tail:
             warning = _set_torn_aside(path, fd, tail, len(data) - len(tail), len(lines) + 1)
         new = decide(lines)
         if new:
@@ -75,7 +79,17 @@ def read_complete(path: str | os.PathLike) -> tuple[list[bytes], bool]:
     except FileNotFoundError:
         return [], False
     lines, tail = split_complete(data)
+    if tail.strip() and _complete_json(tail):
+        return lines + [tail], False
     return lines, bool(tail.strip())
+
+
+def _complete_json(tail: bytes) -> bool:
+    try:
+        json.loads(tail)
+    except ValueError:
+        return False
+    return True
 
 
 def _read_all(fd: int) -> bytes:
@@ -104,7 +118,7 @@ def _write_whole(fd: int, data: bytes, path: Path, what: str) -> None:
 
 def _set_torn_aside(path: Path, fd: int, tail: bytes, cut: int, number: int) -> str:
     side = path.with_name(f"{path.stem}.torn-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.jsonl")
-    atomic_write_text(side, tail.decode("utf-8", errors="replace") + "\n")
+    atomic_write_bytes(side, tail)   # byte for byte, as the results file does (contract 6.41)
     os.ftruncate(fd, cut)
     return (f"{path}:{number}: an incomplete last line (a check was killed while appending) was moved to {side}; "
             "the lines before it are whole")

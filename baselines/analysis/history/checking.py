@@ -35,11 +35,11 @@ def check_history(history: str, *, results: list[str], outcome: list, comparison
         runs = records if records is not None else read_records(results, keep_last=True)
         mine = [r for r in runs if r.arm == candidate]
         try:
-            gated, _ = run_gate(mine + ref, fixed, name, candidate, margin, alpha, lower_is_better=lower_is_better,
-                                bounds=bounds, options=options)
+            gated, comparison = run_gate(mine + ref, fixed, name, candidate, margin, alpha,
+                                         lower_is_better=lower_is_better, bounds=bounds, options=options)
         except ValueError as exc:
             raise InputError(f"check --reference {reference.path}: {exc}") from None
-        return {(g.workload, budget_key(g.budget)): g for g in gated}
+        return {(g.workload, budget_key(g.budget)): (g, comparison, (name, candidate)) for g in gated}
 
     return record_history(history, entries, gate_drift if reference else None, reference)
 

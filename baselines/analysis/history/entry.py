@@ -43,6 +43,7 @@ class Drift:
     n: int
     reference_file: str = ""
     note: str = ""
+    se: float | None = None      # sd / sqrt(n) of the per-seed differences (steps use it)
 
     @property
     def drifted(self) -> bool:
@@ -54,7 +55,7 @@ class Drift:
                 "reference_sha256": self.reference_sha256, "reference_arm": self.reference_arm,
                 "estimate": _num(self.estimate), "interval": [_num(self.lower), _num(self.upper)],
                 "alpha": self.alpha, "look": self.look, "horizon": self.horizon, "method": self.method,
-                "verdict": self.verdict, "drift": self.drifted, "n": self.n, "note": self.note}
+                "verdict": self.verdict, "drift": self.drifted, "n": self.n, "se": _num(self.se), "note": self.note}
 
 
 @dataclass
@@ -78,7 +79,7 @@ class HistoryEntry:
     commit_url: str | None = None
     baseline_mean: float | None = None
     candidate_mean: float | None = None
-    se: float | None = None          # approximate standard error of `estimate`, from its interval (steps use it)
+    se: float | None = None          # sd / sqrt(n) of the per-seed differences (steps use it)
     results: list[dict] = field(default_factory=list)   # [{"path", "sha256"}] of the results files checked
     recheck: int = 0                 # 0: the first check of this (commit, group); k: the k-th re-check
     lower_is_better: bool = False
@@ -160,7 +161,8 @@ def _parse_drift(obj: Any) -> Drift | None:
                  lower=_float(interval[0]), upper=_float(interval[1]), alpha=float(obj["alpha"]),
                  look=int(obj["look"]), horizon=int(obj["horizon"]), method=str(obj["method"]),
                  verdict=str(obj["verdict"]), n=int(obj.get("n", 0)),
-                 reference_file=str(obj.get("reference_file", "")), note=str(obj.get("note", "")))
+                 reference_file=str(obj.get("reference_file", "")), note=str(obj.get("note", "")),
+                 se=_num(obj.get("se")))
 
 
 def parse_lines(lines: list[bytes], path: str) -> list[HistoryEntry]:

@@ -18,10 +18,13 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
+
 from ...core.errors import InputError
 from ...core.git_commit import CommitInfo
 from ...core.locked_lines import locked_append
 from ...core.records import budget_key, read_records
+from ..gating.gate import rewards_by_arm
 from ..statistics.student_t import t_quantile
 from .drift import DEFAULT_HORIZON, drift_alpha, spent_note
 from .entry import Drift, HistoryEntry, parse_lines
@@ -78,13 +81,37 @@ def standard_error(lower: float, upper: float, alpha: float, n: int) -> float | 
     return (upper - lower) / (2 * t_quantile(1 - alpha, n - 1))
 
 
-def _means(comparison, result, baseline: str, candidate: str) -> tuple[float | None, float | None]:
+def _group_of(comparison, result):
     for g in getattr(comparison, "groups", []):
         if g.workload == result.workload and budget_key(g.budget) == budget_key(result.budget):
-            names = {a.arm: a for a in g.arms}
-            pick = lambda arm: float(names[arm].mean) if arm in names else None  # noqa: E731
-            return pick(baseline), pick(candidate)
-    return None, None
+            return g
+    return None
+
+
+def _means(comparison, result, baseline: str, candidate: str) -> tuple[float | None, float | None]:
+    g = _group_of(comparison, result)
+    if g is None:
+        return None, None
+    names = {a.arm: a for a in g.arms}
+    pick = lambda arm: float(names[arm].mean) if arm in names else None  # noqa: E731
+    return pick(baseline), pick(candidate)
+
+
+def paired_se(comparison, result, baseline: str, candidate: str) -> float | None:
+    """sd / sqrt(n) of the per-seed differences the group's scores hold, or None (unpaired, or too few seeds).
+
+    Why from the scores and not the interval: the skew-checked hull and the
+    drift gate's small alpha widen the interval beyond what the spread says,
+    and a step search on inflated standard errors misses real steps (false
+    alarms 0.006 where 0.05 was asked, simulated).
+    """
+    g = _group_of(comparison, result)
+    if g is None or not result.paired:
+        return None
+    scores = rewards_by_arm(g)
+    base, cand = scores.get(baseline, {}), scores.get(candidate, {})
+    diffs = np.array([cand[s] - base[s] for s in sorted(set(base) & set(cand))])
+    return float(diffs.std(ddof=1) / math.sqrt(diffs.size)) if diffs.size >= 2 else None
 
 
 def base_entry(result, comparison, info: CommitInfo, *, baseline: str, candidate: str, fixed: str | None,
@@ -97,7 +124,7 @@ def base_entry(result, comparison, info: CommitInfo, *, baseline: str, candidate
         workload=result.workload, budget=dict(result.budget), fixed=fixed, baseline=baseline, candidate=candidate,
         verdict=result.verdict, estimate=result.diff, lower=result.lower, upper=result.upper, alpha=result.alpha,
         margin=result.margin, method=result.method, seeds=result.n, baseline_mean=b_mean, candidate_mean=c_mean,
-        se=standard_error(result.lower, result.upper, result.alpha, result.n),
+        se=paired_se(comparison, result, baseline, candidate),
         results=[{"path": str(p), "sha256": file_sha256(p)} for p in results], lower_is_better=lower_is_better)
 
 
@@ -154,7 +181,7 @@ def _add_drift(entries: list[HistoryEntry], look: int, reference: Reference, gat
     spent = alpha == 0.0
     gated = gate_drift(reference.arm, alpha if not spent else entries[0].alpha / reference.horizon)
     for entry in entries:
-        r = gated.get((entry.workload, budget_key(entry.budget)))
+        r, comparison, names = gated.get((entry.workload, budget_key(entry.budget)), (None, None, None))
         if r is None:
             entry.drift = None
             outcome.warnings.append(f"{reference.path}: no runs of {reference.arm or entry.candidate!r} for "
@@ -163,6 +190,7 @@ def _add_drift(entries: list[HistoryEntry], look: int, reference: Reference, gat
         verdict = "INCONCLUSIVE" if spent else r.verdict
         entry.drift = dataclasses.replace(entry.drift, estimate=r.diff, lower=r.lower, upper=r.upper, alpha=alpha,
                                           method=r.method, verdict=verdict, n=r.n,
+                                          se=paired_se(comparison, r, *names),
                                           note=spent_note(reference.horizon, reference.label) if spent else "")
 
 

@@ -20,8 +20,8 @@ import numpy as np
 
 from ..gating.gate_bounds import PASS, gate_decision
 from .drift import drift_alpha
+from .steps import STEP_ALPHA
 from .entry import Drift, HistoryEntry
-from .recording import standard_error
 from .view import group_history
 
 
@@ -47,21 +47,38 @@ def _entry(k: int, base: np.ndarray, ref: np.ndarray, margin: float, alpha: floa
     d = gate_decision(ref, margin, a if a > 0 else alpha / horizon, bounds=bounds)
     n = ref.size
     drift = Drift("reference", "sim", "candidate", d.mean, d.lower, d.upper, a, k, horizon, d.method,
-                  d.verdict if a > 0 else "INCONCLUSIVE", n)
+                  d.verdict if a > 0 else "INCONCLUSIVE", n, se=_se(ref))
     return HistoryEntry(f"c{k}", "w", {"rollouts": 1}, "base", "candidate", g.verdict, g.mean, g.lower, g.upper,
-                        alpha, margin, g.method, n, se=standard_error(g.lower, g.upper, alpha, n), drift=drift)
+                        alpha, margin, g.method, n, se=_se(base), drift=drift)
+
+
+def _noise(rng, shape: str, size) -> np.ndarray:
+    if shape == "normal":
+        return rng.standard_normal(size)
+    z = (rng.lognormal(0.0, 1.0, size) - math.exp(0.5)) / math.sqrt((math.e - 1) * math.e)
+    return z if shape == "lognormal" else -z
+
+
+def _se(d: np.ndarray) -> float:
+    """As `recording.paired_se` records it: sd / sqrt(n) of the per-seed differences."""
+    return float(d.std(ddof=1) / math.sqrt(d.size))
 
 
 def simulate_history(means, sd: float = 0.02, n: int = 10, margin: float = 0.05, alpha: float = 0.05,
                      horizon: int = 30, bounds: str = "auto", histories: int = 500, seed: int = 0,
-                     step_alpha: float = 0.05, by: tuple[int, ...] = (8,)) -> HistoryRates:
-    """Rates over `histories` seeded histories whose commit k (1-based) has true drift `means[k - 1]`."""
+                     step_alpha: float = STEP_ALPHA, by: tuple[int, ...] = (8,), shape: str = "normal"
+                     ) -> HistoryRates:
+    """Rates over `histories` seeded histories whose commit k (1-based) has true drift `means[k - 1]`.
+
+    `shape` "lognormal": per-seed differences mean + sd * (a centred lognormal, sigma 1, scaled to sd 1),
+    skewed right; "left-lognormal" its mirror image.
+    """
     rng = np.random.default_rng(seed)
     means = np.asarray(means, dtype=float)
     commits = means.size
     passes, first, steps, alarms = 0, [], 0, 0
     for _ in range(histories):
-        d = rng.normal(means[:, None], sd, (commits, n))
+        d = means[:, None] + sd * _noise(rng, shape, (commits, n))
         previous = np.zeros(n)
         entries = []
         for k in range(1, commits + 1):

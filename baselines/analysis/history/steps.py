@@ -29,6 +29,9 @@ from functools import lru_cache
 import numpy as np
 
 SIMULATIONS = 20_000
+#: the default chance of any step alarm over a whole history with no change: half of the usual 0.05, so that
+#: a history's false alarms (steps, and drift, which stays near 0 when nothing changes) are under 0.05 in all
+STEP_ALPHA = 0.025
 MAX_CELLS = 20_000_000   # simulations x commits: bounds the memory of the calibration
 
 
@@ -116,7 +119,7 @@ def calibrate(ns: tuple[int, ...], alpha: float, sims: int = SIMULATIONS) -> tup
     return c, rate, math.sqrt(rate * (1 - rate) / sims), sims
 
 
-def find_steps(points: list[Point], alpha: float = 0.05) -> StepReport:
+def find_steps(points: list[Point], alpha: float = STEP_ALPHA) -> StepReport:
     """The steps in `points` (in commit order): binary segmentation at the simulated critical value."""
     usable = [p for p in points if math.isfinite(p.value) and p.se is not None and math.isfinite(p.se)
               and p.se > 0 and p.n >= 2]

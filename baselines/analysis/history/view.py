@@ -18,7 +18,7 @@ from ...core.records import budget_label
 from .drift import drift_sentence
 from .entry import HistoryEntry
 from .recording import standard_error
-from .steps import Point, StepReport, false_alarm_sentence, find_steps
+from .steps import STEP_ALPHA, Point, StepReport, false_alarm_sentence, find_steps
 
 
 @dataclass
@@ -84,12 +84,15 @@ def _latest_per_commit(entries: list[HistoryEntry]) -> list[tuple[HistoryEntry, 
 
 
 def _drift_se(e: HistoryEntry) -> float | None:
+    """The drift's standard error: recorded from the data, else (older lines) read back from its interval."""
     d = e.drift
+    if d.se is not None:
+        return d.se
     alpha = d.alpha if d.alpha > 0 else e.alpha / max(d.horizon, 1)
     return standard_error(d.lower, d.upper, alpha, d.n)
 
 
-def group_history(entries: list[HistoryEntry], step_alpha: float = 0.05) -> GroupHistory:
+def group_history(entries: list[HistoryEntry], step_alpha: float = STEP_ALPHA) -> GroupHistory:
     """The view of one group's entries (all of one `HistoryEntry.group()`), in file order."""
     latest = _latest_per_commit(entries)
     refs = {e.drift.reference_sha256 for e, _ in latest if e.drift is not None}
@@ -136,7 +139,7 @@ def _headline(points: list[HistoryPoint], steps: StepReport, label: str | None) 
     return "; ".join(parts)
 
 
-def history_view(entries: list[HistoryEntry], step_alpha: float = 0.05) -> list[GroupHistory]:
+def history_view(entries: list[HistoryEntry], step_alpha: float = STEP_ALPHA) -> list[GroupHistory]:
     """One GroupHistory per (workload, budget, baseline, candidate), in the order groups first appear."""
     groups: dict[tuple, list[HistoryEntry]] = {}
     for e in entries:
