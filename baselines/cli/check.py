@@ -7,7 +7,7 @@ import sys
 from ..core.errors import InputError
 from .gate_output import gate_exit, print_gate, print_history
 from .history_options import add_history_arguments, resolve_reference
-from .options import add_results_args, check_results_files, margin, reward_range
+from .options import add_cache_arg, add_results_args, check_results_files, margin, reward_range
 
 HELP = "the CI gate: PASS (0), FAIL (1) or INCONCLUSIVE (3)"
 
@@ -33,6 +33,7 @@ def add_gate_arguments(p: argparse.ArgumentParser, with_range: bool = True) -> N
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_results_args(p)
+    add_cache_arg(p)
     p.add_argument("--baseline", required=True, metavar="ARM", help="the arm the candidate must not fall behind")
     p.add_argument("--candidate", required=True, metavar="ARM", help="the arm under test (e.g. the pull request's)")
     add_gate_arguments(p, with_range=False)
@@ -45,7 +46,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_early_stop, alpha, metric, start,
         confounds,
         baseline, candidate, margin, lower_is_better, inconclusive, against, as_json,
-        bounds="auto", reward_range=None, history=None, commit=None, branch=None, reference=None,
+        bounds="auto", reward_range=None, no_cache=False, history=None, commit=None, branch=None, reference=None,
         reference_commit=None, reference_arm=None, reference_label=None, drift_horizon=None) -> int:
     from ..analysis.gating.gate import overall, run_gate  # start-up: only when the verb runs
     from ..core.records import read_records
@@ -66,7 +67,7 @@ def run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_early
         records = select_records(records, workloads, budgets)
     else:   # columns: a million runs without a Python object per run
         from ..analysis.tables.table import RunTable  # start-up: only when the verb runs
-        records = RunTable.read(results, keep_last=keep_last)
+        records = RunTable.read(results, keep_last=keep_last, cache=not no_cache)
         if len(records) == 0:
             raise InputError(f"{', '.join(results)}: no runs in the results; nothing to check")
     try:   # every results option reaches the comparison the gate reads, as in compare and report

@@ -186,6 +186,13 @@ def add_results_args(p: argparse.ArgumentParser, fixed_required: bool = False) -
                         "differences on simulators measure the machine); 'none' for no confound checks")
 
 
+def add_cache_arg(p: argparse.ArgumentParser) -> None:
+    """`--no-cache`, for the verbs that read results files as columns (and so through their sidecars)."""
+    p.add_argument("--no-cache", action="store_true",
+                   help="parse every results file whole, neither reading nor writing its column sidecar "
+                        "(.NAME.costmatch-cache.arrow beside it); the same as COSTMATCH_CACHE=off")
+
+
 def reward_range(text: str) -> tuple[float, float]:
     """`--reward-range 0,1`: two finite numbers LO < HI."""
     parts = text.split(",")

@@ -31,6 +31,7 @@ import pandas as pd
 from scipy.special import stdtrit
 
 from ..statistics.arm_intervals import bounded_arm_intervals
+from ..statistics.reward_range import check_margin
 from ..tables.columns import arm_sums, medians_of, run_bounds, sorted_codes
 from .compare_options import CompareOptions
 from ..tables.degradation import mark_degraded
@@ -115,6 +116,7 @@ def _compare(records, fixed: str | None, options: CompareOptions) -> Comparison:
     mark_degraded(groups, table.frame)
     range_notes(groups, split)
     bounded_arm_intervals(groups)
+    _margin_in_range(groups, options.equivalence_margin)
     pair_groups(groups, options)
     if "items" in frame.columns and options.metric == "reward":
         item_pairs(groups, frame, options)
@@ -133,6 +135,18 @@ def _compare(records, fixed: str | None, options: CompareOptions) -> Comparison:
     if filtered:
         comparison.warnings.append(f"{filtered} group(s) left out by --workload/--budget")
     return comparison
+
+
+def _margin_in_range(groups: list[Group], margin: float | None) -> None:
+    """Refuse an equivalence margin no difference can exceed (at least a group's range width); note one wider
+    than every reward observed (`check_margin`): "equivalent" would then be decided before the data."""
+    if margin is None:
+        return
+    for g in groups:
+        note = check_margin(margin, g.reward_range, g.scores, "the equivalence margin",
+                            f"workload {g.workload!r} at budget {budget_label(g.budget)}")
+        if note is not None:
+            g.notes.append(note)
 
 
 def code_warnings(frame: pd.DataFrame) -> list[str]:
