@@ -207,6 +207,7 @@ RUN_RULES: dict[str, tuple[Rule, str]] = {
     "tolerance": (number(0), "a finite number >= 0, e.g. 0.1 for 10%"),
     "fresh": (boolean, "True or False"),
     "keep_stale": (boolean, "True or False"),
+    "retry_errors": (boolean, "True or False"),
     "plots": (boolean, "True or False"),
 }
 
