@@ -169,3 +169,36 @@ def test_on_every_release_file_the_default_table_is_the_authors_and_every_rule_a
             if (empty, ties) == ("abstains", "first-seen"):
                 assert (f"{row.bo1:.3f}", f"{row.boinf:.3f}") == authors_summary(path), path.name
             assert row.boinf == pytest.approx(counted_majority(path, empty, ties), abs=1e-12), (path.name, empty, ties)
+
+
+def test_the_grouped_walk_equals_a_numpy_loop_over_problems_with_varied_answer_sets():
+    """Grouping problems by their number of distinct answers changes the cost, never a per-problem result."""
+    from baselines.analysis.curves.tts_curves import orderings, walk
+    from benchmarks.bench_boinf_curves import numpy_loop
+
+    rng = np.random.default_rng(4)
+    sizes = rng.integers(3, 13, size=40)
+    width = int(sizes.max())
+    spread = rng.integers(1, 7, size=40)[:, None]                       # 1 to 6 distinct answers per problem
+    codes = rng.integers(-1, 6, size=(40, width)) % np.maximum(spread, 1) - (rng.random((40, width)) < 0.15)
+    codes[np.arange(width)[None, :] >= sizes[:, None]] = -1
+    gold = rng.integers(-2, 3, size=40)
+    order = orderings(sizes, width, 6, seed=1)
+    walks = walk(codes, np.ones_like(codes), sizes, gold, order, chunk=64)  # small chunks: groups split too
+    correct, lead, second = numpy_loop(codes, gold, order)
+    assert np.array_equal(walks.correct, correct) and walks.correct.any()
+    assert np.array_equal(walks.lead, lead) and np.array_equal(walks.second, second)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not RELEASE.is_dir(), reason="the Best-of-inf release files (../shared/data/boinf) are not here")
+def test_the_curves_benchmark_runs_and_its_loop_gives_identical_results():
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[1]
+    res = subprocess.run([sys.executable, "benchmarks/bench_boinf_curves.py", "--folder", str(RELEASE),
+                          "--repeats", "1"], cwd=root, capture_output=True, text=True, timeout=600)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.count("identical per-problem results: True") == 1 and "identical curves: True" in res.stdout
+    assert res.stdout.count("exit 0") == 3

@@ -34,6 +34,7 @@ from ..statistics.reward_range import check_margin, detect_range, usable_range
 from ..statistics.stats import unpaired_test
 from ..tables.table import RunTable
 from ...core.records import budget_label
+from ...core.suggest import did_you_mean
 from ...core.units import nouns_of
 
 
@@ -409,7 +410,7 @@ def _two_arms(records, baseline: str, candidate: str):
         if arm not in arms:
             shown = sorted(arms)
             listed = ", ".join(shown[:20]) + (f", ... ({len(shown) - 20} more)" if len(shown) > 20 else "")
-            raise ValueError(f"arm {arm!r} is not in the results; arms present: {listed}")
+            raise ValueError(f"arm {arm!r} is not in the results{did_you_mean(arm, shown)}; arms present: {listed}")
     if table is not None:   # columns all the way: 1M runs without a Python object per run
         mask = table.frame["arm"].astype(str).isin([baseline, candidate]).to_numpy()
         traces = None if table.traces is None else [table.traces[i] for i in np.flatnonzero(mask).tolist()]
