@@ -55,9 +55,7 @@ def run_cells(cells: list, pool: Pool, retries: int, batch_seconds: float = 0.05
     after the last cell; otherwise before any cell starts, since an import on
     one thread while an arm imports the same module on another could hand
     one of them a half-initialised module. It has finished when this
-    generator ends. ``skip(cell)`` true drops a cell not yet sent (the
-    runner's fail-fast rule: an arm that broke the contract); it is asked as
-    each cell is about to be sent, so it sees every line handed over before.
+    generator ends. ``skip(cell)`` true drops a cell as it is about to be sent (fail-fast).
 
     A KeyboardInterrupt (Ctrl-C; the runner turns SIGTERM into one) raised
     while this generator waits, or thrown into it by the caller with
