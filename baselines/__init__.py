@@ -21,15 +21,15 @@ _EXPORTS: dict[str, str] = {
     "Scored": "core.scored",
     "read_records": "core.records",
     "write_records": "core.records",
-    "RunTable": "analysis.table",
-    "Comparison": "analysis.comparison",
-    "Group": "analysis.comparison",
-    "ArmSummary": "analysis.comparison",
-    "PairResult": "analysis.pair_result",
-    "GateResult": "analysis.gate",
+    "RunTable": "analysis.tables.table",
+    "Comparison": "analysis.compare.comparison",
+    "Group": "analysis.compare.comparison",
+    "ArmSummary": "analysis.compare.comparison",
+    "PairResult": "analysis.compare.pair_result",
+    "GateResult": "analysis.gating.gate",
     "CheckResult": "api",
-    "compare": "analysis.comparing",
-    "CompareOptions": "analysis.compare_options",
+    "compare": "analysis.compare.comparing",
+    "CompareOptions": "analysis.compare.compare_options",
     "run": "api",
     "check": "api",
 }
@@ -53,12 +53,12 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from .core.budget import Budget
     from .api import CheckResult, check, run
-    from .analysis.comparing import compare
-    from .analysis.comparison import ArmSummary, Comparison, Group
-    from .analysis.gate import GateResult
-    from .analysis.pair_result import PairResult
-    from .analysis.compare_options import CompareOptions
+    from .analysis.compare.comparing import compare
+    from .analysis.compare.comparison import ArmSummary, Comparison, Group
+    from .analysis.gating.gate import GateResult
+    from .analysis.compare.pair_result import PairResult
+    from .analysis.compare.compare_options import CompareOptions
     from .core.errors import InputError
     from .core.meter import BudgetExhausted, Meter
     from .core.records import RunRecord, read_records, write_records
-    from .analysis.table import RunTable
+    from .analysis.tables.table import RunTable

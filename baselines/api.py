@@ -22,10 +22,10 @@ import tempfile
 from pathlib import Path
 from typing import Any, Iterable, Mapping, NamedTuple
 
-from .analysis.compare_options import CompareOptions
-from .analysis.comparing import options_with
-from .analysis.comparison import Comparison
-from .analysis.gate import GateResult, overall, run_gate
+from .analysis.compare.compare_options import CompareOptions
+from .analysis.compare.comparing import options_with
+from .analysis.compare.comparison import Comparison
+from .analysis.gating.gate import GateResult, overall, run_gate
 from .core.arguments import budget_table, records_argument
 from .core.budget import Budget
 from .core.errors import InputError

@@ -19,10 +19,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from baselines.analysis import anytime, gate  # noqa: E402
+from baselines.analysis.curves import anytime  # noqa: E402
+
+from baselines.analysis.gating import gate
 from baselines import compare  # noqa: E402
 from baselines.core.records import read_records  # noqa: E402
-from baselines.analysis.table import RunTable  # noqa: E402
+from baselines.analysis.tables.table import RunTable  # noqa: E402
 
 
 def do_compare(path):

@@ -64,7 +64,7 @@ def main() -> None:
     print(f"1. costmatch compare --json, whole process: {wall:.2f} s wall, peak RSS {peak:.0f} MB")
 
     from baselines import compare
-    from baselines.analysis.table import RunTable
+    from baselines.analysis.tables.table import RunTable
     from reports.markdown import comparison_markdown
 
     table = RunTable.read([data])
@@ -83,7 +83,7 @@ def main() -> None:
     comparison = compare(table, fixed="tokens")
     pairs = comparison.groups[0].pairs
     import numpy as np
-    from baselines.analysis.stats import all_pairs
+    from baselines.analysis.statistics.stats import all_pairs
     frame = table.frame
     arms = sorted(frame["arm"].astype(str).unique())
     matrix = np.vstack([frame.loc[frame["arm"] == arm].sort_values("seed")["reward"].to_numpy() for arm in arms])

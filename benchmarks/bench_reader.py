@@ -35,7 +35,7 @@ sys.path.insert(0, str(HERE))
 
 COSTMATCH = """
 import resource, sys
-from baselines.analysis.table import RunTable
+from baselines.analysis.tables.table import RunTable
 import pandas, numpy
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 table = RunTable.read([sys.argv[1]])

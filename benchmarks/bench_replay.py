@@ -2,7 +2,7 @@
 
     python benchmarks/bench_replay.py [--problems 500] [--samples 80] [--draws 64] [--no-suite] [--rerun]
 
-1. Budget curves (baselines.analysis.tts_curves: majority@n for n = 1..80, the adaptive
+1. Budget curves (baselines.analysis.curves.tts_curves: majority@n for n = 1..80, the adaptive
    rule at ten settings, the oracle, and the paired difference with a
    1,000-resample band): CPU seconds, against a plain Python loop that walks
    the same orderings of the pool one sample at a time (the results must be
@@ -27,7 +27,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from baselines.analysis.tts_curves import compare_curves, orderings, pool_curves, walk  # noqa: E402
+from baselines.analysis.curves.tts_curves import compare_curves, orderings, pool_curves, walk  # noqa: E402
 from benchmarks.replay_synthetic import write_synthetic  # noqa: E402
 from workloads.replay import Replay  # noqa: E402
 

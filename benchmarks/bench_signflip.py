@@ -23,7 +23,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from baselines.analysis import stats  # noqa: E402
+from baselines.analysis.statistics import stats  # noqa: E402
 
 
 def one(arms: int, seeds: int, baseline: bool, repeats: int) -> tuple[float, float, int, str]:

@@ -25,7 +25,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from baselines.analysis.betting import diff_bounds_many  # noqa: E402
+from baselines.analysis.statistics.betting import diff_bounds_many  # noqa: E402
 
 ALPHA = 0.05
 

@@ -25,7 +25,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from baselines.analysis import gate_bounds, pair_verdict, sequential, stats  # noqa: E402
+from baselines.analysis.gating import gate_bounds, sequential  # noqa: E402
+
+from baselines.analysis.compare import pair_verdict
+
+from baselines.analysis.statistics import stats
 
 ALPHA = 0.05
 NS = (3, 5, 10, 20)

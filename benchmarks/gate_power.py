@@ -28,8 +28,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from baselines.analysis import gate_bounds  # noqa: E402
-from baselines.analysis.clustered import clustered_bounds  # noqa: E402
+from baselines.analysis.gating import gate_bounds  # noqa: E402
+from baselines.analysis.statistics.clustered import clustered_bounds  # noqa: E402
 
 ALPHA, MARGIN = 0.05, 0.1
 HEADING = "## Deciding at 5-10 seeds (issue 27)"

@@ -15,7 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from baselines.analysis.sequential import simulate  # noqa: E402
+from baselines.analysis.gating.sequential import simulate  # noqa: E402
 
 if __name__ == "__main__":
     p = argparse.ArgumentParser()

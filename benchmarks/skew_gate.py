@@ -29,10 +29,10 @@ from scipy import special
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from baselines.analysis import gate_bounds  # noqa: E402
-from baselines.analysis.arm_intervals import skewness_rows  # noqa: E402
-from baselines.analysis.bootstrap import bootstrap_t_many  # noqa: E402
-from baselines.analysis.pair_interval import SKEW_THRESHOLD  # noqa: E402
+from baselines.analysis.gating import gate_bounds  # noqa: E402
+from baselines.analysis.statistics.arm_intervals import skewness_rows  # noqa: E402
+from baselines.analysis.statistics.bootstrap import bootstrap_t_many  # noqa: E402
+from baselines.analysis.statistics.pair_interval import SKEW_THRESHOLD  # noqa: E402
 from baselines.core.fileio import atomic_write_text  # noqa: E402
 
 ALPHA = 0.05

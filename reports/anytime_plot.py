@@ -21,10 +21,10 @@ import warnings
 
 import numpy as np
 
-from baselines.analysis import anytime
-from baselines.analysis.comparison import Group
+from baselines.analysis.curves import anytime
+from baselines.analysis.compare.comparison import Group
 from baselines.core.fileio import slug
-from baselines.analysis.group_runs import as_index
+from baselines.analysis.tables.group_runs import as_index
 from baselines.core.units import unit_noun
 
 from .figure_base import (

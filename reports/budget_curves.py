@@ -4,7 +4,7 @@ Left: each strategy's curve (majority@n, an adaptive rule, another model) with
 the oracle (pass@n) drawn apart, dashed and grey, labelled as not an arm.
 Right, when a difference is given: a - b at equal tokens with its paired band,
 zero, and the crossover budgets marked. The numbers come from
-`baselines.analysis.tts_curves`; this module only draws them.
+`baselines.analysis.curves.tts_curves`; this module only draws them.
 """
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import textwrap
 
 from pathlib import Path
 
-from baselines.analysis.tts_curves import Curve, CurveDifference
+from baselines.analysis.curves.tts_curves import Curve, CurveDifference
 
 from .figure_base import PALETTE, Plot, _mpl, _quantity_axis, save
 from .text import quantity

@@ -5,7 +5,7 @@ here, LaTeX in `latex.py`, HTML in `html.py` from the same matrix).
 """
 from __future__ import annotations
 
-from baselines.analysis.comparison import Group
+from baselines.analysis.compare.comparison import Group
 from baselines.core.units import unit_noun
 
 from .text import GE, md, pipe_table, quantity

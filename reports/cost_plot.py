@@ -9,7 +9,7 @@ Rules, and the mistake each prevents:
   reported the unit only in part is drawn at its lower bound with an arrow
   to the right (≥). It is never drawn at zero (free) and never dropped.
 - The frontier is the one the statistics support, among fully reported arms
-  (`baselines.analysis.frontier`): ringed arms are those no arm spending no more is
+  (`baselines.analysis.compare.frontier`): ringed arms are those no arm spending no more is
   detected better than by the paired test; a point-estimate Pareto line
   claimed an order that overlapping intervals do not.
 - A group that is not valid has no frontier, open markers and NOT VALID in
@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import math
 
-from baselines.analysis.comparison import Group
+from baselines.analysis.compare.comparison import Group
 from baselines.core.fileio import slug
-from baselines.analysis.frontier import supported_frontier
+from baselines.analysis.compare.frontier import supported_frontier
 from baselines.core.units import unit_noun
 
 from .figure_base import (

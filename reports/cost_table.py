@@ -1,7 +1,7 @@
 """The cost-to-target tables of `compare --target`: ERT and cost-of-pass per arm, instance and function.
 
 Apart from the comparison tables: these render the dicts of
-`analysis.anytime.cost_tables`, not a `Comparison`.
+`analysis.curves.anytime.cost_tables`, not a `Comparison`.
 """
 from __future__ import annotations
 

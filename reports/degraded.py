@@ -2,11 +2,11 @@
 
 Why beside the confounds: spend in another unit and work left undone are
 the two ways arms at an equal budget stop being like for like, and a reward
-column accounts for neither (see `baselines.analysis.degradation`).
+column accounts for neither (see `baselines.analysis.tables.degradation`).
 """
 from __future__ import annotations
 
-from baselines.analysis.degradation import Degraded
+from baselines.analysis.tables.degradation import Degraded
 
 _ENDED = {"projected": "cleanly by projection", "budget": "budget exhausted", "converged": "on its own (converged)"}
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 
-from baselines.analysis.comparison import Group
+from baselines.analysis.compare.comparison import Group
 from baselines.core.fileio import atomic_write_bytes, ensure_dir
 from baselines.core.units import unit_noun
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from baselines.analysis.comparison import Comparison, Flag, Group, Unverified
+from baselines.analysis.compare.comparison import Comparison, Flag, Group, Unverified
 from baselines.core.units import nouns_of, unit_noun
 
 from .text import quantity, ratio

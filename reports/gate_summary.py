@@ -1,13 +1,13 @@
 """The gate's verdict as GitHub job-summary markdown (what `$GITHUB_STEP_SUMMARY` receives).
 
-Formatting lives in reports, the gate's decisions in `baselines.analysis.gate`: the
+Formatting lives in reports, the gate's decisions in `baselines.analysis.gating.gate`: the
 analysis layer never imports the presentation layer.
 """
 from __future__ import annotations
 
 import math
 
-from baselines.analysis.gate import FAIL, INCONCLUSIVE, PASS, GateResult, overall
+from baselines.analysis.gating.gate import FAIL, INCONCLUSIVE, PASS, GateResult, overall
 from baselines.core.units import nouns_of
 
 from .text import budget_text, md

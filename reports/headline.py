@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from baselines.analysis.comparison import Group
+from baselines.analysis.compare.comparison import Group
 from baselines.core.units import unit_noun
 
 from .figure_base import not_valid_arms

@@ -23,8 +23,8 @@ from dataclasses import replace as dataclass_replace
 
 import json
 
-from baselines.analysis.comparison import Comparison, Group
-from baselines.analysis.group_runs import as_index
+from baselines.analysis.compare.comparison import Comparison, Group
+from baselines.analysis.tables.group_runs import as_index
 from baselines.core.records import budget_key
 from baselines.core.records import RunRecord
 from baselines.core.units import nouns_of, unit_noun

@@ -9,7 +9,7 @@ always has a column. Cells come from the shared rows (`table_rows`).
 """
 from __future__ import annotations
 
-from baselines.analysis.comparison import Comparison, Group
+from baselines.analysis.compare.comparison import Comparison, Group
 from baselines.core.units import nouns_of, unit_noun
 
 from .confounds import confound_matrix, confound_reference

@@ -4,8 +4,8 @@ from __future__ import annotations
 import dataclasses
 import math
 
-from baselines.analysis.comparison import Comparison, Group
-from baselines.analysis.group_runs import as_index
+from baselines.analysis.compare.comparison import Comparison, Group
+from baselines.analysis.tables.group_runs import as_index
 from baselines.core.units import nouns_of, unit_noun
 
 from .degraded import degraded_sentence

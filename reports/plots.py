@@ -4,18 +4,18 @@ ranking of arms at equal rollouts, calls and tokens.
 This module chooses which figures a comparison gets and yields them one at a
 time; each figure lives in its own module (`cost_plot`, `anytime_plot`,
 `sweep_plot`, `ranking_view`) and shares style and placement through
-`figure_base`. The records are indexed once (`baselines.analysis.group_runs.RunIndex`)
-and the ranking is computed once per group (`baselines.analysis.ranking`): figures
+`figure_base`. The records are indexed once (`baselines.analysis.tables.group_runs.RunIndex`)
+and the ranking is computed once per group (`baselines.analysis.curves.ranking`): figures
 render, they do not re-derive.
 """
 from __future__ import annotations
 
 from pathlib import Path
 
-from baselines.analysis.comparison import Comparison, Group
+from baselines.analysis.compare.comparison import Comparison, Group
 from baselines.core.fileio import slug
-from baselines.analysis.group_runs import RunIndex, as_index
-from baselines.analysis.ranking import (RANK_ALPHA, RANK_TEST_MAX_ARMS, RANK_UNITS, RankEntry, Ranking, group_ranking,
+from baselines.analysis.tables.group_runs import RunIndex, as_index
+from baselines.analysis.curves.ranking import (RANK_ALPHA, RANK_TEST_MAX_ARMS, RANK_UNITS, RankEntry, Ranking, group_ranking,
                                order_flips, reversals, unit_verdicts)
 from baselines.core.records import budget_key
 from baselines.core.units import nouns_of
@@ -37,7 +37,7 @@ __all__ = ["FORMATS", "LINESTYLES", "MARKERS", "OKABE_ITO", "PALETTE", "WIDTH", 
 
 
 def ranking_across_units(group: Group, records) -> dict[str, dict[str, RankEntry]]:
-    """unit -> arm -> RankEntry for the group (the ranking's table; `baselines.analysis.ranking.group_ranking` has it all)."""
+    """unit -> arm -> RankEntry for the group (the ranking's table; `baselines.analysis.curves.ranking.group_ranking` has it all)."""
     return group_ranking(as_index(records).of(group)).by_unit
 
 

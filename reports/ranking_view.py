@@ -1,4 +1,4 @@
-"""The ranking across units as a markdown table and a figure: both render a `baselines.analysis.ranking.Ranking`.
+"""The ranking across units as a markdown table and a figure: both render a `baselines.analysis.curves.ranking.Ranking`.
 
 Nothing is decided here: the levels, ranks, pair verdicts and which flips
 are reversals come computed from the analysis layer.
@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import math
 
-from baselines.analysis.comparison import Group
-from baselines.analysis.ranking import (
+from baselines.analysis.compare.comparison import Group
+from baselines.analysis.curves.ranking import (
     RANK_TEST_MAX_ARMS,
     Ranking,
     order_flips,

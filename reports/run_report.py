@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from baselines import compare
-from baselines.analysis.comparison import Comparison
+from baselines.analysis.compare.comparison import Comparison
 from baselines.core.fileio import atomic_write_text, ensure_dir
-from baselines.analysis.group_runs import RunIndex, as_index
-from baselines.analysis.ranking import group_ranking
+from baselines.analysis.tables.group_runs import RunIndex, as_index
+from baselines.analysis.curves.ranking import group_ranking
 from baselines.core.records import RunRecord, budget_key
 
 from .latex import comparison_latex, parse_columns

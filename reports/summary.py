@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from baselines.analysis.comparison import Comparison, Group
+from baselines.analysis.compare.comparison import Comparison, Group
 from baselines.core.units import nouns_of
 
 from .text import budget_text

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from baselines.analysis.comparison import Comparison, Group
+from baselines.analysis.compare.comparison import Comparison, Group
 from baselines.core.fileio import slug
 from baselines.core.units import unit_noun
 

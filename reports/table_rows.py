@@ -11,8 +11,8 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from baselines.analysis.comparison import Comparison, Group
-from baselines.analysis.pair_result import PairResult
+from baselines.analysis.compare.comparison import Comparison, Group
+from baselines.analysis.compare.pair_result import PairResult
 
 from .ranges import RewardRange, range_for
 from .text import DASH, GE, floor_for_display, quantity
@@ -64,7 +64,7 @@ def claim_rows(p: PairResult) -> list:
 
 
 def _mean_only(p: PairResult):
-    from baselines.analysis.claims import ClaimVerdict
+    from baselines.analysis.compare.claims import ClaimVerdict
     return ClaimVerdict(p.claim, p.verdict, p.claim_estimate, p.claim_ci, p.claim_interval_method, p.claim_method,
                         p.p_decide, p.p_adjusted, list(p.notes))
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from baselines.analysis.comparison import Comparison, Group
+from baselines.analysis.compare.comparison import Comparison, Group
 from baselines.core.units import unit_noun
 
 from .degraded import degraded_sentence

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 
-from baselines.analysis.comparison import Comparison, register_views
+from baselines.analysis.compare.comparison import Comparison, register_views
 from baselines.core.records import RunRecord
 from baselines.core.units import nouns_of
 

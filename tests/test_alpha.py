@@ -6,10 +6,10 @@ import math
 import pytest
 
 from baselines import CompareOptions
-from baselines.analysis.alpha import ALPHA_RANGE, check_alpha
-from baselines.analysis.gate import run_gate
-from baselines.analysis.gate_bounds import gate_decision
-from baselines.analysis.pair_verdict import decide
+from baselines.analysis.statistics.alpha import ALPHA_RANGE, check_alpha
+from baselines.analysis.gating.gate import run_gate
+from baselines.analysis.gating.gate_bounds import gate_decision
+from baselines.analysis.compare.pair_verdict import decide
 from baselines.cli import main
 
 BAD = [0, 0.0, 0.5, 0.7, 1, -0.1, math.nan, math.inf, True, "0.05", None]

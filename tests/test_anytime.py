@@ -4,7 +4,7 @@ import pytest
 
 from baselines import compare
 
-from baselines.analysis import anytime
+from baselines.analysis.curves import anytime
 from tests.builders import rec
 
 TRACE = [{"spend": {"tokens": 100}, "best": 0.2}, {"spend": {"tokens": 300}, "best": 0.5},
@@ -186,7 +186,7 @@ def test_many_runs_use_the_delta_method_and_agree_with_the_bootstrap_scale():
 
 
 def test_cost_tables_from_columns_equal_the_per_record_rows():
-    from baselines.analysis.table import RunTable
+    from baselines.analysis.tables.table import RunTable
     runs = []
     for seed in range(8):
         a = rec("a", seed, 1.0 if seed % 3 else 0.0, tokens=100 + seed)
@@ -209,7 +209,7 @@ def test_cost_tables_from_columns_equal_the_per_record_rows():
 def test_instance_column_gives_the_per_record_per_instance_rows(tmp_path):
     """Both readers keep `instance`, so ERT per instance comes from the columns, equal to the records'."""
     from baselines.core.records import read_records, write_records
-    from baselines.analysis.table import RunTable
+    from baselines.analysis.tables.table import RunTable
 
     runs = _bbob_like()
     for r in runs[:2]:

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from baselines import compare
-from baselines.analysis.arm_intervals import BETTING, EXACT_BINOMIAL, bounded_arm_intervals, clopper_pearson
+from baselines.analysis.statistics.arm_intervals import BETTING, EXACT_BINOMIAL, bounded_arm_intervals, clopper_pearson
 from tests.builders import make_arms
 
 B = {"calls": 10}

@@ -66,7 +66,7 @@ import json  # noqa: E402
 
 from baselines.cli import main  # noqa: E402
 from baselines.core.records import budget_key, budget_label, read_records  # noqa: E402
-from baselines.analysis.table import RunTable  # noqa: E402
+from baselines.analysis.tables.table import RunTable  # noqa: E402
 
 
 @pytest.mark.parametrize("a, b", [

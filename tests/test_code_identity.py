@@ -42,8 +42,8 @@ def test_records_carry_code_identity_backend_python_and_libraries(starter_run, b
 
 def test_both_readers_keep_the_added_fields_in_bulk(starter_run, monkeypatch):
     from baselines import read_records
-    from baselines.analysis import table as table_mod
-    from baselines.analysis.table import RunTable
+    from baselines.analysis.tables import table as table_mod
+    from baselines.analysis.tables.table import RunTable
 
     slow = []
     real = table_mod._slow_chunk

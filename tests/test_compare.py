@@ -244,7 +244,7 @@ def test_large_group_summaries_match_plain_numpy():
     """Groups past 200k rows take the threaded median path; its numbers must not change."""
     import numpy as np
     import pandas as pd
-    from baselines.analysis.table import RunTable
+    from baselines.analysis.tables.table import RunTable
 
     rng = np.random.default_rng(0)
     arms, seeds = 25, 10_000
@@ -271,8 +271,8 @@ def test_groups_paired_in_one_batch_give_what_each_group_gives_alone():
     import math
     import random
 
-    from baselines.analysis.compare_options import CompareOptions
-    from baselines.analysis.pairing import pair_group
+    from baselines.analysis.compare.compare_options import CompareOptions
+    from baselines.analysis.compare.pairing import pair_group
     from tests.builders import rec
 
     rnd = random.Random(7)

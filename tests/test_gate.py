@@ -9,10 +9,10 @@ import pytest
 
 from baselines import RunRecord, write_records
 from baselines.cli import main
-from baselines.analysis.alpha import format_level
-from baselines.analysis.gate import _amount, run_gate
-from baselines.analysis.gate_bounds import FAIL, INCONCLUSIVE, PASS, decide_gate, gate_decision, spending_schedule
-from baselines.analysis.sequential import simulate
+from baselines.analysis.statistics.alpha import format_level
+from baselines.analysis.gating.gate import _amount, run_gate
+from baselines.analysis.gating.gate_bounds import FAIL, INCONCLUSIVE, PASS, decide_gate, gate_decision, spending_schedule
+from baselines.analysis.gating.sequential import simulate
 
 MC = 2 * math.sqrt(0.05 * 0.95 / 1000)  # two Monte Carlo standard errors at 1,000 gates
 SMALL = [0.0, 0.01, -0.01, 0.0, 0.01, -0.005]  # no real change, with some spread
@@ -224,7 +224,7 @@ def test_bounds_print_as_99_99_percent_not_100():
 
 
 def test_gate_on_columns_equals_gate_on_records():
-    from baselines.analysis.table import RunTable
+    from baselines.analysis.tables.table import RunTable
     recs = records([0.01, -0.02, 0.03, 0.0, 0.02, -0.01, 0.015], spend={"tokens": 1000})
     by_records, _ = run_gate(recs, "tokens", "base", "cand", 0.05)
     by_columns, _ = run_gate(RunTable.from_records(recs), "tokens", "base", "cand", 0.05)
@@ -232,7 +232,7 @@ def test_gate_on_columns_equals_gate_on_records():
 
 
 def test_sequential_bounded_gate_needs_no_alpha_spending():
-    from baselines.analysis.sequential import sequential_verdict
+    from baselines.analysis.gating.sequential import sequential_verdict
     d = np.zeros(40)
     assert sequential_verdict(d, [10, 20, 30, 40], 0.1, 0.05, reward_range=(0.0, 1.0)) == (PASS, 40)
 

@@ -16,10 +16,10 @@ from scipy import stats as sps
 
 from baselines import RunRecord, write_records
 from baselines.cli import main
-from baselines.analysis.clustered import clustered_bounds
-from baselines.analysis.exact_paired import ni_pvalue
-from baselines.analysis.gate import run_gate
-from baselines.analysis.gate_bounds import EXACT, FAIL, INCONCLUSIVE, PASS, gate_decision, margin_verdict
+from baselines.analysis.statistics.clustered import clustered_bounds
+from baselines.analysis.statistics.exact_paired import ni_pvalue
+from baselines.analysis.gating.gate import run_gate
+from baselines.analysis.gating.gate_bounds import EXACT, FAIL, INCONCLUSIVE, PASS, gate_decision, margin_verdict
 
 ALPHA = 0.05
 
@@ -217,7 +217,7 @@ def test_without_a_range_more_crashes_than_the_baseline_is_fail():
 
 # -- the sequential gate: the suite's tolerance, errors not swallowed --------------------------------
 def test_sequential_look_uses_each_workloads_tolerance_and_raises(monkeypatch):
-    import baselines.analysis.sequential as seq
+    import baselines.analysis.gating.sequential as seq
     from baselines import InputError
 
     seen = []

@@ -14,15 +14,15 @@ from baselines import read_records
 from baselines.core.budget import Budget
 from baselines.core.errors import InputError
 from baselines.cli import main
-from baselines.analysis.comparing import compare
+from baselines.analysis.compare.comparing import compare
 from baselines.core.governor import governor_fields
 from baselines.core.meter import BudgetExhausted, Meter
 from baselines.core.records import write_records
 from baselines.running.runner import execute_record
 from baselines.running.suite import load_suite
-from baselines.analysis.table import RunTable
-from baselines.analysis.table_arrow import arrow_chunk
-from baselines.analysis.table_lines import line_ends
+from baselines.analysis.tables.table import RunTable
+from baselines.analysis.tables.table_arrow import arrow_chunk
+from baselines.analysis.tables.table_lines import line_ends
 from reports.markdown import comparison_markdown
 from reports.latex import group_latex
 from reports.tables import to_csv

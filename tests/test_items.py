@@ -10,10 +10,10 @@ import json
 
 import pytest
 
-import baselines.analysis.table as table_mod
+import baselines.analysis.tables.table as table_mod
 from baselines import InputError, read_records
 from baselines.core.records import RunRecord, items_from_json, parse_line
-from baselines.analysis.table import RunTable
+from baselines.analysis.tables.table import RunTable
 from tests.test_reader_rules import agree, both_fail, rec, write
 
 

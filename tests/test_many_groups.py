@@ -16,10 +16,10 @@ import random
 import numpy as np
 import pytest
 
-from baselines.analysis import comparing, pairing
+from baselines.analysis.compare import comparing, pairing
 from baselines.cli import main
-from baselines.analysis.screen import segment_medians
-from baselines.analysis.bootstrap import _resample_counts, bootstrap_t_many
+from baselines.analysis.compare.screen import segment_medians
+from baselines.analysis.statistics.bootstrap import _resample_counts, bootstrap_t_many
 
 REL = 1e-12
 

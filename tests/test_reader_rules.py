@@ -15,11 +15,11 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-import baselines.analysis.table as table_mod
-import baselines.analysis.table_lines as lines_mod
+import baselines.analysis.tables.table as table_mod
+import baselines.analysis.tables.table_lines as lines_mod
 from baselines import InputError, read_records
 from baselines.cli import main
-from baselines.analysis.table import RunTable
+from baselines.analysis.tables.table import RunTable
 from tests.sizes import examples
 
 

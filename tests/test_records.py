@@ -116,7 +116,7 @@ def test_records_survive_write_read_round_trip(tmp_path_factory, arm, seed, spen
 
 
 # -- the bulk reader (RunTable.read) must agree with the line-by-line reader -----------------
-from baselines.analysis.table import RunTable  # noqa: E402
+from baselines.analysis.tables.table import RunTable  # noqa: E402
 
 
 @pytest.mark.parametrize("line, words", [
@@ -265,7 +265,7 @@ def test_crlf_files_read_like_lf_files(tmp_path):
 
 
 def test_block_boundaries_do_not_change_the_table_or_line_numbers(tmp_path, monkeypatch):
-    import baselines.analysis.table_lines as lines_mod
+    import baselines.analysis.tables.table_lines as lines_mod
 
     lines = [GOOD | {"seed": s, "arm": f"a{s % 3}", "budget": {"tokens": 100 + s % 2}} for s in range(40)]
     path = write_lines(tmp_path, *lines[:20], "", *lines[20:], GOOD | {"seed": 5, "arm": "a2", "budget": {"tokens": 101}})
@@ -284,8 +284,8 @@ def test_block_boundaries_do_not_change_the_table_or_line_numbers(tmp_path, monk
 def _read_in_bulk_blocks(path, block_bytes: int, monkeypatch) -> RunTable:
     """Read `path` in blocks of `block_bytes`; every block must pass the bulk checks (no line-by-line
     fallback), and the table must equal the line reader's."""
-    import baselines.analysis.table as table_mod
-    import baselines.analysis.table_lines as lines_mod
+    import baselines.analysis.tables.table as table_mod
+    import baselines.analysis.tables.table_lines as lines_mod
 
     monkeypatch.setattr(lines_mod, "BLOCK_BYTES", block_bytes)
     slow = []
@@ -427,7 +427,7 @@ def test_random_json_records_get_the_same_answer_from_both_readers(tmp_path, lin
 
 
 def test_long_trace_lines_read_alike_and_deep_lines_never_reach_pyarrow(tmp_path, monkeypatch):
-    import baselines.analysis.table_arrow as arrow_mod
+    import baselines.analysis.tables.table_arrow as arrow_mod
 
     trace = [{"spend": {"tokens": i}, "best": i / 3000} for i in range(3000)]
     path = write_lines(tmp_path, GOOD | {"seed": 0, "trace": trace}, GOOD | {"seed": 1})
@@ -448,7 +448,7 @@ def test_column_store_grows_past_a_short_prediction_and_fills_absent_columns_wit
     import numpy as np
     import pandas as pd
 
-    from baselines.analysis.table_store import ColumnStore
+    from baselines.analysis.tables.table_store import ColumnStore
 
     store = ColumnStore()
     store.reserve(3)

@@ -64,7 +64,7 @@ def test_lines_in_another_writers_form_are_still_read(tmp_path):
     text[1] = text[1].replace('"arm": "A"', '"\\u0061rm": "A"')
     path = write(tmp_path, "\n".join(text) + "\n")
     from baselines import read_records
-    from baselines.analysis.table import RunTable
+    from baselines.analysis.tables.table import RunTable
 
     assert len(read_records(path)) == 6 and len(RunTable.read([path])) == 6
 

@@ -102,7 +102,7 @@ def test_majority_over_all_samples_matches_the_raw_file(path):
 @pytest.mark.parametrize("path", SHIPPED, ids=model_of)
 def test_single_sample_accuracy_matches_the_raw_file(path):
     """Best-of-1: the first recorded sample (generation order) and the pool's mean single-sample accuracy."""
-    from baselines.analysis.tts_curves import pool_curves
+    from baselines.analysis.curves.tts_curves import pool_curves
 
     rows = raw(path)
     first = np.mean([r["all_answers"][0][0] == r["gold_answer"] for r in rows])

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from baselines import RunRecord, compare
-from baselines.analysis.anytime import cost_table, function_erts
-from baselines.analysis.frontier import supported_frontier
+from baselines.analysis.curves.anytime import cost_table, function_erts
+from baselines.analysis.compare.frontier import supported_frontier
 from reports import plots
 from reports.headline import group_headline, informative_first
 from reports.html import report_html

@@ -15,8 +15,8 @@ import math
 import numpy as np
 import pytest
 
-from baselines.analysis.arm_intervals import T_SKEWED, skewness_rows
-from baselines.analysis.gate_bounds import FAIL, INCONCLUSIVE, PASS, SKEW_CHECKED, gate_decision, skew_allowance
+from baselines.analysis.statistics.arm_intervals import T_SKEWED, skewness_rows
+from baselines.analysis.gating.gate_bounds import FAIL, INCONCLUSIVE, PASS, SKEW_CHECKED, gate_decision, skew_allowance
 from baselines.cli import main
 from baselines.core.records import RunRecord, write_records
 from benchmarks import skew_gate
@@ -129,7 +129,7 @@ def test_repeated_checks_on_a_growing_file_hold_alpha_on_bounded_rewards():
 
 
 def test_unbounded_looks_share_alpha():
-    from baselines.analysis.gate_bounds import look_alpha
+    from baselines.analysis.gating.gate_bounds import look_alpha
     assert [look_alpha(0.05, j) for j in (0, 1, 2, 3)] == [0.05, 0.025, pytest.approx(0.05 / 6), pytest.approx(0.05 / 12)]
     assert sum(look_alpha(0.05, j) for j in range(1, 10_000)) < 0.05
     d = [0.01, 0.02, 0.0, 0.01, 0.02, 0.0, 0.015, 0.005]

@@ -8,7 +8,9 @@ from scipy import stats as sp
 
 from baselines import compare
 
-from baselines.analysis import bootstrap, pair_verdict, reward_range, sign_flip, stats, student_t
+from baselines.analysis.statistics import bootstrap, reward_range, sign_flip, stats, student_t
+
+from baselines.analysis.compare import pair_verdict
 from tests.builders import make_arms
 
 SIMS = 2000

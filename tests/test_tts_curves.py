@@ -11,7 +11,7 @@ import pytest
 
 from arms.replay_tts import AdaptiveMajority
 from baselines.core.meter import Meter
-from baselines.analysis.tts_curves import (Curve, adaptive_curve, compare_curves, crossovers, majority_curve, orderings,
+from baselines.analysis.curves.tts_curves import (Curve, adaptive_curve, compare_curves, crossovers, majority_curve, orderings,
                                   pass_at_n, pool_curves, walk)
 from benchmarks.bench_replay import plain_loop
 from benchmarks.replay_synthetic import write_synthetic

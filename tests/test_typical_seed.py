@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from scipy import stats
 
-from baselines.analysis.typical_seed import (clopper_pearson, critical_wins, detectable_share, margin_seeds_to_decide,
+from baselines.analysis.statistics.typical_seed import (clopper_pearson, critical_wins, detectable_share, margin_seeds_to_decide,
                                              margin_sign_bounds, median_interval, order_rank, seeds_to_decide,
                                              sign_counts, sign_power, sign_test_p, typical_claim)
 

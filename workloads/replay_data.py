@@ -25,6 +25,7 @@ import numpy as np
 import orjson
 
 from baselines.core.errors import InputError
+from baselines.core.input_files import read_input
 
 
 @dataclass(frozen=True)
@@ -49,7 +50,7 @@ def read_samples(path: str | os.PathLike) -> tuple[Problem, ...]:
         key = (str(path.resolve()), stat.st_size, stat.st_mtime_ns)
         if key in _CACHE:
             return _CACHE[key]
-        data = path.read_bytes()
+        data = read_input(path, "samples file")  # a FIFO or a device is refused before it can block
     except OSError as exc:
         raise InputError(f"{path}: cannot read samples file ({exc.strerror or exc}); check the path") from None
     problems, seen = [], {}

@@ -48,7 +48,7 @@ def run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_early
         confounds,
         baseline, candidate, margin, lower_is_better, inconclusive, against, as_json,
         bounds="auto", reward_range=None, max_loss=None) -> int:
-    from ..analysis.gate import overall, run_gate  # start-up: only when the verb runs
+    from ..analysis.gating.gate import overall, run_gate  # start-up: only when the verb runs
     from ..core.records import read_records
     from .results import results_options  # start-up: only when the verb runs
 
@@ -65,7 +65,7 @@ def run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_early
         records = [r for r in records if r.arm != baseline] + stored
         records = select_records(records, workloads, budgets)
     else:   # columns: a million runs without a Python object per run
-        from ..analysis.table import RunTable  # start-up: only when the verb runs
+        from ..analysis.tables.table import RunTable  # start-up: only when the verb runs
         records = RunTable.read(results, keep_last=keep_last)
         if len(records) == 0:
             raise InputError(f"{', '.join(results)}: no runs in the results; nothing to check")
@@ -97,10 +97,10 @@ def run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_early
 def with_looks(results, outcome: list, baseline: str, candidate: str, rerun) -> list:
     """Gate results after the looks ledger: groups looked at before with fewer seeds are re-gated (`rerun(j)`,
     j the most earlier looks of any group: anytime-valid bounds on bounded rewards, alpha / (j (j + 1)) on
-    unbounded ones) and say so; this look is recorded (see `baselines.analysis.looks`)."""
+    unbounded ones) and say so; this look is recorded (see `baselines.analysis.gating.looks`)."""
     import sys
 
-    from ..analysis.looks import earlier_looks, group_key, ledger_path, looks_note, read_ledger, record_looks
+    from ..analysis.gating.looks import earlier_looks, group_key, ledger_path, looks_note, read_ledger, record_looks
     from ..core.records import budget_key
 
     path = ledger_path(results)

@@ -49,7 +49,7 @@ def _run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_earl
 
     table = None
     if target is not None:   # ERT needs the traces (and instances): read them once, keep them for the cost tables
-        from ..analysis.table import RunTable  # start-up: only when the verb runs
+        from ..analysis.tables.table import RunTable  # start-up: only when the verb runs
         check_results_files(results)
         table = RunTable.read(results, keep_last=keep_last)
     comparison = load_comparison("compare", results, fixed, tolerance=tolerance, keep_last=keep_last,
@@ -80,7 +80,7 @@ def _dumps(payload) -> str:
 
 def cost_tables(comparison, table, target: float, baseline: str | None) -> list[dict]:
     """ERT and cost-of-pass per compared group, from the table's columns and traces (array work)."""
-    from ..analysis.anytime import cost_tables as by_group, json_ready  # start-up: only when the verb runs
+    from ..analysis.curves.anytime import cost_tables as by_group, json_ready  # start-up: only when the verb runs
 
     out = []
     for unit in sorted({g.fixed or comparison.fixed or "" for g in comparison.groups}):

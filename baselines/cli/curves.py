@@ -5,7 +5,7 @@ single-sample accuracy, majority@n, majority over the whole pool = the
 finite-pool Best-of-infinity, the adaptive rule, the oracle pass@n apart),
 then the paired difference at equal expected tokens between two curves with
 its band and crossover, and writes the figure. Numbers come from
-`baselines.analysis.tts_curves`; this module reads the files and prints.
+`baselines.analysis.curves.tts_curves`; this module reads the files and prints.
 """
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(*, benchmark, folder, models, compare, confidence, draws, seed, empty_abstains, out) -> int:
-    from ..analysis.tts_curves import DEFAULT_CONFIDENCES, compare_curves, pool_curves
+    from ..analysis.curves.tts_curves import DEFAULT_CONFIDENCES, compare_curves, pool_curves
     from workloads.replay import Replay
 
     planned = planned_dir(out, "figure folder") if out is not None else None  # checked now, made when written

@@ -39,7 +39,7 @@ def print_gate(results, verdict: str, *, baseline: str, candidate: str, fixed: s
 
 
 def gate_exit(verdict: str, inconclusive: str) -> int:
-    from ..analysis.gate import FAIL, PASS  # start-up: only when the verb runs
+    from ..analysis.gating.gate import FAIL, PASS  # start-up: only when the verb runs
 
     if verdict == PASS:
         return EXIT_OK

@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 from ..core.errors import InputError
+from ..core.input_files import check_input
 from .options import EXIT_OK, output_file
 
 HELP = "convert other tools' results into run records"
@@ -39,8 +40,8 @@ def run(*, format, files, output, map, workload, arm, arm_from_file, metric) -> 
         raise InputError(f"import: unknown format {format!r}; known formats: {', '.join(sorted(IMPORTERS))}")
     out = output_file(output, "output file")
     for path in files:
-        if not (Path(path).is_file() or (format == "lm-eval" and Path(path).is_dir())):
-            raise InputError(f"{path}: no such file to import")
+        if not (format == "lm-eval" and Path(path).is_dir()):
+            check_input(path, "file to import")  # missing, a FIFO, a device: one line before any read
     written = run_import(format, files, out, mapping=map, workload=workload, arm=arm, arm_from_file=arm_from_file,
                          metric=metric)
     print(f"wrote {written} runs to {out}", file=sys.stderr)

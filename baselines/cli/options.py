@@ -13,7 +13,7 @@ import math
 import stat
 from pathlib import Path
 
-from ..analysis.alpha import check_alpha
+from ..analysis.statistics.alpha import check_alpha
 from ..core.errors import InputError
 from ..core.fileio import OutputError, ensure_dir
 

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import sys
 
-from ..analysis.comparing import compare
-from ..analysis.comparison import Comparison
-from ..analysis.compare_options import CompareOptions
+from ..analysis.compare.comparing import compare
+from ..analysis.compare.comparison import Comparison
+from ..analysis.compare.compare_options import CompareOptions
 from ..core.errors import InputError
 from ..core.records import RunRecord, read_records
-from ..analysis.table import RunTable
+from ..analysis.tables.table import RunTable
 from .options import check_results_files
 
 

@@ -163,7 +163,7 @@ def _run_sequential(suite, out_dir: Path, *, looks, gate, margin, alpha, lower_i
                     reward_range=None) -> int:
     from ..running.progress import Progress  # start-up: only when the verb runs
     from ..running.runner import run_suite
-    from ..analysis.sequential import parse_looks, run_sequential
+    from ..analysis.gating.sequential import parse_looks, run_sequential
 
     if not (looks and gate and margin):
         raise InputError("run: the sequential gate needs --looks, --gate BASELINE:CANDIDATE and --margin together")

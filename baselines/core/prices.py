@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from baselines.core.errors import InputError
+from baselines.core.input_files import read_input
 
 DEFAULT_PRICES = Path(__file__).resolve().parent.parent / "data" / "prices.json"
 
@@ -75,10 +76,11 @@ def load_prices(override: str | Path | None = None) -> PriceTable:
     if override is None:
         return base
     path = Path(override)
+    raw = read_input(path, "price file")  # a FIFO, a device or a folder is refused before it can block
     try:
-        extra = _parse(json.loads(path.read_text()), str(path))
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read price file ({exc.strerror})") from None
+        extra = _parse(json.loads(raw), str(path))
+    except UnicodeDecodeError:
+        raise InputError(f"{path}: not UTF-8 text; save the price file as UTF-8 JSON") from None
     except json.JSONDecodeError as exc:
         raise InputError(f"{path}: not JSON ({exc.msg})") from None
     return PriceTable(extra.date, f"{extra.source} (over {base.source[:40]}...)", {**base.models, **extra.models})

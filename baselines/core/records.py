@@ -21,7 +21,9 @@ except ImportError:  # pragma: no cover - orjson is a declared dependency
     _orjson = None
 
 from .errors import InputError
+from .file_kind import refuse_foreign
 from .fileio import atomic_open
+from .input_files import open_input
 from .json_line import (MAX_DEPTH, dumped, has_surrogate_escape, json_depth, loads_line, lone_surrogate, quote,
                         refuse_bom, refuse_repeated_key)
 from .units import ordered_units
@@ -120,7 +122,7 @@ def budget_label(budget: dict[str, float]) -> str:
 # -- one rule for every reader -------------------------------------------------
 # Limits that make every record input either a record or a one-line error (the nesting
 # limit MAX_DEPTH is a rule of the text: `json_line.py`). The bulk reader
-# (analysis/table_arrow.py) hands a file to pyarrow only when it cannot cross them and
+# (analysis/tables/table_arrow.py) hands a file to pyarrow only when it cannot cross them and
 # falls back to the line reader otherwise, so both readers agree.
 MAX_AMOUNT = 1e15         # spend and budget values: exact as float64 integers, sums stay finite
 MAX_REWARD = 1e100        # |reward|: means, variances and plots of such values stay finite
@@ -413,12 +415,10 @@ def iter_records(path: str | os.PathLike) -> Iterator[RunRecord]:
 
 def _located_records(path: str | os.PathLike) -> Iterator[tuple[str, RunRecord]]:
     path = Path(path)
-    try:
-        handle = open(path, "rb")
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read results file ({exc.strerror})") from None
+    handle = open_input(path, "results file", pipes=True)
     with handle:
         try:
+            refuse_foreign(handle.peek(16)[:16], path)
             for number, line in enumerate(handle, 1):
                 if not line.strip():
                     continue

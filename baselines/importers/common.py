@@ -23,6 +23,7 @@ from typing import Any, Callable, Iterable
 
 from ..core.errors import InputError
 from ..core.fileio import atomic_open
+from ..core.input_files import read_input
 from ..core.json_line import quote
 from ..core.records import RunRecord, record_from_json
 
@@ -35,10 +36,7 @@ def _reject_constant(name: str):
 
 def read_utf8(path: Path, fix: str) -> str:
     """A whole source file as text; unreadable or non-UTF-8 bytes are one-line errors ending with `fix`."""
-    try:
-        raw = Path(path).read_bytes()
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read ({exc.strerror})") from None
+    raw = read_input(path, "source file")  # a FIFO, a device or a folder is refused before it can block
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -11,12 +11,14 @@ that is not UTF-8 or not CSV is a one-line error, never a traceback.
 from __future__ import annotations
 
 import csv
+import io
 import math
 import re
 import sys
 from pathlib import Path
 
 from ..core.errors import InputError
+from ..core.input_files import open_input
 from ..core.records import RunRecord
 from .common import make_record
 
@@ -66,10 +68,7 @@ def import_csv(path: str | Path, mapping: dict[str, str] | str, workload: str | 
     path = Path(path)
     if isinstance(mapping, str):
         mapping = parse_mapping(mapping)
-    try:
-        handle = open(path, newline="", encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read ({exc.strerror})") from None
+    handle = io.TextIOWrapper(open_input(path, "source file"), encoding="utf-8", newline="")
     with handle:
         try:
             return _rows(path, handle, mapping, workload)

@@ -22,7 +22,9 @@ from typing import Callable
 import orjson
 
 from ..core.errors import InputError
-from ..core.fileio import DiskError, atomic_write_text, describe_os_error
+from ..core.fileio import DiskError, atomic_write_bytes, describe_os_error
+from ..core.file_kind import is_complete_json, is_cut_line, not_a_cut_line, refuse_foreign
+from ..core.input_files import read_input
 from ..core.json_line import quote
 from ..core.records import RunRecord, parse_line
 from ..core.scoped import gc_paused
@@ -43,20 +45,20 @@ def read_existing(path: Path) -> tuple[list[RunRecord], Callable[[], None]]:
     """Records already on disk, every line validated, and the change a torn last line needs (not made here).
 
     A last line without its newline is kept when it is a valid record (a
-    file edited by hand, or written by another tool). Only an invalid last
-    line with no newline after it (a run killed mid-write) is moved into a
-    side file ``results.torn-<time>.jsonl`` and cut from the results, by the
-    returned function: a run calls it once every check has passed and the
-    engine is up, so a refused run leaves the file as it was (issue 31).
-    Nothing is deleted, and a file whose complete lines are not valid
-    records is refused without a byte changed.
+    file edited by hand, or written by another tool). Only a last line with
+    no newline after it that reads as the start of a record (a run killed
+    mid-write: `file_kind.is_cut_line`) is moved, its bytes as they are, into
+    a side file ``results.torn-<time>.jsonl`` and cut from the results, by
+    the returned function: a run calls it once every check has passed and
+    the engine is up, so a refused run leaves the file as it was (issue 31).
+    Nothing is deleted; a file that is another format (a gzip header, binary
+    bytes), whose complete lines are not valid records, or whose last line
+    is a complete bad record, is refused without a byte changed (issue 41).
     """
     if not path.exists():
         return [], _nothing
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read results file ({exc.strerror})") from None
+    data = read_input(path, "results file")
+    refuse_foreign(data[:16], path)
     cut = data.rfind(b"\n") + 1
     body, tail = data[:cut], data[cut:]
     records, seen = [], {}
@@ -75,6 +77,10 @@ def read_existing(path: Path) -> tuple[list[RunRecord], Callable[[], None]]:
         try:
             records.append(parse_line(tail, where))
         except InputError:
+            if not is_cut_line(tail):
+                if is_complete_json(tail):
+                    raise  # a whole line that is a bad record: its own message
+                raise not_a_cut_line(tail, where) from None
             return records, functools.partial(_set_torn_aside, path, tail, cut, where)
     return records, _nothing
 
@@ -85,7 +91,7 @@ def _nothing() -> None:
 
 def _set_torn_aside(path: Path, tail: bytes, cut: int, where: str) -> None:
     side = path.with_name(f"{path.stem}.torn-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.jsonl")
-    atomic_write_text(side, tail.decode("utf-8", errors="replace") + "\n")
+    atomic_write_bytes(side, tail, "set-aside line")  # bytes in, bytes out: never decoded
     with open(path, "r+b") as handle:
         handle.truncate(cut)
     print(f"costmatch: {where}: an incomplete last line (the previous run was killed mid-write) "

@@ -44,6 +44,7 @@ from typing import Any
 
 from ..core.budget import Budget
 from ..core.errors import InputError
+from ..core.input_files import read_input
 from ..core.protocols import check_arm, check_workload, incompatibility
 from .class_checks import check_class, check_params
 from ..core.provenance import by_value, by_value_hash, register_class
@@ -242,10 +243,7 @@ _TOML_AT = re.compile(r"^(.*) \(at line (\d+), column (\d+)\)$")
 def load_suite(path: str | Path, check_imports: bool = True) -> Suite:
     """Read, check and (with `check_imports`) load every class of a suite file."""
     path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read suite ({exc.strerror or exc})") from None
+    raw = read_input(path, "suite")  # a FIFO, a device or a folder is refused before it can block
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
