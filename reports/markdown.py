@@ -56,6 +56,9 @@ def pairs_table(group: Group, rng=None) -> str:
     text = pipe_table(rows, headers, align="llrlrrrrl" + ("r" if boot else "") + "l")
     if notes:
         text += "\n\n" + "\n".join(f"[{i + 1}] {md(n)}" for i, n in enumerate(notes))
+    decided = [p.claim_text for p in group.pairs if p.verdict in ("a>b", "b>a") and p.claim_text] if group.valid else []
+    if decided:
+        text += "\n\n" + "\n".join(f"- {md(sentence)}" for sentence in decided)
     family = family_line(group.pairs)
     if family:
         text += "\n\n" + md(family)

@@ -166,6 +166,14 @@ def set_headline(pair, verdicts: list[ClaimVerdict]) -> None:
     pair.claim_text = claim_sentence(pair)
 
 
+def claim_phrase(pairs: list) -> str:
+    """" on a typical seed" / " on the mean" when every pair's verdict names that claim, else "" (summaries)."""
+    claims = {p.claim for p in pairs}
+    if len(claims) != 1:
+        return ""
+    return " on a typical seed" if claims == {TYPICAL} else " on the mean"
+
+
 def _label(claim: str) -> str:
     return "typical seed" if claim == TYPICAL else "mean"
 
