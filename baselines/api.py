@@ -26,11 +26,14 @@ from .analysis.compare.compare_options import CompareOptions
 from .analysis.compare.comparing import options_with
 from .analysis.compare.comparison import Comparison
 from .analysis.gating.gate import GateResult, overall, run_gate
+from .analysis.tables.table import RunTable
+from .core.api_arguments import RUN_RULES, check_arguments, check_rules
 from .core.arguments import budget_table, records_argument
 from .core.budget import Budget
 from .core.errors import InputError
 from .core.provenance import register_class
 from .core.records import RunRecord, read_records
+from .core.units import canonical_unit
 from .running.runner import run_suite
 from .running.suite import parse_suite
 
@@ -119,7 +122,7 @@ def build_suite(workload: Spec, arms: Mapping[str, Spec] | Iterable[Spec],
 def run(workload: Spec, arms: Mapping[str, Spec] | Iterable[Spec], budget: Budget | Mapping[str, float] | list,
         seeds: int | list[int] = 5, *, fixed: str | None = None, out: str | Path | None = None,
         jobs: int = 1, backend: str = "loky", timeout: float | None = None, name: str | None = None,
-        tolerance: float = 0.1, fresh: bool = False, keep_stale: bool = False,
+        tolerance: float = 0.1, fresh: bool = False, keep_stale: bool = False, retry_errors: bool = False,
         plots: bool = True) -> list[RunRecord]:
     """Run every (budget, arm, seed) cell of one workload and return the records.
 
@@ -130,23 +133,45 @@ def run(workload: Spec, arms: Mapping[str, Spec] | Iterable[Spec], budget: Budge
     one unit. With `out`, records are appended to ``out/results.jsonl`` as
     cells finish, a second call resumes, and the report `costmatch run`
     writes (report.md, report.html, comparison JSON, plots/ unless
-    ``plots=False``) is written there; a resume whose arm or workload code
-    changed is refused unless ``fresh=True`` (start over) or
-    ``keep_stale=True``. Without `out` the records are kept in a temporary
-    folder that is removed afterwards.
+    ``plots=False``) is written there. A resume reruns the cells of an arm or
+    workload whose code changed since they ran (one line says which; the old
+    records are moved aside) unless ``keep_stale=True`` (kept, marked as old
+    code); ``fresh=True`` starts over; ``retry_errors=True`` reruns errored
+    cells. Without `out` the records are kept in a temporary folder that is
+    removed afterwards. Errors name these arguments, not the CLI's flags.
     """
+    check_arguments("run", RUN_RULES, locals())  # first: every parameter named with its value, before the suite
     suite = build_suite(workload, arms, budget, seeds, fixed=fixed, name=name, timeout=timeout,
                         tolerance=tolerance, jobs=jobs, backend=backend)
     if out is None:
         with tempfile.TemporaryDirectory(prefix="costmatch-") as folder:
             return _finish(run_suite(suite, Path(folder), jobs, backend))
-    records = _finish(run_suite(suite, Path(out), jobs, backend, fresh=fresh, stale="keep" if keep_stale
-                                else "refuse"))
+    try:
+        records = _finish(run_suite(suite, Path(out), jobs, backend, fresh=fresh, retry_errors=retry_errors,
+                                    stale="keep" if keep_stale else "rerun", words=api_words))
+    except InputError as exc:
+        raise InputError(api_words(str(exc))) from None
     # imported here, not at the top: the report loads matplotlib, which a run without `out` never needs
     from reports.run_report import write_run_report
 
     write_run_report(suite, records, Path(out), plots=plots)
     return records
+
+
+_API_WORDS = (("another --out", "another out="), ("--out", "out="), ("--fresh", "fresh=True"),
+              ("--keep-stale", "keep_stale=True"), ("--retry-errors", "retry_errors=True"),
+              ("--jobs", "jobs="), ("--backend", "backend="), ("--timeout", "timeout="))
+
+
+def api_words(text: str) -> str:
+    """A runner message as the Python API's user reads it: its arguments (``fresh=True``), not CLI flags.
+
+    Why at this one edge: the runner's messages are shared with the command
+    line, and a notebook user told to "pass --fresh" has no such flag.
+    """
+    for flag, argument in _API_WORDS:
+        text = text.replace(flag, argument)
+    return text
 
 
 def _finish(outcome) -> list[RunRecord]:
@@ -192,8 +217,10 @@ def check(records: list[RunRecord] | str | Path, *, baseline: str, candidate: st
     `CompareOptions`, given whole as `options=`; a keyword beside it wins).
     Returns a `CheckResult`: `.verdict` is the worst over the groups.
     """
+    check_arguments("check", check_rules(RunTable, CompareOptions), locals())
     if baseline == candidate:
         raise InputError(f"check: baseline and candidate are both {baseline!r}; name two different arms")
+    fixed = None if fixed is None else canonical_unit(fixed)   # the aliases the suite and the CLI accept
     records = records if isinstance(records, (str, Path)) else records_argument(records, "check: records")
     if isinstance(records, (str, Path)):
         records = read_records(records)

@@ -6,7 +6,7 @@ import sys
 
 from ..core.errors import InputError
 from .gate_output import gate_exit, print_gate
-from .options import add_results_args, check_results_files, finite, margin, reward_range
+from .options import add_cache_arg, add_results_args, check_results_files, finite, margin, reward_range
 
 HELP = "the CI gate: PASS (0), FAIL (1) or INCONCLUSIVE (3)"
 
@@ -32,6 +32,7 @@ def add_gate_arguments(p: argparse.ArgumentParser, with_range: bool = True) -> N
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_results_args(p)
+    add_cache_arg(p)
     p.add_argument("--baseline", required=True, metavar="ARM", help="the arm the candidate must not fall behind")
     p.add_argument("--candidate", required=True, metavar="ARM", help="the arm under test (e.g. the pull request's)")
     add_gate_arguments(p, with_range=False)
@@ -47,7 +48,7 @@ def run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_early
         claim=None,
         confounds,
         baseline, candidate, margin, lower_is_better, inconclusive, against, as_json,
-        bounds="auto", reward_range=None, max_loss=None) -> int:
+        bounds="auto", reward_range=None, max_loss=None, no_cache=False) -> int:
     from ..analysis.gating.gate import overall, run_gate  # start-up: only when the verb runs
     from ..core.records import read_records
     from .results import results_options  # start-up: only when the verb runs
@@ -66,7 +67,7 @@ def run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_early
         records = select_records(records, workloads, budgets)
     else:   # columns: a million runs without a Python object per run
         from ..analysis.tables.table import RunTable  # start-up: only when the verb runs
-        records = RunTable.read(results, keep_last=keep_last)
+        records = RunTable.read(results, keep_last=keep_last, cache=not no_cache)
         if len(records) == 0:
             raise InputError(f"{', '.join(results)}: no runs in the results; nothing to check")
     try:   # every results option reaches the comparison the gate reads, as in compare and report
