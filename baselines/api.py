@@ -206,7 +206,8 @@ def check(records: list[RunRecord] | str | Path, *, baseline: str, candidate: st
           workloads: Iterable[str] | None = None, budgets: Iterable[tuple[str, float]] | None = None,
           tolerance: float | None = None, allow_early_stop: bool | None = None, metric: str | None = None,
           start: float | None = None, confound_units: Iterable[str] | None = None,
-          options: CompareOptions | None = None) -> CheckResult:
+          options: CompareOptions | None = None, claim: str | None = None,
+          max_loss: float | None = None) -> CheckResult:
     """The CI gate in Python, with the options of `costmatch check`: `candidate` against `baseline`.
 
     `records` is a list of records or a results file. `margin` is the largest
@@ -215,6 +216,9 @@ def check(records: list[RunRecord] | str | Path, *, baseline: str, candidate: st
     distribution-free bounds; `workloads` and `budgets` ((unit, value) pairs)
     select groups. The comparison keywords are those of `compare` (and of
     `CompareOptions`, given whole as `options=`; a keyword beside it wins).
+    `claim` is "mean" (default), "typical" (the median paired difference
+    above -margin, exact sign test) or "both"; `max_loss` FAILs when any
+    seed loses more (docs/gate.md).
     Returns a `CheckResult`: `.verdict` is the worst over the groups.
     """
     check_arguments("check", check_rules(RunTable, CompareOptions), locals())
@@ -228,5 +232,6 @@ def check(records: list[RunRecord] | str | Path, *, baseline: str, candidate: st
                           metric=metric, start=start, workloads=workloads, budgets=budgets,
                           confound_units=confound_units, reward_range=reward_range)
     results, comparison = run_gate(list(records), fixed, baseline, candidate, str(margin),
-                                   lower_is_better=lower_is_better, bounds=bounds, options=merged)
+                                   lower_is_better=lower_is_better, bounds=bounds, options=merged,
+                                   claim=claim or "mean", max_loss=max_loss)
     return CheckResult(overall(results), results, comparison)
