@@ -189,6 +189,7 @@ class CheckResult(NamedTuple):
     verdict: str                 #: PASS, FAIL or INCONCLUSIVE: the worst over the groups where both arms ran
     groups: list[GateResult]     #: one verdict per (workload, budget) group, with its bounds and reason
     comparison: Comparison       #: the comparison the gate read (spend checks, flags, score matrices)
+    history = None               #: with check(history=...): what the history holds for each group (not a field)
 
     @property
     def passed(self) -> bool:
@@ -206,7 +207,9 @@ def check(records: list[RunRecord] | str | Path, *, baseline: str, candidate: st
           workloads: Iterable[str] | None = None, budgets: Iterable[tuple[str, float]] | None = None,
           tolerance: float | None = None, allow_early_stop: bool | None = None, metric: str | None = None,
           start: float | None = None, confound_units: Iterable[str] | None = None,
-          options: CompareOptions | None = None, claim: str | None = None,
+          options: CompareOptions | None = None, history: str | Path | None = None, commit: str | None = None,
+          branch: str | None = None, reference: str | Path | None = None, reference_arm: str | None = None,
+          reference_label: str | None = None, drift_horizon: int | None = None, claim: str | None = None,
           max_loss: float | None = None) -> CheckResult:
     """The CI gate in Python, with the options of `costmatch check`: `candidate` against `baseline`.
 
@@ -220,18 +223,42 @@ def check(records: list[RunRecord] | str | Path, *, baseline: str, candidate: st
     above -margin, exact sign test) or "both"; `max_loss` FAILs when any
     seed loses more (docs/gate.md).
     Returns a `CheckResult`: `.verdict` is the worst over the groups.
+    `history` (a file) appends one line per group as `check --history` does
+    (`commit` and `branch` as there); `reference` (a results file, with
+    `reference_arm`, `reference_label`, `drift_horizon`) also gates drift
+    against it: `.history.drifted` (contract 6.40).
     """
     check_arguments("check", check_rules(RunTable, CompareOptions), locals())
     if baseline == candidate:
         raise InputError(f"check: baseline and candidate are both {baseline!r}; name two different arms")
     fixed = None if fixed is None else canonical_unit(fixed)   # the aliases the suite and the CLI accept
     records = records if isinstance(records, (str, Path)) else records_argument(records, "check: records")
-    if isinstance(records, (str, Path)):
-        records = read_records(records)
     merged = options_with(options, alpha=alpha, tolerance=tolerance, allow_early_stop=allow_early_stop,
                           metric=metric, start=start, workloads=workloads, budgets=budgets,
                           confound_units=confound_units, reward_range=reward_range)
+    paths = [str(records)] if isinstance(records, (str, Path)) else []
+    if isinstance(records, (str, Path)):
+        records = read_records(records)
     results, comparison = run_gate(list(records), fixed, baseline, candidate, str(margin),
                                    lower_is_better=lower_is_better, bounds=bounds, options=merged,
                                    claim=claim or "mean", max_loss=max_loss)
-    return CheckResult(overall(results), results, comparison)
+    if history is None:
+        if reference is not None:
+            raise InputError("check: reference= needs history= (the looks at a reference are counted there)")
+        return CheckResult(overall(results), results, comparison)
+    from .analysis.history.checking import check_history
+    from .analysis.history.drift import DEFAULT_HORIZON
+    from .analysis.history.recording import Reference
+
+    pinned = None if reference is None else Reference(str(reference), reference_label or Path(reference).stem,
+                                                      reference_arm, drift_horizon or DEFAULT_HORIZON)
+    recorded = _Recorded(overall(results), results, comparison)
+    recorded.history = check_history(str(history), results=paths, outcome=results, comparison=comparison,
+                                     baseline=baseline, candidate=candidate, fixed=fixed, margin=str(margin),
+                                     lower_is_better=lower_is_better, bounds=bounds, options=merged,
+                                     records=list(records), commit=commit, branch=branch, reference=pinned)
+    return recorded
+
+
+class _Recorded(CheckResult):
+    """A CheckResult that also carries `.history` (a subclass: the tuple still unpacks into three)."""

@@ -26,8 +26,9 @@ def budget_cell(budget: dict) -> str:
 def frame(comparison: Comparison, baseline: str | None = None, ranges: dict | None = None) -> pd.DataFrame:
     """Long-form DataFrame: one row per (workload, budget, arm); NaN/None where unreported.
 
-    Columns `vs_*` only with a baseline (`vs_family`: the pairs Holm adjusted the
-    verdict with); `degraded` only when some arm dropped governor stages (the
+    Columns `vs_*` only with a baseline (`vs_verdict`: the word every other format
+    prints, `vs_verdict_text`: the analysis's verdict text, `vs_family`: the pairs
+    Holm adjusted the verdict with); `degraded` only when some arm dropped governor stages (the
     sentence the other formats print, empty for an arm that ran every stage).
     """
     records = []
@@ -45,8 +46,11 @@ def frame(comparison: Comparison, baseline: str | None = None, ranges: dict | No
                 rec.update({"vs_baseline": r.vs.claim_estimate if r.vs else None,
                             "vs_ci_low": r.vs.claim_ci[0] if r.vs else None,
                             "vs_ci_high": r.vs.claim_ci[1] if r.vs else None,
-                            "vs_verdict": r.vs.verdict if r.vs and g.valid else None,
-                            "vs_family": r.vs.family if r.vs and r.vs.family else None})
+                            # the word markdown prints (better, worse, n.d., underpowered); the
+                            # analysis's own text (a>b, no difference detected) in vs_verdict_text
+                            "vs_verdict": verdict_words(r.vs) if r.vs and g.valid else None,
+                            "vs_family": r.vs.family if r.vs and r.vs.family else None,
+                            "vs_verdict_text": r.vs.verdict if r.vs and g.valid else None})
             rec["valid"] = g.valid
             if any_degraded:  # the note md, HTML and LaTeX print below the table, on the arm's own row
                 rec["degraded"] = degraded.get(r.arm)

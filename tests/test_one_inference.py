@@ -107,8 +107,8 @@ def _decided_latex(text: str) -> list[tuple[str, float, float]]:
 
 
 def _decided_csv(text: str) -> list[tuple[str, float, float]]:
-    return [("better" if r["vs_verdict"] == "a>b" else "worse", float(r["vs_ci_low"]), float(r["vs_ci_high"]))
-            for r in csv.DictReader(io.StringIO(text)) if r.get("vs_verdict") in ("a>b", "b>a")]
+    return [(r["vs_verdict"], float(r["vs_ci_low"]), float(r["vs_ci_high"]))
+            for r in csv.DictReader(io.StringIO(text)) if r.get("vs_verdict") in ("better", "worse")]
 
 
 def _decided_html(text: str) -> list[tuple[str, float, float]]:

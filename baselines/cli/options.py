@@ -19,6 +19,8 @@ from ..core.suggest import did_you_mean
 from ..core.units import UNIT_ALIASES, canonical_unit  # noqa: F401 - UNIT_ALIASES: listed by `costmatch list`
 
 EXIT_OK, EXIT_NEGATIVE, EXIT_USAGE, EXIT_INCONCLUSIVE, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+#: `check --reference`: the base gate did not FAIL but the candidate drifted beyond the margin from the reference
+EXIT_DRIFT = 4
 
 #: The suite `run` and `plan` use when none is named and the folder has no costmatch-suite.toml.
 DEFAULT_SUITE = Path(__file__).resolve().parent.parent / "data" / "default-suite.toml"

@@ -261,4 +261,12 @@ def check_rules(table_type: type, options_type: type) -> dict[str, tuple[Rule, s
         "lower_is_better": (boolean, "True or False"),
         "bounds": (choice("auto", "t", "betting"), "'auto', 't' or 'betting'"),
         "max_loss": (optional(number(0)), "a finite number >= 0 (the largest loss on any one seed), or None"),
+        # issue 40: the gate history and the pinned reference
+        "history": (optional(path), "None or the path of a history file (str or os.PathLike)"),
+        "commit": (optional(name), "None or a commit id (a string)"),
+        "branch": (optional(name), "None or a branch name (a string)"),
+        "reference": (optional(path), "None or the path of a reference results file (str or os.PathLike)"),
+        "reference_arm": (optional(name), "None or the reference's arm name (a string)"),
+        "reference_label": (optional(name), "None or a label for the reference (a string)"),
+        "drift_horizon": (optional(integer(1)), "None or a whole number of looks, at least 1"),
     }
