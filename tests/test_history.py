@@ -179,3 +179,25 @@ def test_history_verb_prints_steps_and_writes_the_page_and_summary(tmp_path, cap
 def test_history_verb_refuses_a_missing_file(tmp_path, capsys):
     assert main(["history", str(tmp_path / "none.jsonl")]) == 2
     assert "no such history file" in capsys.readouterr().err
+
+
+def test_the_history_workflow_keeps_and_draws_the_file_its_check_appends_to():
+    """docs/history-actions.yml, as a user copies it: every costmatch command parses, and they name one history."""
+    import shlex
+    from pathlib import Path
+
+    import yaml
+
+    from baselines.cli import build_parser
+
+    flow = yaml.safe_load((Path(__file__).resolve().parents[1] / "docs" / "history-actions.yml").read_text())
+    steps = flow["jobs"]["history"]["steps"]
+    scripts = [s["run"] for s in steps if "run" in s]
+    commands = [shlex.split(line) for s in scripts for line in s.replace(">\n", " ").splitlines()
+                if line.strip().startswith("costmatch ")]
+    run, check, history = (build_parser().parse_args(c[1:]) for c in commands)
+    assert (run.verb, check.verb, history.verb) == ("run", "check", "history")
+    assert check.results == [f"{run.out}/results.jsonl"] and check.history == history.history
+    assert check.reference and check.reference_label and history.out
+    keep = [s for s in steps if s.get("if") == "always()" and "run" in s]
+    assert any(history.history.split("/")[-1] in s["run"] and "git push" in s["run"] for s in keep)
