@@ -50,3 +50,8 @@ def test_losing_a_hundredth_per_commit_per_commit_gates_pass_and_drift_is_found(
     # the default (skew-checked) bounds at 10 seeds: what docs/calibration.md states, not issue 40's targets
     assert 0.70 <= auto.base_pass <= 0.80 and 0.55 <= auto.drift_by[8] <= 0.70, auto
     assert auto.any_drift == 1.0 and auto.first_drift_median <= 9
+
+
+def test_one_step_of_a_hundredth_is_found_where_it_happened():
+    r = simulate_history([0.0] * 14 + [-0.01] * 16, histories=HISTORIES, seed=13, expected_step=15)
+    assert r.any_drift == 0.0 and r.step_at >= 0.5, r     # measured in docs/calibration.md at 2,000 histories
