@@ -205,3 +205,13 @@ def test_the_history_workflow_keeps_and_draws_the_file_its_check_appends_to():
     assert check.reference and check.reference_label and history.out
     keep = [s for s in steps if s.get("if") == "always()" and "run" in s]
     assert any(history.history.split("/")[-1] in s["run"] and "git push" in s["run"] for s in keep)
+
+
+def test_a_commit_link_that_is_not_http_is_not_drawn_as_a_link():
+    from baselines.analysis.history.view import history_view
+    from reports.history_page import history_html
+
+    entries = [HistoryEntry(f"c{k}", "w", {"rollouts": 1}, "b", "<script>x</script>", "PASS", 0.0, -0.01, 0.01,
+                            0.05, 0.05, "t", 10, se=0.005, commit_url="javascript:alert(1)") for k in range(3)]
+    page = history_html(history_view(entries))
+    assert "javascript:" not in page and "<script>x" not in page and 'href="#g0-c2"' in page
