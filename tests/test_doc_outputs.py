@@ -16,11 +16,14 @@ default run; the others (simulations) in the slow run.
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
+import os
 import re
 import runpy
 import shlex
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,7 +33,7 @@ from baselines.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), ROOT / "benchmarks" / "README.md"]
-MARKER = re.compile(r"<!-- output of: (.+?) -->[ \t]*\n?")
+MARKER = re.compile(r"<!-- output of: (.+?)(?:; file: (\S+))? -->[ \t]*\n?")
 #: commands cheap enough for the default run (well under a second once the package is imported)
 CHEAP = ("costmatch plan", "costmatch list")
 
@@ -41,6 +44,7 @@ class Quote:
     line: int
     command: str
     lines: tuple[str, ...]
+    file: str | None = None     # the quote is of this file the command wrote (in its working folder), not stdout
 
     @property
     def where(self) -> str:
@@ -69,8 +73,8 @@ def _leading(text: str, keep) -> list[str]:
 
 def quotes(doc: Path, text: str | None = None) -> list[Quote]:
     text = doc.read_text(encoding="utf-8") if text is None else text
-    return [Quote(doc, text.count("\n", 0, m.start()) + 1, m.group(1).strip(), tuple(_quoted(text[m.end():])))
-            for m in MARKER.finditer(text)]
+    return [Quote(doc, text.count("\n", 0, m.start()) + 1, m.group(1).strip(), tuple(_quoted(text[m.end():])),
+                  m.group(2)) for m in MARKER.finditer(text)]
 
 
 def run_command(command: str, folder: Path) -> str:
@@ -79,7 +83,6 @@ def run_command(command: str, folder: Path) -> str:
     out = io.StringIO()
     old_argv, old_cwd = sys.argv, Path.cwd()
     try:
-        import os
         os.chdir(folder)
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
             if words[0] == "costmatch":
@@ -100,6 +103,19 @@ def run_command(command: str, folder: Path) -> str:
     return out.getvalue()
 
 
+@functools.cache
+def _ran(command: str) -> tuple[str, Path]:
+    """What `command` printed and the folder it ran in: once per session, however many quotes name it."""
+    folder = Path(tempfile.mkdtemp(prefix="doc-output-"))
+    return run_command(command, folder), folder
+
+
+def quoted_source(quote: Quote) -> str:
+    """The text the quote must come from: the command's output, or the file it wrote."""
+    printed, folder = _ran(quote.command)
+    return printed if quote.file is None else (folder / quote.file).read_text(encoding="utf-8")
+
+
 def stale_lines(quote: Quote, printed: str) -> list[str]:
     """The quoted lines that the command's output does not hold."""
     missing = []
@@ -112,10 +128,11 @@ def stale_lines(quote: Quote, printed: str) -> list[str]:
 
 
 def _message(quote: Quote, missing: list[str], printed: str) -> str:
+    what = "prints" if quote.file is None else f"writes to {quote.file}"
     return (f"{quote.where}: the output quoted after `<!-- output of: {quote.command} -->` is stale; "
-            f"these quoted lines are not in what the command prints now:\n  " + "\n  ".join(missing) +
-            f"\nRun `{quote.command}` from the repository root and paste its output there "
-            f"(and update any figure the prose around it repeats). It printed:\n{printed}")
+            f"these quoted lines are not in what the command {what} now:\n  " + "\n  ".join(missing) +
+            f"\nRun `{quote.command}` in an empty folder (benchmarks: from the repository root) and paste "
+            f"what it {what} there (and update any figure the prose around it repeats). It {what}:\n{printed}")
 
 
 def _all_quotes() -> list[Quote]:
@@ -133,16 +150,16 @@ def test_every_marker_quotes_something():
 
 
 @pytest.mark.parametrize("quote", _params(cheap=True))
-def test_each_cheap_quoted_output_is_what_its_command_prints(quote, tmp_path):
-    printed = run_command(quote.command, tmp_path)
+def test_each_cheap_quoted_output_is_what_its_command_prints(quote):
+    printed = quoted_source(quote)
     missing = stale_lines(quote, printed)
     assert not missing, _message(quote, missing, printed)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("quote", _params(cheap=False))
-def test_each_quoted_output_is_what_its_command_prints(quote, tmp_path):
-    printed = run_command(quote.command, tmp_path)
+def test_each_quoted_output_is_what_its_command_prints(quote):
+    printed = quoted_source(quote)
     missing = stale_lines(quote, printed)
     assert not missing, _message(quote, missing, printed)
 
