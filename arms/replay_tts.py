@@ -8,10 +8,13 @@ with one alternative, every distinct answer it drew per problem, which the
 harness scores as the oracle (pass@n: right if any drawn sample is right),
 shown apart from the ranking because no arm can pick with the gold answer.
 
-Votes: a sample with no answer does not vote (an empty answer votes unless the
-workload says ``empty_votes = false``). Ties go to the answer seen first in the
-drawn order; the order is a seeded permutation, so this is a uniform random
-tie-break that every arm at a seed shares.
+Votes follow the workload's vote rule (`baselines.core.votes`, the one rule
+`costmatch curves` uses too): a sample with no answer never votes, an empty
+answer abstains unless the workload says ``empty = "votes"``. Ties go to the
+answer seen first in the drawn order (a seeded permutation, so a uniform
+random tie-break that every arm at a seed shares; in recorded order, the
+authors' rule), or under ``ties = "random"`` the tied answers are returned
+together and score their expectation, 1/k.
 """
 from __future__ import annotations
 
@@ -22,12 +25,14 @@ import numpy as np
 
 from baselines.core.meter import BudgetExhausted, Meter
 from baselines.core.protocols import ArmOutput
+from baselines.core.votes import AUTHORS, TiedAnswers, VoteRule
 
 
 class Tally:
     """Votes per problem: counts in first-seen order, and the leader (most votes, ties to the first seen)."""
 
-    def __init__(self, problems: int):
+    def __init__(self, problems: int, rule: VoteRule = AUTHORS):
+        self.rule = rule
         self.counts: list[dict[int, int]] = [{} for _ in range(problems)]
         self.rank: list[dict[int, int]] = [{} for _ in range(problems)]
         self.leader: list[int | None] = [None] * problems
@@ -54,8 +59,19 @@ class Tally:
     def answered(self) -> float:
         return sum(lead is not None for lead in self.leader) / max(1, len(self.leader))
 
-    def choice(self, instance) -> dict[str, str | None]:
-        return {pid: instance.answer(i, self.leader[i]) for i, pid in enumerate(instance.ids)}
+    def choice(self, instance) -> dict[str, str | TiedAnswers | None]:
+        return {pid: self._chosen(instance, i) for i, pid in enumerate(instance.ids)}
+
+    def _chosen(self, instance, i: int):
+        """The leader's answer; under ``ties = "random"`` every answer tied with it (TiedAnswers) when there are two or more."""
+        lead = self.leader[i]
+        if lead is None or self.rule.ties != "random":
+            return instance.answer(i, lead)
+        counts = self.counts[i]
+        tied = [code for code, votes in counts.items() if votes == counts[lead]]
+        if len(tied) == 1:
+            return instance.answer(i, lead)
+        return TiedAnswers(instance.answer(i, code) for code in tied)
 
     def drawn_answers(self, instance) -> dict[str, list[str]]:
         """Every distinct answer drawn per problem: the oracle's alternative (pass@n)."""
@@ -79,7 +95,7 @@ class _Rounds:
     def run(self, instance, meter: Meter, rng: np.random.Generator) -> ArmOutput:
         sampler = instance.sampler(meter)
         models = self.models(instance)
-        tally = Tally(len(instance.ids))
+        tally = Tally(len(instance.ids), getattr(instance.workload, "vote_rule", AUTHORS))
         open_ = list(range(len(instance.ids)))
         meter.progress(0.0, choice=tally.choice(instance))
         try:

@@ -25,8 +25,9 @@ def budget_cell(budget: dict) -> str:
 def frame(analysis: Analysis, baseline: str | None = None) -> pd.DataFrame:
     """Long-form DataFrame: one row per (workload, budget, arm), then one per pair; NaN/None where unreported.
 
-    Columns `vs_*` only with a baseline (`vs_family`: the pairs Holm adjusted the
-    verdict with); `degraded` only when some arm dropped governor stages (the
+    Columns `vs_*` only with a baseline (`vs_verdict`: the word every other format
+    prints, `vs_verdict_text`: the analysis's verdict text, `vs_family`: the pairs
+    Holm adjusted the verdict with); `degraded` only when some arm dropped governor stages (the
     sentence the other formats print, empty for an arm that ran every stage).
     `kind` is "arm" or "pair": a pair row carries a, b, n, the estimate
     (`diff`), its interval (`ci_low`, `ci_high`, `interval_method`), the test
@@ -52,8 +53,11 @@ def frame(analysis: Analysis, baseline: str | None = None) -> pd.DataFrame:
                 rec.update({"vs_baseline": vs.estimate if vs else None,
                             "vs_ci_low": vs.interval.lo if vs else None,
                             "vs_ci_high": vs.interval.hi if vs else None,
-                            "vs_verdict": vs.verdict if vs and g.valid else None,
-                            "vs_family": vs.family if vs and vs.family else None})
+                            # the word markdown prints (better, worse, n.d., underpowered); the
+                            # analysis's own text (a>b, no difference detected) in vs_verdict_text
+                            "vs_verdict": vs.against_word if vs and g.valid else None,
+                            "vs_family": vs.family if vs and vs.family else None,
+                            "vs_verdict_text": vs.verdict if vs and g.valid else None})
             rec["valid"] = g.valid
             if any_degraded:  # the note md, HTML and LaTeX print below the table, on the arm's own row
                 rec["degraded"] = degraded.get(r.arm)
@@ -64,7 +68,10 @@ def frame(analysis: Analysis, baseline: str | None = None) -> pd.DataFrame:
                             "ci_high": p.interval.hi, "valid": g.valid, "kind": "pair", "a": p.a, "b": p.b,
                             "n": p.n, "diff": p.estimate, "interval_method": p.interval.method, "test": p.test,
                             "p": p.p, "p_method": p.p_method, "p_holm": p.p_adjusted, "verdict": p.verdict_word})
-    return pd.DataFrame.from_records(records)
+    df = pd.DataFrame.from_records(records)
+    if "degraded" in df.columns:  # contract 5.10: `degraded` stays the last column
+        df = df[[c for c in df.columns if c != "degraded"] + ["degraded"]]
+    return df
 
 
 def _analysis(analysis, baseline: str | None = None) -> Analysis:

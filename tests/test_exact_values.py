@@ -107,12 +107,13 @@ def test_budget_beyond_any_allowance_names_the_unit():
 def test_run_budget_that_is_not_a_budget_names_the_argument():
     from baselines import run
 
-    with pytest.raises(TypeError, match="run: budget: give a Budget"):
+    with pytest.raises(TypeError, match="run: budget must be a Budget"):
         run("workloads.search_sim:SearchSim", arms={"greedy": "arms.selection:Greedy"}, budget=30, seeds=2)
 
 
-@pytest.mark.parametrize("records, words", [([5], "check: records: item 0 is int 5, not a RunRecord"),
-                                            (5, "check: records: give a list of RunRecord")])
+@pytest.mark.parametrize("records, words", [([5], "check: records must be a list of RunRecord.*item 0 is int 5, "
+                                                   "not a RunRecord"),
+                                            (5, "check: records must be a list of RunRecord")])
 def test_check_of_what_is_not_records_names_the_argument(records, words):
     from baselines import check
 

@@ -113,8 +113,8 @@ def _decided_latex(text: str) -> list[tuple[str, float, float]]:
 
 def _decided_csv(text: str) -> list[tuple[str, float, float]]:
     rows = list(csv.DictReader(io.StringIO(text)))
-    return [("better" if r["vs_verdict"] == "a>b" else "worse", float(r["vs_ci_low"]), float(r["vs_ci_high"]))
-            for r in rows if r.get("vs_verdict") in ("a>b", "b>a")] + \
+    return [(r["vs_verdict"], float(r["vs_ci_low"]), float(r["vs_ci_high"]))
+            for r in rows if r.get("vs_verdict") in ("better", "worse")] + \
         [("better" if r["verdict"] == "a>b" else "worse", float(r["ci_low"]), float(r["ci_high"]))
          for r in rows if r.get("kind") == "pair" and r.get("verdict") in ("a>b", "b>a")]
 

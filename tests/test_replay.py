@@ -81,8 +81,8 @@ def records(out: Path) -> list[dict]:
 # -- agreement with the raw files -------------------------------------------------------------
 @pytest.mark.parametrize("path", SHIPPED, ids=model_of)
 def test_majority_over_all_samples_matches_the_raw_file(path):
-    """Majority over the whole pool in generation order = the authors' rule (null never votes, "" votes,
-    ties to the first seen), checked against the file's own majority_answer and gold."""
+    """Majority over the whole pool in generation order with "" voting = the file's own majority_answer
+    (null never votes, ties to the first seen), checked against it and gold."""
     rows = raw(path)
     expected = []
     for row in rows:
@@ -90,7 +90,7 @@ def test_majority_over_all_samples_matches_the_raw_file(path):
         top = votes.most_common(1)[0][0]
         assert top == row["majority_answer"]
         expected.append(top == row["gold_answer"])
-    workload = Replay(models=[model_of(path)], order="generation")
+    workload = Replay(models=[model_of(path)], order="generation", empty="votes")
     scored, oracle, meter = play(Majority(model=model_of(path)), workload)
     assert scored.reward == pytest.approx(sum(expected) / len(rows))
     assert meter.spend()["calls"] == sum(len(r["all_answers"]) for r in rows)
@@ -137,11 +137,13 @@ def test_ties_go_to_the_answer_seen_first_which_is_a_fair_coin_over_seeds(tmp_pa
     assert 0.42 < np.mean(wins) < 0.58
 
 
-def test_empty_answers_vote_by_default_and_null_never_votes(tmp_path):
+def test_empty_answers_abstain_by_default_as_the_authors_rule_and_null_never_votes(tmp_path):
     write(tmp_path / "b_m.jsonl", [problem("e", "7", ["", "", "7"]), problem("n", "7", [None, None, "7"])])
-    voting = Replay(benchmark="b", folder=str(tmp_path), order="generation")
+    voting = Replay(benchmark="b", folder=str(tmp_path), order="generation", empty="votes")
     assert play(Majority(), voting)[0].items == {"e": 0.0, "n": 1.0}
-    abstaining = Replay(benchmark="b", folder=str(tmp_path), order="generation", empty_votes=False)
+    assert Replay(benchmark="b", folder=str(tmp_path), empty_votes=True).vote_rule == voting.vote_rule  # old spelling
+    abstaining = Replay(benchmark="b", folder=str(tmp_path), order="generation")
+    assert abstaining.vote_rule.name == "authors"
     assert play(Majority(), abstaining)[0].items == {"e": 1.0, "n": 1.0}
     assert play(FirstSample(), abstaining)[0].items == {"e": 0.0, "n": 0.0}  # the first sample has no answer
 

@@ -24,8 +24,12 @@ Rules that change numbers (all stated in docs/replay.md):
 - Samples are drawn without replacement; a problem whose pool is used up gets
   no more samples, and a run whose problems are all used up stops below its
   budget (its record shows the spend).
+- Votes: ``empty`` and ``ties`` name the vote rule (``baselines.core.votes``;
+  default: the Best-of-∞ authors' rule, empty answers abstain, ties to the
+  first seen in the drawn order); every arm of the workload counts by it.
 - Reward: the fraction of problems whose chosen answer equals the gold answer
-  as strings; per-problem outcomes (1/0) are the record's ``items``.
+  as strings; per-problem outcomes (1/0; 1/k for a k-way tie under
+  ``ties = "random"``) are the record's ``items``.
 """
 from __future__ import annotations
 
@@ -40,6 +44,7 @@ from baselines.core.errors import InputError
 from baselines.core.meter import BudgetExhausted, Meter
 from baselines.core.prices import load_prices
 from baselines.core.scored import Scored
+from baselines.core.votes import VoteRule, tie_credit, vote_rule
 
 from .replay_data import benchmark_files, read_samples
 from .replay_pools import Pool, PoolSet, encode
@@ -63,12 +68,14 @@ class Replay:
 
     def __init__(self, benchmark: str = "aime2025", folder: str | None = None, models: list[str] | None = None,
                  files: dict[str, str] | None = None, problems: int | None = None, order: str = "shuffled",
-                 empty_votes: bool = True, prices: str | None = None):
+                 empty_votes: bool | None = None, prices: str | None = None, empty: str | None = None,
+                 ties: str | None = None):
         if order not in ORDERS:
             raise InputError(f"order must be one of {', '.join(ORDERS)}, got {order!r}")
         paths = _paths(benchmark, folder, models, files)
-        self.benchmark, self.order, self.empty_votes = benchmark, order, bool(empty_votes)
-        self.pools: PoolSet = encode({m: read_samples(p) for m, p in paths.items()}, paths, self.empty_votes)
+        self.vote_rule: VoteRule = vote_rule(empty, ties, empty_votes)
+        self.benchmark, self.order, self.empty_votes = benchmark, order, self.vote_rule.empty == "votes"
+        self.pools: PoolSet = encode({m: read_samples(p) for m, p in paths.items()}, paths, self.vote_rule)
         self.sources = {m: p.name for m, p in paths.items()}
         if problems is not None and not (isinstance(problems, int) and 1 <= problems <= len(self.pools.ids)):
             raise InputError(f"problems must be a whole number from 1 to {len(self.pools.ids)} "
@@ -84,14 +91,19 @@ class Replay:
         return ReplayInstance(self, seed)
 
     def record_fields(self, instance: "ReplayInstance") -> dict[str, Any]:
-        return {"benchmark": self.benchmark, "sample_files": dict(self.sources)}
+        return {"benchmark": self.benchmark, "sample_files": dict(self.sources), "vote_rule": self.vote_rule.name}
 
     def score(self, instance: "ReplayInstance", choice: dict[str, Any]) -> Scored:
-        """Fraction of the seed's problems answered right; a list of answers (the oracle) is right if any is."""
+        """Fraction of the seed's problems answered right; a list of answers (the oracle) is right if any is;
+        answers tied under ``ties = "random"`` score their expectation (1/k if the gold is among the k)."""
         items = {}
         for row in instance.rows:
             pid, gold = self.pools.ids[row], self.pools.gold[row]
             answer = choice.get(pid)
+            credit = tie_credit(answer, gold)
+            if credit is not None:
+                items[pid] = credit
+                continue
             hit = gold in answer if isinstance(answer, (list, tuple, set, frozenset)) else answer == gold
             items[pid] = 1.0 if hit else 0.0
         return Scored(sum(items.values()) / len(items), items)

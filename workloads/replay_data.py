@@ -152,6 +152,19 @@ def _boinf_problem(obj: dict, where: str) -> Problem:
     return Problem(pid, gold, tuple(answers), np.asarray(tokens, dtype=np.int64), None)
 
 
+#: the release's datasets, in the order its authors' table script prints them
+RELEASE_BENCHMARKS = ("aime2024", "aime2025", "gpqa_diamond", "math500")
+
+
+def benchmarks_in(folder: str | os.PathLike) -> list[str]:
+    """The release's datasets that have files in `folder`, in the authors' order (InputError: none)."""
+    found = [b for b in RELEASE_BENCHMARKS if any(Path(folder).glob(f"*{b}_*.jsonl"))] if Path(folder).is_dir() else []
+    if not found:
+        raise InputError(f"{folder}: no samples files of the release's datasets ({', '.join(RELEASE_BENCHMARKS)}); "
+                         "name one with --benchmark")
+    return found
+
+
 def benchmark_files(folder: str | os.PathLike, benchmark: str) -> dict[str, Path]:
     """model -> file for the files of `benchmark` in `folder`: ``[analysis_]<benchmark>_<model>.jsonl``."""
     folder = Path(folder)

@@ -4,7 +4,7 @@ Why codes: a strategy counts votes per problem, and the curves module counts
 them for thousands of orderings at once; integers shared by every model of a
 problem let a mix of models vote on the same answers and let numpy do the
 counting. Code -1 is a sample that does not vote (no answer; also an empty
-answer when ``empty_votes`` is off); the gold answer's code is -2 when no
+answer when the vote rule says empty answers abstain: `baselines.core.votes`); the gold answer's code is -2 when no
 sample of any model found it, so it never matches.
 """
 from __future__ import annotations
@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from baselines.core.errors import InputError
+from baselines.core.votes import AUTHORS, VoteRule
 
 from .replay_data import Problem
 
@@ -50,7 +51,7 @@ class PoolSet:
         return self.pools[model]
 
 
-def encode(files: dict[str, tuple[Problem, ...]], sources: dict[str, Path], empty_votes: bool = True) -> PoolSet:
+def encode(files: dict[str, tuple[Problem, ...]], sources: dict[str, Path], rule: VoteRule = AUTHORS) -> PoolSet:
     """Encode every model's problems; the models must hold the same problems with the same gold answers."""
     first_model = next(iter(files))
     ids = tuple(p.id for p in files[first_model])
@@ -59,7 +60,7 @@ def encode(files: dict[str, tuple[Problem, ...]], sources: dict[str, Path], empt
     for model, problems in files.items():
         _check_same_problems(problems, index, gold, sources[model], sources[first_model])
     vocab: list[dict[str, int]] = [{} for _ in ids]
-    pools = {model: _encode_pool(model, problems, index, vocab, empty_votes) for model, problems in files.items()}
+    pools = {model: _encode_pool(model, problems, index, vocab, rule) for model, problems in files.items()}
     gold_codes = np.asarray([vocab[i].get(g, NEVER_SAMPLED) for i, g in enumerate(gold)], dtype=np.int32)
     return PoolSet(ids, gold, gold_codes, tuple(tuple(v) for v in vocab), pools)
 
@@ -78,7 +79,7 @@ def _check_same_problems(problems, index: dict[str, int], gold: tuple[str, ...],
 
 
 def _encode_pool(model: str, problems, index: dict[str, int], vocab: list[dict[str, int]],
-                 empty_votes: bool) -> Pool:
+                 rule: VoteRule) -> Pool:
     width = max(len(p.answers) for p in problems)
     codes = np.full((len(index), width), ABSTAINS, dtype=np.int32)
     tokens = np.zeros((len(index), width), dtype=np.int64)
@@ -88,8 +89,7 @@ def _encode_pool(model: str, problems, index: dict[str, int], vocab: list[dict[s
     for p in problems:
         row, words = index[p.id], vocab[index[p.id]]
         n = len(p.answers)
-        codes[row, :n] = [ABSTAINS if a is None or (a == "" and not empty_votes) else words.setdefault(a, len(words))
-                          for a in p.answers]
+        codes[row, :n] = [words.setdefault(a, len(words)) if rule.votes(a) else ABSTAINS for a in p.answers]
         tokens[row, :n] = p.tokens
         sizes[row] = n
         if scores is not None and p.scores is not None:

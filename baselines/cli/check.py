@@ -5,8 +5,9 @@ import argparse
 import sys
 
 from ..core.errors import InputError
-from .gate_output import gate_exit, print_gate
-from .options import add_results_args, check_results_files, margin, reward_range
+from .gate_output import gate_exit, print_gate, print_history
+from .history_options import add_history_arguments, resolve_reference
+from .options import add_cache_arg, add_results_args, check_results_files, margin, reward_range
 
 HELP = "the CI gate: PASS (0), FAIL (1) or INCONCLUSIVE (3)"
 
@@ -32,18 +33,21 @@ def add_gate_arguments(p: argparse.ArgumentParser, with_range: bool = True) -> N
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_results_args(p)
+    add_cache_arg(p)
     p.add_argument("--baseline", required=True, metavar="ARM", help="the arm the candidate must not fall behind")
     p.add_argument("--candidate", required=True, metavar="ARM", help="the arm under test (e.g. the pull request's)")
     add_gate_arguments(p, with_range=False)
     p.add_argument("--against", metavar="FILE", help="take the baseline arm's runs from this stored results file")
     p.add_argument("--json", action="store_true", dest="as_json",
                    help="print the verdict and each group's interval as JSON")
+    add_history_arguments(p)
 
 
 def run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_early_stop, alpha, metric, start,
         confounds,
         baseline, candidate, margin, lower_is_better, inconclusive, against, as_json,
-        bounds="auto", reward_range=None) -> int:
+        bounds="auto", reward_range=None, no_cache=False, history=None, commit=None, branch=None, reference=None,
+        reference_commit=None, reference_arm=None, reference_label=None, drift_horizon=None) -> int:
     from ..analysis.gating.gate import overall, run_gate  # start-up: only when the verb runs
     from ..core.records import read_records
     from .results import results_options  # start-up: only when the verb runs
@@ -53,6 +57,7 @@ def run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_early
     if baseline == candidate:
         raise InputError(f"check: --baseline and --candidate are both {baseline!r}; name two different arms")
     check_results_files(results + ([against] if against else []))
+    pinned = resolve_reference(history, reference, reference_commit, reference_arm, reference_label, drift_horizon)
     if against:
         records = read_records(results, keep_last=keep_last)
         stored = [r for r in read_records(against) if r.arm == baseline]
@@ -62,7 +67,7 @@ def run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_early
         records = select_records(records, workloads, budgets)
     else:   # columns: a million runs without a Python object per run
         from ..analysis.tables.table import RunTable  # start-up: only when the verb runs
-        records = RunTable.read(results, keep_last=keep_last)
+        records = RunTable.read(results, keep_last=keep_last, cache=not no_cache)
         if len(records) == 0:
             raise InputError(f"{', '.join(results)}: no runs in the results; nothing to check")
     try:   # every results option reaches the comparison the gate reads, as in compare and report
@@ -84,9 +89,27 @@ def run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_early
         print(f"costmatch: warning: {warning}", file=sys.stderr)
     outcome = with_looks(results, outcome, baseline, candidate, lambda looks: gate(anytime=looks)[0])
     verdict = overall(outcome)
+    recorded = None
+    if history:
+        recorded = _record(history, pinned, results=results, outcome=outcome, comparison=comparison,
+                           baseline=baseline, candidate=candidate, fixed=fixed, margin=margin,
+                           lower_is_better=lower_is_better, bounds=bounds, options=options,
+                           records=records if isinstance(records, list) else None, commit=commit, branch=branch)
     print_gate(outcome, verdict, baseline=baseline, candidate=candidate, fixed=fixed, as_json=as_json,
-               skipped=comparison.skipped)
-    return gate_exit(verdict, inconclusive)
+               skipped=comparison.skipped, history=recorded)
+    if not as_json and recorded is not None:
+        print_history(recorded, verdict, history)
+    return gate_exit(verdict, inconclusive, drifted=recorded is not None and recorded.drifted)
+
+
+def _record(history: str, pinned, **gated):
+    """`--history`: the lines this check appends (contract 6.40), with drift when a reference is pinned."""
+    from ..analysis.history.checking import check_history  # start-up: only with --history
+
+    recorded = check_history(history, reference=pinned, **gated)
+    for warning in recorded.warnings:
+        print(f"costmatch: warning: {warning}", file=sys.stderr)
+    return recorded
 
 
 def with_looks(results, outcome: list, baseline: str, candidate: str, rerun) -> list:

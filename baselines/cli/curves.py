@@ -4,8 +4,11 @@ Prints, per model, the published-style figures (Best-of-1 = the pool's
 single-sample accuracy, majority@n, majority over the whole pool = the
 finite-pool Best-of-infinity, the adaptive rule, the oracle pass@n apart),
 then the paired difference at equal expected tokens between two curves with
-its band and crossover, and writes the figure. Numbers come from
-`baselines.analysis.curves.tts_curves`; this module reads the files and prints.
+its band and crossover, and writes the figure. With ``--format md|csv|json``
+it prints only the per-model table of the authors' summary (model, problems,
+samples per problem, Bo1, Bo∞, majority@n for ``--n``), under the vote rule
+it names (``--empty``, ``--ties``; default the authors'). Numbers come from
+`baselines.analysis.curves.tts_curves` and `.pool_table`; this module reads the files and prints.
 """
 from __future__ import annotations
 
@@ -14,6 +17,7 @@ import sys
 from pathlib import Path
 
 from ..core.errors import InputError
+from ..core.votes import EMPTY_RULES, TIE_RULES
 from .options import EXIT_OK, output_dir, planned_dir, positive_int
 
 HELP = "budget curves of test-time-compute strategies from recorded samples (the replay workload's files)"
@@ -22,7 +26,8 @@ SHOWN_N = (1, 2, 4, 8, 16, 32, 64)
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--benchmark", default="aime2025", help="the benchmark's files: [analysis_]BENCHMARK_MODEL.jsonl "
-                   "(default aime2025, shipped)")
+                   "(default aime2025, shipped); with --format, 'all': every release dataset in the folder, in the "
+                   "authors' order (aime2024, aime2025, gpqa_diamond, math500)")
     p.add_argument("--folder", help="folder of the samples files (default: the shipped AIME 2025 slice)")
     p.add_argument("--models", help="comma-separated models (default: every file of the benchmark)")
     p.add_argument("--compare", metavar="A,B", help="the two curves to subtract, each MODEL:majority or "
@@ -31,22 +36,54 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--confidence", type=float, default=0.95, help="the adaptive rule's setting shown in the table")
     p.add_argument("--draws", type=positive_int("--draws"), default=64, help="random orderings per problem (64)")
     p.add_argument("--seed", type=int, default=0, help="seed of the orderings and of the band's resamples")
-    p.add_argument("--empty-abstains", action="store_true", help="empty answers do not vote (default: they do)")
+    p.add_argument("--empty", choices=EMPTY_RULES, help="whether an empty answer \"\" votes: abstains (default, the "
+                   "authors' rule) or votes (a wrong answer that can win)")
+    p.add_argument("--ties", choices=TIE_RULES, help="who wins a tie for the most votes: first-seen (default, the "
+                   "authors' rule: the first in recorded order over the whole pool) or random (exact expectation, 1/k)")
+    p.add_argument("--empty-abstains", action="store_true", help="kept for old scripts: empty answers do not vote "
+                   "(now the default; same as --empty abstains)")
+    p.add_argument("--format", choices=("md", "csv", "json"), help="print only the per-model table (model, problems, "
+                   "samples per problem, Bo1, Bo-inf, majority@n for --n) in this format, and nothing else")
+    p.add_argument("--n", metavar="N,N,...", help="with --format: the majority@n columns, e.g. 1,4,16,all (n = 1 and "
+                   "all are exact; others are estimated over --draws orderings, with their standard error)")
     p.add_argument("--out", metavar="DIR", help="write budget-curves-*.png/.svg here")
 
 
-def run(*, benchmark, folder, models, compare, confidence, draws, seed, empty_abstains, out) -> int:
+def run(*, benchmark, folder, models, compare, confidence, draws, seed, empty_abstains, out, empty=None, ties=None,
+        format=None, n=None) -> int:
+    from ..analysis.curves.pool_table import parse_ns, pool_table, render_tables
     from ..analysis.curves.tts_curves import DEFAULT_CONFIDENCES, compare_curves, pool_curves
     from workloads.replay import Replay
 
+    if empty_abstains and empty == "votes":
+        raise InputError("--empty-abstains and --empty votes disagree; give one")
+    if n is not None and format is None:
+        raise InputError("--n sets the majority@n columns of the table: give it with --format md|csv|json")
+    try:
+        ns = parse_ns(n)
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
     planned = planned_dir(out, "figure folder") if out is not None else None  # checked now, made when written
     chosen = [m.strip() for m in models.split(",") if m.strip()] if models else None
-    workload = Replay(benchmark=benchmark, folder=folder, models=chosen, empty_votes=not empty_abstains)
+    rule = {"empty": "abstains" if empty_abstains else empty, "ties": ties}
+    if format is not None:
+        from workloads.replay import shipped_folder
+        from workloads.replay_data import benchmarks_in
+
+        names = benchmarks_in(folder or shipped_folder()) if benchmark == "all" else [benchmark]
+        tables = [pool_table(Replay(benchmark=b, folder=folder, models=chosen, **rule), ns, draws, seed)
+                  for b in names]
+        sys.stdout.write(render_tables(tables, format))
+        return EXIT_OK
+    if benchmark == "all":
+        raise InputError("--benchmark all prints every dataset's table: give it with --format md|csv|json")
+    workload = Replay(benchmark=benchmark, folder=folder, models=chosen, **rule)
     settings = tuple(sorted(set(DEFAULT_CONFIDENCES) | {confidence}))
     pools = workload.pools
-    curves = {m: pool_curves(p.codes, p.tokens, p.sizes, pools.gold_codes, draws, seed, settings)
+    curves = {m: pool_curves(p.codes, p.tokens, p.sizes, pools.gold_codes, draws, seed, settings,
+                             ties=workload.vote_rule.ties)
               for m, p in pools.pools.items()}
-    sys.stdout.write(_table(curves, confidence, len(pools.ids), benchmark))
+    sys.stdout.write(_table(curves, confidence, len(pools.ids), benchmark, workload.vote_rule))
     pairs = _pairs(compare, list(curves))
     differences = []
     for a, b in pairs:
@@ -80,7 +117,7 @@ def _pairs(compare: str | None, models: list[str]) -> list[tuple[str, str]]:
     return pairs
 
 
-def _table(curves: dict, confidence: float, problems: int, benchmark: str) -> str:
+def _table(curves: dict, confidence: float, problems: int, benchmark: str, rule) -> str:
     from tabulate import tabulate
 
     rows = []
@@ -95,8 +132,10 @@ def _table(curves: dict, confidence: float, problems: int, benchmark: str) -> st
         rows.append(row)
     head = ["model", "tokens/sample"] + [f"maj@{n}" for n in SHOWN_N] + [
         "majority, whole pool (n)", f"adaptive {confidence:g}", "oracle pass@pool"]
-    return (f"{benchmark}: {problems} problems. maj@1 is the exact single-sample accuracy (Best-of-1); the whole-pool "
-            "majority is the finite-pool Best-of-infinity; the oracle (any sample right) is not an arm.\n"
+    return (f"{benchmark}: {problems} problems; vote rule {rule.name}: {rule.describe()}. maj@1 is the exact "
+            "single-sample accuracy (Best-of-1 as a mean over problems); the whole-pool majority is exact under the vote rule (the "
+            "finite-pool Best-of-infinity); other maj@n are means over random orderings; the oracle (any sample "
+            "right) is not an arm.\n"
             + tabulate(rows, head, tablefmt="github") + "\n\n")
 
 

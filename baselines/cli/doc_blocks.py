@@ -51,10 +51,17 @@ def _python_api() -> str:
     return render()
 
 
+def _record_fields() -> str:
+    from .reference_schema import render
+
+    return render()
+
+
 BLOCKS: tuple[DocBlock, ...] = (
     DocBlock("cli-reference", "cli.md", "the parsers in baselines/cli/", _cli),
     DocBlock("python-signatures", "python.md", "the signatures in baselines/api.py, "
              "baselines/analysis/ (compare, Comparison)", _python_api),
+    DocBlock("record-fields", "contract.md", "baselines/data/record.schema.json", _record_fields),
 )
 
 

@@ -45,15 +45,17 @@ def load_comparison(verb: str, results: list[str], fixed: str | None, *, toleran
                     baseline: str | None = None, equivalence_margin: float | None = None,
                     pairs: str = "auto", bootstrap: bool = False, confounds: list[str] | None = None,
                     reward_range: tuple[float, float] | None = None,
-                    records: list[RunRecord] | None = None, table: RunTable | None = None) -> Comparison:
+                    records: list[RunRecord] | None = None, table: RunTable | None = None,
+                    cache: bool = True) -> Comparison:
     """Compare the results files (or `records` already read from them).
 
     Without `records` the files go through the fast columnar reader, which
-    keeps no per-run objects; callers that need those read them once and pass them.
+    keeps no per-run objects (and reads each large file's column sidecar unless
+    `cache` is False); callers that need those read them once and pass them.
     """
     if table is None and records is None:
         check_results_files(results)
-        table = RunTable.read(results, keep_last=keep_last)
+        table = RunTable.read(results, keep_last=keep_last, cache=cache)
     elif table is None:
         table = RunTable.from_records(records)
     # (a table given by the caller was read for its columns too: compare --target)

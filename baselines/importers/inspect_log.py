@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import InputError
+from ..core.json_line import quote
 from ..core.records import RunRecord
 from .common import make_record
 
@@ -91,7 +92,8 @@ def arm_of(log, spec: str, path: Path) -> str:
         what = "task argument" if kind == "task-arg" else "metadata key"
         raise InputError(f"{path}: --arm {spec}: the log has no {what} {key!r} (it has: {known}); "
                          f"choose another --arm ({ARM_CHOICES})")
-    return str(source[key])
+    value = source[key]
+    return value if isinstance(value, str) else quote(value)  # as JSON: never str(None) or a Python repr
 
 
 def default_arm_spec(logs: list) -> str:

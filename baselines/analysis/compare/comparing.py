@@ -31,6 +31,7 @@ import pandas as pd
 from scipy.special import stdtrit
 
 from ..statistics.arm_intervals import bounded_arm_intervals
+from ..statistics.reward_range import check_margin
 from ..tables.columns import arm_sums, medians_of, run_bounds, sorted_codes
 from .compare_options import CompareOptions
 from ..tables.degradation import mark_degraded
@@ -41,11 +42,13 @@ from ...core.scoped import gc_paused
 from ..curves.anytime import metric_frame
 from .pairing import item_pairs, pair_groups
 from ...core.provenance import different_code_lines
+from ...core.api_arguments import check_arguments, comparison_rules
 from ...core.errors import InputError
 from ...core.records import RunRecord, budget_key, budget_label
 from .group_selection import select_groups
 from ..tables.table import RunTable
-from ...core.units import STANDARD_UNITS, ordered_units
+from ...core.suggest import did_you_mean
+from ...core.units import STANDARD_UNITS, canonical_unit, ordered_units
 
 
 def compare(records: Iterable[RunRecord] | RunTable, *, fixed: str | None = None,
@@ -69,6 +72,7 @@ def compare(records: Iterable[RunRecord] | RunTable, *, fixed: str | None = None
     or False/"none"; `workloads=`, `budgets=` and `confound_units=` select
     groups and units.
     """
+    check_arguments("compare", comparison_rules(RunTable, CompareOptions), locals())  # each named, before any work
     options = options_with(options, tolerance=tolerance, alpha=alpha, allow_early_stop=allow_early_stop,
                            baseline=baseline, equivalence_margin=equivalence_margin, seed=seed, metric=metric,
                            start=start, pairs=pairs, bootstrap=bootstrap, workloads=workloads, budgets=budgets,
@@ -96,6 +100,7 @@ def options_with(options: CompareOptions | None, **given) -> CompareOptions:
 
 
 def _compare(records, fixed: str | None, options: CompareOptions) -> Comparison:
+    fixed = None if fixed is None else canonical_unit(fixed)   # the aliases the suite and the CLI accept
     source = None if isinstance(records, RunTable) else list(records)   # kept for the views (figures, notes)
     table = records if source is None else RunTable.from_records(source)
     _check_names(table, fixed, options)
@@ -113,6 +118,7 @@ def _compare(records, fixed: str | None, options: CompareOptions) -> Comparison:
     mark_degraded(groups, table.frame)
     range_notes(groups, split)
     bounded_arm_intervals(groups)
+    _margin_in_range(groups, options.equivalence_margin)
     pair_groups(groups, options)
     if "items" in frame.columns and options.metric == "reward":
         item_pairs(groups, frame, options)
@@ -133,6 +139,18 @@ def _compare(records, fixed: str | None, options: CompareOptions) -> Comparison:
     return comparison
 
 
+def _margin_in_range(groups: list[Group], margin: float | None) -> None:
+    """Refuse an equivalence margin no difference can exceed (at least a group's range width); note one wider
+    than every reward observed (`check_margin`): "equivalent" would then be decided before the data."""
+    if margin is None:
+        return
+    for g in groups:
+        note = check_margin(margin, g.reward_range, g.scores, "the equivalence margin",
+                            f"workload {g.workload!r} at budget {budget_label(g.budget)}")
+        if note is not None:
+            g.notes.append(note)
+
+
 def code_warnings(frame: pd.DataFrame) -> list[str]:
     """One line per (workload, arm) whose runs came from more than one version of the code (`provenance`)."""
     if "code" not in frame.columns or frame["code"].isna().all():
@@ -149,12 +167,14 @@ def _check_names(table: RunTable, fixed: str | None, options: CompareOptions) ->
         raise InputError("compare: no runs to compare; pass the records of at least one run")
     present = set(table.units) | {u for b in table.budgets.values() for u in b}
     if fixed is not None and fixed not in present and fixed not in STANDARD_UNITS:
-        raise ValueError(f"unknown unit {fixed!r}; units present: {', '.join(ordered_units(present)) or 'none'}")
+        raise ValueError(f"unknown unit {fixed!r}{did_you_mean(fixed, sorted(present | set(STANDARD_UNITS)))}; "
+                         f"units present: {', '.join(ordered_units(present)) or 'none'}")
     if options.baseline is not None:
         arms = table.frame["arm"].cat.categories.astype(str)
         if options.baseline not in set(arms):
             listed = ", ".join(sorted(arms)[:20]) + (f" and {len(arms) - 20} more" if len(arms) > 20 else "")
-            raise ValueError(f"unknown baseline arm {options.baseline!r}; arms present: {listed}")
+            raise ValueError(f"unknown baseline arm {options.baseline!r}{did_you_mean(options.baseline, list(arms))}; "
+                             f"arms present: {listed}")
 
 
 class _GroupSplit:

@@ -25,6 +25,8 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
+from ...core.records import budget_label
+from ..statistics.reward_range import check_target, observed_span
 from ..tables.columns import run_bounds
 
 if TYPE_CHECKING:  # pragma: no cover - types only: the table is handed in
@@ -461,12 +463,15 @@ def first_hit_ecdf(costs: np.ndarray, weights: np.ndarray) -> list[tuple[float, 
     return [(float(x), float(y)) for x, y in zip(xs[last], ys[last])]
 
 
-def cost_tables(table, unit: str, target: float, seed: int = 0, baseline: str | None = None) -> list[dict]:
+def cost_tables(table, unit: str, target: float, seed: int = 0, baseline: str | None = None,
+                declared: dict | None = None) -> list[dict]:
     """`compare --target` for a whole RunTable: one entry per (workload, budget) group, array work.
 
     Returns [{"workload", "budget", "target", "arms": cost rows}], the shape of
     `compare --json`'s "cost_to_target"; pass it through `json_ready` before
-    printing JSON.
+    printing JSON. A target outside a group's range (`declared`: (workload,
+    budget key) -> (lo, hi)) is a ValueError; outside every score the group
+    observed, its entry has no arms and says why in "not_computed".
     """
     frame = table.frame
     if len(frame) == 0:
@@ -480,6 +485,13 @@ def cost_tables(table, unit: str, target: float, seed: int = 0, baseline: str | 
     out = []
     for (workload, bkey), rows in groups:
         traces = [table.traces[i] for i in rows] if table.traces is not None else None
+        where = f"workload {workload!r} at budget {budget_label(table.budgets[bkey])}"
+        why = check_target(target, (declared or {}).get((workload, bkey)),
+                           observed_span(frame["reward"].to_numpy()[rows], traces), where)
+        if why is not None:
+            out.append({"workload": workload, "budget": table.budgets[bkey], "target": target, "arms": [],
+                        "not_computed": why})
+            continue
         cells = table_costs(frame.iloc[rows], traces, unit, target)
         out.append({"workload": workload, "budget": table.budgets[bkey], "target": target,
                     "arms": cost_rows(cells, seed, baseline)})

@@ -30,9 +30,11 @@ from ..statistics.clustered import clustered_bounds, pair_items
 from ..statistics.clustered import seeds_to_decide as clustered_seeds
 from .gate_bounds import BOUNDS, FAIL, INCONCLUSIVE, PASS, betting_seeds, gate_decision, margin_verdict
 from .gate_data import ArmRuns, arm_runs, seed_list
-from ..statistics.reward_range import detect_range, usable_range
+from ..statistics.reward_range import check_margin, detect_range, usable_range
 from ..statistics.stats import unpaired_test
 from ..tables.table import RunTable
+from ...core.records import budget_label
+from ...core.suggest import did_you_mean
 from ...core.units import nouns_of
 
 
@@ -131,6 +133,10 @@ def _gate_group(group: Group, baseline: str, candidate: str, margin_text, alpha:
     result.margin = margin
     bounded = _gate_range(group, base, cand, reward_range, bounds)
     result.reward_range = bounded
+    wide = check_margin(margin, bounded, [*base.values(), *cand.values()], "margin",
+                        f"workload {group.workload!r} at budget {budget_label(group.budget)}")
+    if wide is not None:   # one no loss ever seen reached: said, beside the verdict
+        result.notes.append(wide)
     floor = None if bounded is None else (bounded[0] if sign > 0 else bounded[1])
     crash_fail = _count_crashes(result, cand, base, cand_runs, base_runs, floor)
     if crash_fail is not None:
@@ -404,7 +410,7 @@ def _two_arms(records, baseline: str, candidate: str):
         if arm not in arms:
             shown = sorted(arms)
             listed = ", ".join(shown[:20]) + (f", ... ({len(shown) - 20} more)" if len(shown) > 20 else "")
-            raise ValueError(f"arm {arm!r} is not in the results; arms present: {listed}")
+            raise ValueError(f"arm {arm!r} is not in the results{did_you_mean(arm, shown)}; arms present: {listed}")
     if table is not None:   # columns all the way: 1M runs without a Python object per run
         mask = table.frame["arm"].astype(str).isin([baseline, candidate]).to_numpy()
         traces = None if table.traces is None else [table.traces[i] for i in np.flatnonzero(mask).tolist()]

@@ -66,3 +66,74 @@ def detect_range(xa, xb, reward_range=None) -> tuple[float, float] | None:
     if values.size and np.all((values == 0) | (values == 1)):
         return PASS_FAIL_RANGE
     return None
+
+
+# -- targets and margins against the range ----------------------------------------------------------
+def observed_span(rewards, traces=None) -> tuple[float, float] | None:
+    """(min, max) of every score a group's runs reported: final rewards, and each trace's points by the field a
+    target is read from (`reward` when every point has one, else `best`, as `compare --target` reads them)."""
+    values = np.asarray(rewards, dtype=float)
+    finite = values[np.isfinite(values)]
+    lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (math.inf, -math.inf)
+    for trace in traces or ():
+        if not trace:
+            continue
+        key = "reward" if all("reward" in p for p in trace) else "best"
+        for point in trace:
+            y = point.get(key)
+            if isinstance(y, (int, float)) and math.isfinite(y):
+                lo, hi = min(lo, y), max(hi, y)
+    return None if lo > hi else (lo, hi)
+
+
+def check_target(target: float, declared, observed, where: str) -> str | None:
+    """Why `--target` cannot tell arms apart in one group, or None; ValueError when it lies outside a declared range.
+
+    Why: `--target -1e308` printed "Cost to reach reward -1e+308" with exit 0
+    (issue 41). Outside a declared range the answer is known before any run
+    (every run starts above it, or none can reach it): refused. Outside
+    every score observed, no run reached it, or every run met it with its
+    first score: the group's costs are not computed, and the returned words
+    say why.
+    """
+    if declared is not None:
+        lo, hi = float(declared[0]), float(declared[1])
+        if not lo <= target <= hi:
+            known = "every run meets it before spending anything" if target < lo else "no run can reach it"
+            raise ValueError(f"--target {target:g} is outside the reward range [{lo:g}, {hi:g}] that {where} "
+                             f"declares ({known}); give a target within [{lo:g}, {hi:g}]")
+    if observed is None:
+        return None
+    lo, hi = observed
+    if target > hi:
+        return f"{where}: no run reached --target {target:g} (the best score observed is {hi:g})"
+    if target < lo:
+        return f"{where}: every run met --target {target:g} with its first score (the lowest observed is {lo:g})"
+    return None
+
+
+def check_margin(margin: float, bounded, values, name: str, where: str) -> str | None:
+    """A note when `margin` is wider than every reward observed spans, or None; ValueError when it is at least
+    the width of the group's reward range.
+
+    Why: a margin of at least the range's width (hi - lo) is one no difference
+    can exceed, so the verdict (PASS, or "equivalent") is decided before any
+    data; without a range, a margin wider than the observed spread names a
+    loss never seen, and the verdict says little about the arms.
+    """
+    if bounded is not None:
+        lo, hi = float(bounded[0]), float(bounded[1])
+        if margin >= hi - lo:
+            raise ValueError(f"{name} {margin:g} is at least the width {hi - lo:g} of the reward range "
+                             f"[{lo:g}, {hi:g}] of {where}: no difference can exceed it, so the verdict is "
+                             f"decided before any data; give a {name} below {hi - lo:g}")
+        return None
+    v = np.asarray(values, dtype=float)
+    v = v[np.isfinite(v)]
+    if v.size < 2:
+        return None
+    spread = float(v.max() - v.min())
+    if margin > spread:
+        return (f"{name} {margin:g} is wider than every reward observed here spans ({spread:g}, from {v.min():g} "
+                f"to {v.max():g}): a difference that large was never seen, so the verdict says little")
+    return None

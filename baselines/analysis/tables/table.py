@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import os
+import zlib
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,7 +34,8 @@ from ...core.scoped import gc_paused
 from .run_columns import code_column, error_summary, instance_column, items_column, nouns_column, reward_range_columns
 from .table_arrow import arrow_chunk
 from .table_lines import line_ends, nonblank_lines, read_blocks
-from .table_store import ColumnStore
+from . import table_cache
+from .table_store import CATEGORICAL, ColumnStore, one_categorical
 from ...core.units import ordered_units
 
 
@@ -58,8 +60,13 @@ class RunTable:
         return builder.build(keep_last)
 
     @classmethod
-    def read(cls, paths: Iterable[str | os.PathLike] | str | os.PathLike, keep_last: bool = False) -> "RunTable":
+    def read(cls, paths: Iterable[str | os.PathLike] | str | os.PathLike, keep_last: bool = False,
+             cache: bool = True) -> "RunTable":
         """Read and validate JSON Lines files straight into columns.
+
+        `cache` (with COSTMATCH_CACHE unset) reads and keeps each large
+        file's columns in its sidecar (`table_cache`): an unchanged file is
+        not parsed again, an appended one only from where the sidecar ends.
 
         One path (a str or Path) is one file, as in `read_records`: iterating
         a str would read the files "r", "e", "s", ... one character each.
@@ -73,7 +80,7 @@ class RunTable:
         builder = _Builder(expected_bytes=sum(_size(p) for p in paths))
         with gc_paused(), _returning_arrow_pool():
             for path in paths:
-                _read_file(path, builder)
+                _read_file(path, builder, cache)
             return builder.build(keep_last)
 
 
@@ -87,9 +94,37 @@ def _size(path: Path) -> int:
 _RELEASE_BYTES = 16 << 20  # freed parse memory is handed back after this much input (each time cost 5 ms)
 
 
-def _read_file(path: Path, builder: "_Builder") -> None:
-    first, since_release = 1, 0
-    for block in read_blocks(path):
+def _read_file(path: Path, builder: "_Builder", cache: bool) -> None:
+    """One file's rows into the builder: from its sidecar and the lines after it, or parsed whole."""
+    stamp = table_cache.Stamp.of(path)
+    keep = table_cache.wanted(path, stamp, cache)
+    held = table_cache.load(path, stamp) if keep else None
+    start = _Mark(len(builder.lengths), builder.store.rows, 0, 0, 0)
+    if held is not None:
+        builder.add_frame(held.frame, held.budgets, held.traces, where=(path, 1, held.numbers),
+                          nbytes=held.prefix_bytes)
+        start.nbytes, start.lines, start.crc = held.prefix_bytes, held.prefix_lines, held.crc
+    parsed = _parse(path, builder, start, keep)
+    if keep and parsed.nbytes > start.nbytes:
+        _keep(path, stamp, builder, start, parsed)
+
+
+@dataclass
+class _Mark:
+    """A place in a read: blocks and rows added to the builder so far, bytes and lines of the file behind it."""
+
+    blocks: int
+    rows: int
+    nbytes: int
+    lines: int
+    crc: int   # CRC-32 of the bytes behind it (kept only when a sidecar is)
+
+
+def _parse(path: Path, builder: "_Builder", start: _Mark, keep: bool) -> _Mark:
+    """Parse the file from `start` (0 or where its sidecar ends); the mark after its last complete line."""
+    first, since_release = start.lines + 1, 0
+    done = _Mark(len(builder.lengths), builder.store.rows, start.nbytes, start.lines, start.crc)
+    for block in read_blocks(path, start.nbytes):
         ends = line_ends(block)
         if block and not block.isspace():
             chunk = arrow_chunk(block, ends)
@@ -98,13 +133,40 @@ def _read_file(path: Path, builder: "_Builder") -> None:
                 builder.add_frame(frame, budgets, traces, where=(path, first, numbers), nbytes=len(block))
             else:
                 # read again line by line: the exact error, or what the bulk checks were too strict for
-                lines, numbers = nonblank_lines(block)
-                builder.add_records(_slow_chunk(path, lines, [n + first - 1 for n in numbers]))
+                lines_, numbers = nonblank_lines(block)
+                builder.add_records(_slow_chunk(path, lines_, [n + first - 1 for n in numbers]),
+                                    where=(path, first, np.asarray(numbers, dtype=np.int64)))
         first += len(ends)
+        if block.endswith(b"\n"):  # an unterminated last line is never held: it is parsed on every read
+            done = _Mark(len(builder.lengths), builder.store.rows, done.nbytes + len(block), first - 1,
+                         zlib.crc32(block, done.crc) if keep else 0)
         since_release += len(block)
         if since_release >= _RELEASE_BYTES:
             _release_arrow_memory()
             since_release = 0
+    return done
+
+
+def _keep(path: Path, stamp, builder: "_Builder", start: _Mark, end: _Mark) -> None:
+    """Write the sidecar of the file's rows from `start` to `end` (its complete lines), if it can be kept."""
+    if end.rows <= start.rows or not table_cache.settled(path, stamp):
+        return
+    blocks = range(start.blocks, end.blocks)
+    names = dict.fromkeys(name for b in blocks for name in builder.columns[b])
+    columns = {name: (one_categorical(builder.store.pieces[name][start.blocks:end.blocks]) if name in CATEGORICAL
+                      else builder.store.arrays[name][start.rows:end.rows]) for name in names}
+    budgets = {key: builder.budgets[key] for key in columns["budget"].categories}
+    any_trace = any(builder.traces[b] is not None for b in blocks)
+    traces = [t for b in blocks for t in (builder.traces[b] or [None] * builder.lengths[b])] if any_trace else None
+    numbers = np.concatenate([_line_numbers(builder.where[b], builder.lengths[b]) for b in blocks])
+    if np.array_equal(numbers, np.arange(1, len(numbers) + 1)):
+        numbers = None
+    table_cache.save(path, stamp, end.nbytes, end.lines, end.crc, columns, budgets, traces, numbers)
+
+
+def _line_numbers(where: tuple, n: int) -> np.ndarray:
+    _, first, numbers = where
+    return first + np.arange(n, dtype=np.int64) if numbers is None else first - 1 + np.asarray(numbers, np.int64)
 
 
 @contextmanager
@@ -167,6 +229,7 @@ class _Builder:
         self.where: list = []  # per block: (path, line numbers) or a list of labels
         self.budgets: dict[str, dict[str, float]] = {}
         self.lengths: list[int] = []
+        self.columns: list[tuple[str, ...]] = []  # per block: the columns it has (a sidecar keeps only those)
         self.expected_bytes = expected_bytes
         self.bytes_read = 0
 
@@ -181,10 +244,12 @@ class _Builder:
         self.store.append(frame, n)
         self.units.update(c.split(":", 1)[1] for c in frame if c.startswith("spend:"))
         self.lengths.append(n)
+        self.columns.append(tuple(frame))
         self.traces.append(traces)
         self.where.append(where)
 
-    def add_records(self, located: list[tuple[str, RunRecord]]) -> None:
+    def add_records(self, located: list[tuple[str, RunRecord]], where: tuple | None = None) -> None:
+        """Records as one block; `where` is (path, first line, line numbers) for a file's lines, else their labels."""
         if not located:
             return
         recs = [r for _, r in located]
@@ -221,7 +286,7 @@ class _Builder:
             frame[f"partial:{unit}"] = np.array([unit in r.partial for r in recs], dtype=bool)
         traces = [r.trace for r in recs]
         self.add_frame(frame, budgets, traces if any(t is not None for t in traces) else None,
-                       [w for w, _ in located])
+                       where if where is not None else [w for w, _ in located])
 
     def _label(self, row: int) -> str:
         """`path:line` of a row (line numbers of bulk-read files are recomputed only here, on error)."""

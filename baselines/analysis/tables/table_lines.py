@@ -28,8 +28,8 @@ BLOCK_BYTES = 4 << 20      # the bulk reader parses a file this many bytes at a 
 _SAFE_OPENS = 1000         # pyarrow's parser recurses: a line it gets never opens more brackets than this
 
 
-def read_blocks(path: Path):
-    """Bytes ending at a line end (the last may not), about BLOCK_BYTES each.
+def read_blocks(path: Path, offset: int = 0):
+    """Bytes ending at a line end (the last may not), about BLOCK_BYTES each, from byte `offset` on.
 
     Reading block by block keeps the peak memory near the size of the columns,
     not of the file (a whole-file read held the bytes, pyarrow's table and the
@@ -37,7 +37,9 @@ def read_blocks(path: Path):
     """
     handle = open_input(path, "results file", pipes=True)
     with handle:
-        carry, first = b"", True
+        carry, first = b"", not offset  # the start of a file read after its sidecar was checked when it was kept
+        if offset:  # a pipe cannot seek (and is never cached)
+            handle.seek(offset)
         while True:
             try:
                 chunk = handle.read(BLOCK_BYTES)

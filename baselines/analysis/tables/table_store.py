@@ -52,7 +52,7 @@ def _codes_and_values(values) -> tuple[np.ndarray, list]:
     return cat.codes, list(cat.categories)
 
 
-def _one_categorical(pieces: list[tuple[np.ndarray, list]]) -> pd.Categorical:
+def one_categorical(pieces: list[tuple[np.ndarray, list]]) -> pd.Categorical:
     """The blocks' labels as one categorical, categories in order of first appearance.
 
     Why not a pandas categorical per block and union_categoricals: building a
@@ -111,7 +111,7 @@ class ColumnStore:
         out: dict[str, object] = {}
         for name in names:
             if name in CATEGORICAL:
-                out[name] = _one_categorical(self.pieces.pop(name))
+                out[name] = one_categorical(self.pieces.pop(name))
                 continue
             column = self.arrays.pop(name, None)
             if column is None:  # no row has it: one read-only value repeated, not a column of copies

@@ -1,0 +1,386 @@
+"""A results file's parsed columns kept beside it, so the second read of a file costs a fraction of a parse.
+
+Why: results files only grow (the runner appends), yet every `compare`,
+`report` and `check` parsed and checked the whole file again. The sidecar
+``.<name>.costmatch-cache.arrow`` beside ``<name>`` holds the columns of
+the file's complete lines as an Arrow IPC stream (never a pickle: a
+sidecar is data, read by pyarrow, checked before use). The rules, each
+named by the mistake it prevents:
+
+- **Stale after an edit**: the sidecar records the file's device, inode,
+  size, mtime and ctime, and a hash of the first and last 64 KiB of the
+  part it holds, and the CRC-32 of that whole part. Equal stamps and
+  edges: the file is unchanged. A larger file on the same inode whose held
+  part has the same CRC-32: lines were appended, and only the bytes after
+  the held part are parsed. Anything else (truncated, replaced, edited,
+  touched) is parsed whole and the sidecar rebuilt.
+- **Stale within one timestamp tick**: a change in the same clock tick as
+  the stamps recorded would leave them equal, so no sidecar is written for
+  a file changed (mtime = ctime) less than `RACY_NS` before the read ends;
+  the next read writes it.
+- **A corrupt sidecar trusted**: a CRC-32 covers the header and the Arrow
+  bytes, pyarrow validates the table in full, and every column must have
+  the type its name implies; any failure is a miss (parse, rewrite).
+- **A cache that breaks reading**: any error while writing (a read-only
+  folder, a full disk) or reading the sidecar only costs speed.
+- **Old columns after an upgrade**: the sidecar names the hash of the
+  costmatch sources and the pyarrow version that made it.
+
+Only complete lines are held (the part up to the last line end); an
+unterminated last line is parsed on every read, by the same rules as
+before. Files under `MIN_BYTES` are not cached (they parse in
+milliseconds). ``COSTMATCH_CACHE=off`` or ``--no-cache`` turns it off.
+"""
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import mmap
+import os
+import stat
+import struct
+import time
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+
+try:
+    import orjson as _orjson
+except ImportError:  # pragma: no cover - orjson is a declared dependency
+    _orjson = None
+
+from .table_arrow_columns import object_column
+from .table_store import CATEGORICAL, default_value
+
+ENV = "COSTMATCH_CACHE"          # "off" (or 0, no, false) turns the sidecar off
+SUFFIX = ".costmatch-cache.arrow"
+MIN_BYTES = 1 << 20              # smaller files are parsed every time (a few milliseconds)
+RACY_NS = 2_000_000_000          # a file changed this recently may change again within the same timestamp tick
+EDGE = 64 << 10                  # bytes hashed at each end of the held part
+FORMAT = 1                       # bump when the columns or their meaning change
+_MAGIC = b"CMCACHE\x01"
+_HEAD = struct.Struct("<8sIIQ")  # magic, meta length, crc32(meta + payload), payload length
+_JSON_COLUMNS = ("items",)       # object columns of lists of dicts: kept as JSON text
+TRACE, LINE = "__trace__", "__line__"
+
+
+@dataclass(frozen=True)
+class Stamp:
+    """What the file system says about a results file: equal stamps mean an unchanged file (see RACY_NS)."""
+
+    dev: int
+    ino: int
+    size: int
+    mtime_ns: int
+    ctime_ns: int
+
+    @classmethod
+    def of(cls, path: Path) -> "Stamp | None":
+        """The stamp of a regular file, else None (a pipe, a missing file: never cached)."""
+        try:
+            info = os.stat(path)
+        except OSError:
+            return None
+        if not stat.S_ISREG(info.st_mode):
+            return None
+        return cls(info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+
+    def racy(self, now_ns: int) -> bool:
+        """Whether a change now could leave every stamp as it is (mtime = ctime, both within RACY_NS)."""
+        return self.mtime_ns == self.ctime_ns and now_ns - self.mtime_ns < RACY_NS
+
+
+@dataclass
+class Held:
+    """The columns a sidecar holds: the first `prefix_bytes` bytes (`prefix_lines` lines, CRC-32 `crc`) of the file."""
+
+    prefix_bytes: int
+    prefix_lines: int
+    crc: int
+    frame: dict
+    budgets: dict
+    traces: list | None
+    numbers: np.ndarray | None   # line number of each row (None: row i is line i + 1)
+
+
+def enabled(cache: bool = True) -> bool:
+    """False when the caller (--no-cache) or the environment (COSTMATCH_CACHE=off) turns the sidecar off."""
+    return cache and os.environ.get(ENV, "").strip().lower() not in ("off", "0", "no", "false")
+
+
+def sidecar_path(path: Path) -> Path:
+    real = Path(os.path.realpath(path))
+    return real.parent / f".{real.name}{SUFFIX}"
+
+
+@functools.lru_cache(maxsize=1)
+def _maker() -> str:
+    """The code that made a sidecar: costmatch's sources and pyarrow's version (another one re-parses)."""
+    from ...core.code_identity import _PACKAGE, package_hash
+    return f"{package_hash(_PACKAGE)}/pyarrow-{pa.__version__}/format-{FORMAT}"
+
+
+def _edges(handle, prefix_bytes: int) -> str:
+    """blake2b of the first and last EDGE bytes of the held part (read from the open results file)."""
+    digest = hashlib.blake2b(digest_size=16)
+    handle.seek(0)
+    digest.update(handle.read(min(EDGE, prefix_bytes)))
+    start = max(0, prefix_bytes - EDGE)
+    handle.seek(start)
+    digest.update(handle.read(prefix_bytes - start))
+    return digest.hexdigest()
+
+
+# -- reading ---------------------------------------------------------------------------------------------------
+def load(path: Path, stamp: Stamp) -> Held | None:
+    """The held columns when the sidecar is sound and the file still starts with the part it holds, else None."""
+    try:
+        return _load(path, stamp)
+    except Exception:  # noqa: BLE001 - a sidecar that cannot be read is a miss, never an error
+        return None
+
+
+def _load(path: Path, stamp: Stamp) -> Held | None:
+    try:
+        handle = open(sidecar_path(path), "rb")
+    except OSError:
+        return None
+    with handle:
+        head = handle.read(_HEAD.size)
+        if len(head) != _HEAD.size:
+            return None
+        magic, meta_len, crc, payload_len = _HEAD.unpack(head)
+        if magic != _MAGIC or meta_len > 1 << 24:
+            return None
+        meta_bytes = handle.read(meta_len)
+        meta = json.loads(meta_bytes)
+        if not _current(path, stamp, meta):
+            return None
+        start = _HEAD.size + meta_len
+        if os.fstat(handle.fileno()).st_size != start + payload_len:
+            return None
+        # mapped, not read: the columns are copied once, into the table (the mapping closes with its last user)
+        payload = pa.py_buffer(mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)).slice(start)
+    if zlib.crc32(payload, zlib.crc32(meta_bytes)) != crc:
+        return None
+    table = pa.ipc.open_stream(payload).read_all()
+    table.validate(full=True)
+    held = _held(table, meta)
+    return held
+
+
+def _current(path: Path, stamp: Stamp, meta: dict) -> bool:
+    """Whether the file is the one the sidecar was made from, unchanged or only appended to.
+
+    Unchanged stamps prove an unchanged file (`Stamp.racy` sidecars are never
+    written); the edges are checked too, as they cost two small reads. A
+    file that grew is checked in full (CRC-32 of the held part, about a
+    tenth of a parse): an in-place edit plus an append leaves the edges as
+    they were.
+    """
+    if meta.get("maker") != _maker():
+        return False
+    was = Stamp(**meta["stamp"])
+    prefix = int(meta["prefix_bytes"])
+    if (was.dev, was.ino) != (stamp.dev, stamp.ino) or not 0 < prefix <= was.size:
+        return False
+    with open(path, "rb") as handle:
+        if stamp == was:
+            return _edges(handle, prefix) == meta["edges"]
+        if stamp.size <= was.size:  # edited in place at equal size, truncated, touched
+            return False
+        return prefix_crc(handle, prefix) == meta["crc"]
+
+
+def prefix_crc(handle, nbytes: int, crc: int = 0) -> int:
+    """CRC-32 of the first `nbytes` bytes of an open file, read a block at a time."""
+    handle.seek(0)
+    while nbytes > 0:
+        chunk = handle.read(min(nbytes, 4 << 20))
+        if not chunk:
+            break
+        crc = zlib.crc32(chunk, crc)
+        nbytes -= len(chunk)
+    return crc
+
+
+def _held(table: pa.Table, meta: dict) -> Held | None:
+    """The table as `RunTable` block columns, or None when a column is not what its name implies."""
+    n = table.num_rows
+    if n != int(meta["rows"]):
+        return None
+    frame: dict = {}
+    traces = numbers = None
+    for name in table.column_names:
+        col = table.column(name).combine_chunks()
+        if name in CATEGORICAL:
+            if not (pa.types.is_dictionary(col.type) and _text(col.type.value_type)) or col.null_count:
+                return None
+            frame[name] = (col.indices.to_numpy(zero_copy_only=False), col.dictionary.to_pylist())
+        elif name == LINE:
+            if col.type != pa.int64() or col.null_count:
+                return None
+            numbers = col.to_numpy()
+        elif name in _JSON_COLUMNS or name == TRACE:
+            if not _text(col.type):
+                return None
+            values = _from_json(col)
+            if name == TRACE:
+                traces = list(values)
+            else:
+                frame[name] = values
+        else:
+            values = _plain(name, col)
+            if values is None:
+                return None
+            frame[name] = values
+    if not set(CATEGORICAL) <= set(frame) or "seed" not in frame:
+        return None
+    budgets = meta["budgets"]  # as the reader made them (an integral amount stays an int, as in a parse)
+    if set(frame["budget"][1]) - set(budgets) or not all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) for b in budgets.values() for v in b.values()):
+        return None
+    return Held(int(meta["prefix_bytes"]), int(meta["prefix_lines"]), int(meta["crc"]), frame, budgets, traces,
+                numbers)
+
+
+def _plain(name: str, col) -> np.ndarray | None:
+    """A numeric, flag or text column as the numpy array the table holds; None for a wrong type."""
+    default = default_value(name)
+    if name == "seed":
+        ok = col.type == pa.int64()
+    elif default is False:
+        ok = pa.types.is_boolean(col.type)
+    elif default is None:
+        ok = _text(col.type) or pa.types.is_null(col.type)
+    else:
+        ok = col.type == pa.float64()
+    if not ok or (default is not None and col.null_count):
+        return None
+    if default is None:
+        return object_column(col)
+    return col.to_numpy(zero_copy_only=False)
+
+
+def _text(kind) -> bool:
+    return pa.types.is_string(kind) or pa.types.is_large_string(kind)
+
+
+def _from_json(col) -> np.ndarray:
+    loads = _orjson.loads if _orjson is not None else json.loads
+    out = np.full(len(col), None, dtype=object)
+    valid = np.flatnonzero(np.asarray(col.is_valid().to_numpy(zero_copy_only=False), dtype=bool))
+    for i, text in zip(valid.tolist(), col.take(valid).to_pylist()):
+        out[i] = loads(text)
+    return out
+
+
+# -- writing ---------------------------------------------------------------------------------------------------
+def wanted(path: Path, stamp: Stamp | None, cache: bool) -> bool:
+    """Whether this file's columns are looked up in (and kept in) a sidecar at all."""
+    return stamp is not None and stamp.size >= MIN_BYTES and enabled(cache)
+
+
+def settled(path: Path, stamp: Stamp) -> bool:
+    """Whether a sidecar of what was read at `stamp` may be written: the file did not change during the read,
+    nor too recently to tell a change to come from it (see `Stamp.racy`)."""
+    return Stamp.of(path) == stamp and not stamp.racy(time.time_ns())
+
+
+def save(path: Path, stamp: Stamp, prefix_bytes: int, prefix_lines: int, crc: int, columns: dict, budgets: dict,
+         traces: list | None, numbers: np.ndarray | None) -> bool:
+    """Write the sidecar for the first `prefix_bytes` bytes of `path` (read at `stamp`, their CRC-32 `crc`);
+    False when not written.
+
+    Not written when the file changed during the read or too recently to be
+    told apart from a change to come (see `Stamp.racy`); any OS error is
+    swallowed: a folder that cannot take the sidecar only costs speed.
+    """
+    if prefix_bytes <= 0 or not settled(path, stamp):
+        return False
+    try:
+        table = _table(columns, traces, numbers)
+        with open(path, "rb") as handle:
+            edges = _edges(handle, prefix_bytes)
+    except Exception:  # noqa: BLE001 - a column that cannot be kept (an unexpected type): no sidecar
+        return False
+    meta = json.dumps({"maker": _maker(), "stamp": stamp.__dict__, "prefix_bytes": prefix_bytes,
+                       "prefix_lines": prefix_lines, "rows": table.num_rows, "edges": edges, "crc": crc,
+                       "budgets": budgets}, sort_keys=True).encode()
+    target = sidecar_path(path)
+    tmp = target.with_name(f"{target.name}.{os.getpid()}.tmp")
+    try:
+        _write(tmp, meta, table)
+        os.replace(tmp, target)
+    except Exception:  # noqa: BLE001 - read-only folder, full disk, ...
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        return False
+    return True
+
+
+def _write(tmp: Path, meta: bytes, table: pa.Table) -> None:
+    """Header, meta and the Arrow stream; the CRC is filled in once the stream is written."""
+    with open(tmp, "wb") as raw:
+        raw.write(_HEAD.pack(_MAGIC, len(meta), 0, 0))
+        raw.write(meta)
+        sink = _Crc(raw, zlib.crc32(meta))
+        with pa.ipc.new_stream(pa.PythonFile(sink, mode="w"), table.schema) as writer:
+            writer.write_table(table, max_chunksize=1 << 20)
+        raw.seek(0)
+        raw.write(_HEAD.pack(_MAGIC, len(meta), sink.crc, sink.size))
+
+
+class _Crc:
+    """A write-only file that passes bytes on and keeps their CRC-32 (the stream is never held whole)."""
+
+    def __init__(self, raw, crc: int):
+        self.raw, self.crc, self.size, self.closed = raw, crc, 0, False
+
+    def write(self, data) -> int:
+        self.crc = zlib.crc32(data, self.crc)
+        self.size += len(memoryview(data))
+        return self.raw.write(data)
+
+    def flush(self) -> None:
+        self.raw.flush()
+
+    def close(self) -> None:
+        self.closed = True
+
+    def writable(self) -> bool:
+        return True
+
+
+def _table(columns: dict, traces: list | None, numbers: np.ndarray | None) -> pa.Table:
+    arrays, names = [], []
+    for name, values in columns.items():
+        if name.startswith("partial:") and not values.any():
+            continue  # no run of the file reported this unit in part: the table's default (False) stands
+        if name in CATEGORICAL:
+            arrays.append(pa.array(values))
+        elif name in _JSON_COLUMNS:
+            arrays.append(_to_json(values))
+        elif default_value(name) is None:
+            arrays.append(pa.array(values, type=pa.string()))
+        else:
+            arrays.append(pa.array(values))
+        names.append(name)
+    if traces is not None:
+        arrays.append(_to_json(traces))
+        names.append(TRACE)
+    if numbers is not None:
+        arrays.append(pa.array(numbers, type=pa.int64()))
+        names.append(LINE)
+    return pa.Table.from_arrays(arrays, names=names)
+
+
+def _to_json(values) -> pa.Array:
+    dumps = (lambda v: _orjson.dumps(v).decode()) if _orjson is not None else json.dumps
+    return pa.array([None if v is None else dumps(v) for v in values], type=pa.string())

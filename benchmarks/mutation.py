@@ -1,0 +1,247 @@
+"""Mutation testing of the decision modules: which faithful small changes to a rule does the default suite miss?
+
+A green suite says the code does what the tests check; a surviving mutant says where a rule could break
+with every test still green (issue 44 found four such rules by hand). This runs mutmut (3.x) on each
+decision module against that module's own default tests, in a throw-away copy of the tree (the checkout
+gets no `mutants/` folder), and writes a report: per module, killed / survived / equivalent, the score
+killed / (killed + survived - equivalent), and every survivor's diff.
+
+Equivalent mutants (a change that cannot alter behaviour) are listed in `mutation_equivalent.toml`
+beside this file, each with its module, the mutated line as mutmut writes it, and a one-line reason;
+they are matched by that line, not by mutmut's numbering, so the list survives edits elsewhere.
+
+    python benchmarks/mutation.py                          # every decision module (tens of minutes)
+    python benchmarks/mutation.py --modules clustered.py   # one module
+    python benchmarks/mutation.py --changed-since main~3   # the decision modules a change touched
+
+Needs `pip install mutmut==3.8.1` (in the test extra). Exits 1 when a module's score is below
+`--min-score` (default 0.9) or a survivor is not listed as equivalent and `--strict` is given.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+EQUIVALENT_FILE = Path(__file__).with_name("mutation_equivalent.toml")
+
+#: decision module (file name, found once under baselines/) -> the default tests that judge it
+MODULES: dict[str, list[str]] = {
+    "budget.py": ["tests/test_budget.py", "tests/test_budget_rule.py", "tests/test_meter.py"],
+    "meter.py": ["tests/test_meter.py", "tests/test_budget_rule.py", "tests/test_governor.py"],
+    "json_line.py": ["tests/test_records.py", "tests/test_reader_rules.py", "tests/test_repeated_keys.py"],
+    "spend_checks.py": ["tests/test_compare.py", "tests/test_mutation_misses.py"],
+    "alpha.py": ["tests/test_alpha.py", "tests/test_compare.py"],
+    "exact_paired.py": ["tests/test_gate_decides.py", "tests/test_exact_values.py"],
+    "clustered.py": ["tests/test_gate_decides.py", "tests/test_items.py", "tests/test_mutation_misses.py"],
+    "gate_bounds.py": ["tests/test_gate.py", "tests/test_gate_decides.py", "tests/test_skew_gate.py",
+                       "tests/test_mutation_misses.py"],
+    "gate.py": ["tests/test_gate.py", "tests/test_gate_decides.py", "tests/test_check_options.py",
+                "tests/test_mutation_misses.py"],
+    "pair_verdict.py": ["tests/test_stats.py", "tests/test_compare.py", "tests/test_exact_values.py"],
+    "sign_flip.py": ["tests/test_stats.py", "tests/test_exact_values.py"],
+    "lm_eval.py": ["tests/test_importers_eval_tools.py", "tests/test_importers_fuzz.py",
+                   "tests/test_mutation_misses.py"],
+    "resume.py": ["tests/test_runner.py", "tests/test_stale_code.py", "tests/test_run_ux.py"],
+}
+
+#: what the fork server imports before forking a worker per mutant: third-party libraries only
+PRELOAD = ["numpy", "scipy.stats", "scipy.special", "scipy.optimize", "pandas", "pyarrow", "orjson", "tabulate",
+           "matplotlib", "matplotlib.pyplot", "hypothesis", "joblib", "tqdm", "jsonschema", "pytest"]
+
+STATUS = re.compile(r"^\s*(?P<name>\S+): (?P<status>[a-z ]+)$")
+
+
+@dataclass
+class ModuleResult:
+    path: str
+    counts: dict[str, int] = field(default_factory=dict)
+    survivors: list[tuple[str, str]] = field(default_factory=list)      # (mutant name, diff)
+    equivalent: list[tuple[str, str]] = field(default_factory=list)     # (mutant name, reason)
+
+    @property
+    def killed(self) -> int:
+        return self.counts.get("killed", 0) + self.counts.get("timeout", 0)
+
+    @property
+    def score(self) -> float | None:
+        judged = self.killed + len(self.survivors)
+        return self.killed / judged if judged else None
+
+
+def module_path(name: str) -> str:
+    """The one file called `name` under baselines/ (module homes move; their names stay)."""
+    found = sorted(p for p in (ROOT / "baselines").rglob(name) if "__pycache__" not in p.parts)
+    if len(found) != 1:
+        raise SystemExit(f"mutation: {name!r} names {len(found)} files under baselines/; fix MODULES")
+    return found[0].relative_to(ROOT).as_posix()
+
+
+def mutated_lines(diff: str) -> list[str]:
+    """The lines a mutant writes (the diff's '+' lines, stripped): what an equivalence entry names."""
+    return [line[1:].strip() for line in diff.splitlines() if line.startswith("+") and not line.startswith("+++")]
+
+
+def load_equivalents(path: Path = EQUIVALENT_FILE) -> list[dict]:
+    if not path.exists():
+        return []
+    entries = tomllib.loads(path.read_text()).get("equivalent", [])
+    for i, entry in enumerate(entries):
+        if not {"module", "line", "reason"} <= set(entry):
+            raise SystemExit(f"mutation: {path.name}: entry {i + 1} needs module, line and reason")
+    return entries
+
+
+def equivalence_reason(module: str, diff: str, entries: list[dict]) -> str | None:
+    lines = mutated_lines(diff)
+    for entry in entries:
+        if Path(entry["module"]).name == Path(module).name and entry["line"].strip() in lines:
+            return entry["reason"]
+    return None
+
+
+def copy_tree(dest: Path) -> None:
+    """The tracked files as they are in the working tree (edits included), without git or caches."""
+    files = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, check=True, capture_output=True).stdout
+    for rel in filter(None, files.decode().split("\0")):
+        src = ROOT / rel
+        if src.is_file():
+            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dest / rel)
+
+
+def configure(work: Path, path: str, tests: list[str]) -> None:
+    pyproject = work / "pyproject.toml"
+    text = re.sub(r"\n\[tool\.mutmut\][^\[]*", "\n", pyproject.read_text())
+    quoted = lambda xs: "[" + ", ".join(f'"{x}"' for x in xs) + "]"  # noqa: E731
+    text += ("\n[tool.mutmut]\n"
+             'source_paths = ["baselines", "reports", "arms", "workloads"]\n'
+             f"only_mutate = {quoted([path])}\n"
+             'pytest_add_cli_args = ["-p", "no:cacheprovider", "-q", "-x"]\n'
+             f"pytest_add_cli_args_test_selection = {quoted(tests)}\n"
+             # Workers fork from a clean server, not from the process that ran the suite for stats: that one
+             # holds lru_cache entries of the unmutated code, and a cached mutant "survives" untested. The
+             # server preloads third-party libraries only (no code of ours, so no cache of ours), else every
+             # worker pays numpy/scipy/pandas imports and a loaded machine turns that into false timeouts.
+             'process_isolation = "forkserver"\nforkserver_warmup = "import"\n'
+             f'preload_modules_file = "{work / "mutmut-preload.txt"}"\n')
+    (work / "mutmut-preload.txt").write_text("\n".join(PRELOAD) + "\n")
+    pyproject.write_text(text)
+
+
+def run_group(command: list[str], cwd: Path, out) -> None:
+    """Run mutmut in its own process group and end the whole group on any exit: its fork server and
+    workers outlive a plain kill of the parent and would go on loading the machine."""
+    proc = subprocess.Popen(command, cwd=cwd, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        proc.wait()
+    finally:
+        try:  # the group's leftovers (fork server, workers), also after a normal end
+            os.killpg(proc.pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+
+
+def run_module(name: str, entries: list[dict], children: int, log: Path) -> ModuleResult:
+    path = module_path(name)
+    result = ModuleResult(path)
+    with tempfile.TemporaryDirectory(prefix="costmatch-mutation-") as tmp:
+        work = Path(tmp)
+        copy_tree(work)
+        configure(work, path, MODULES[name])
+        with log.open("a") as out:
+            out.write(f"\n=== {path}\n")
+            out.flush()
+            run_group(["mutmut", "run", "--max-children", str(children)], work, out)
+        listing = subprocess.run(["mutmut", "results", "--all", "true"], cwd=work, capture_output=True,
+                                 text=True, check=False).stdout
+        for line in listing.splitlines():
+            match = STATUS.match(line)
+            if not match:
+                continue
+            status = match["status"].strip()
+            result.counts[status] = result.counts.get(status, 0) + 1
+            if status == "survived":
+                diff = subprocess.run(["mutmut", "show", match["name"]], cwd=work, capture_output=True,
+                                      text=True, check=False).stdout
+                reason = equivalence_reason(path, diff, entries)
+                if reason:
+                    result.equivalent.append((match["name"], reason))
+                else:
+                    result.survivors.append((match["name"], diff))
+    return result
+
+
+def report(results: list[ModuleResult]) -> str:
+    rows = ["| module | mutants | killed | survived | equivalent | no tests | score |", "|---|---|---|---|---|---|---|"]
+    for r in results:
+        total = sum(r.counts.values())
+        score = "—" if r.score is None else f"{r.score:.1%}"
+        rows.append(f"| `{r.path}` | {total} | {r.killed} | {len(r.survivors)} | {len(r.equivalent)} | "
+                    f"{r.counts.get('no tests', 0)} | {score} |")
+    killed = sum(r.killed for r in results)
+    judged = killed + sum(len(r.survivors) for r in results)
+    overall = f"{killed / judged:.1%}" if judged else "—"
+    out = ["# Mutation report", "", f"Overall: {killed} of {judged} non-equivalent mutants killed ({overall}).",
+           "Score = killed / (killed + survived - equivalent); 'no tests' are mutants in code no listed test reaches.",
+           "", *rows, ""]
+    for r in results:
+        if r.survivors:
+            out += [f"## Survivors in `{r.path}`", ""]
+            for name, diff in r.survivors:
+                out += [f"### {name}", "", "```diff", diff.strip(), "```", ""]
+    return "\n".join(out)
+
+
+def changed_modules(rev: str) -> list[str]:
+    names = subprocess.run(["git", "diff", "--name-only", rev], cwd=ROOT, check=True, capture_output=True,
+                           text=True).stdout.split()
+    return sorted({Path(n).name for n in names if n.startswith("baselines/")} & set(MODULES))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--modules", nargs="*", help="file names from MODULES (default: all)")
+    parser.add_argument("--changed-since", metavar="REV", help="only the decision modules changed since REV")
+    parser.add_argument("--out", type=Path, default=Path("mutation-report.md"))
+    parser.add_argument("--log", type=Path, default=Path("mutation-log.txt"))
+    parser.add_argument("--children", type=int, default=2, help="mutants tested at once (default 2)")
+    parser.add_argument("--min-score", type=float, default=0.9)
+    parser.add_argument("--strict", action="store_true", help="exit 1 on any survivor not listed as equivalent")
+    args = parser.parse_args(argv)
+    if shutil.which("mutmut") is None:
+        print("mutation: mutmut is not installed: python3 -m pip install mutmut==3.8.1", file=sys.stderr)
+        return 2
+    names = changed_modules(args.changed_since) if args.changed_since else (args.modules or list(MODULES))
+    unknown = [n for n in names if n not in MODULES]
+    if unknown:
+        print(f"mutation: not a decision module: {', '.join(unknown)} (known: {', '.join(MODULES)})", file=sys.stderr)
+        return 2
+    entries = load_equivalents()
+    args.log.write_text("")
+    results = []
+    for name in names:
+        results.append(run_module(name, entries, args.children, args.log))
+        r = results[-1]
+        print(f"{r.path}: {r.killed} killed, {len(r.survivors)} survived, {len(r.equivalent)} equivalent, "
+              f"{r.counts.get('no tests', 0)} without tests", flush=True)
+    args.out.write_text(report(results))
+    print(f"report: {args.out}")
+    low = [r.path for r in results if r.score is not None and r.score < args.min_score]
+    if low or (args.strict and any(r.survivors for r in results)):
+        print(f"mutation: below {args.min_score:.0%} or unlisted survivors in: {', '.join(low) or 'see report'}")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

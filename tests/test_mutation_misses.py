@@ -1,0 +1,191 @@
+"""Rules whose mutants the default suite once let through (issue 44), each pinned by the value it must give.
+
+Each test names the mutant it kills. A rule checked only by its wording, or by a verdict that stays the
+same either way, lets a faithful mutant pass: these check the number the rule produces.
+"""
+from __future__ import annotations
+
+import json
+import math
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from baselines import InputError, RunRecord, compare
+from baselines.analysis.statistics.clustered import clustered_bounds
+from baselines.analysis.gating.gate import run_gate
+from baselines.importers import import_lm_eval
+
+LM_EVAL = Path(__file__).parent / "data" / "lm_eval" / "output" / "strong"
+
+
+# -- the gate's crash rule: a crashed candidate seed is a loss at the range floor, not a tie ---------------
+def _crash_records(n=20, crashed=(1, 4, 7, 9, 15)):
+    out = []
+    for s in range(n):
+        level = 0.6 + 0.01 * (s % 5)
+        extra = {"reward_range": [0, 1]}
+        out.append(RunRecord("w", "base", s, {"tokens": 1}, level, budget={"tokens": 1}, extra=dict(extra)))
+        out.append(RunRecord("w", "cand", s, {"tokens": 1}, None if s in crashed else level + 0.02,
+                             budget={"tokens": 1}, error={"type": "E", "message": "x"} if s in crashed else None,
+                             extra=dict(extra)))
+    return out
+
+
+def test_a_crashed_candidate_seed_counts_at_the_floor_in_the_gates_mean():
+    """Kills: the crashed seed scored as the baseline's reward (a tie), which moves the mean to +0.015."""
+    [res], _ = run_gate(_crash_records(), "tokens", "base", "cand", 0.1)
+    crashed_levels = sum(0.6 + 0.01 * (s % 5) for s in (1, 4, 7, 9, 15))   # each lost to the floor 0
+    expected = (15 * 0.02 - crashed_levels) / 20                          # = -0.1405
+    assert res.n == 20 and res.diff == pytest.approx(expected, abs=1e-12)
+    assert res.lower <= expected <= res.upper
+
+
+# -- seed clustering: the cluster-robust standard error, not its within-seed floor -------------------------
+def test_the_clustered_standard_error_is_the_cluster_means_standard_error_with_equal_sizes():
+    """With equal cluster sizes the CR1 standard error of the mean equals sd(cluster means)/sqrt(G).
+
+    Kills: the clustered SE replaced by its within-seed floor (which ignores the seed effect; with 10-20
+    seeds and a seed effect of sd 0.2 that mutant PASSes at the margin in 14-15% of data sets)."""
+    rng = np.random.default_rng(7)
+    seed_effect = rng.normal(0, 0.2, 8)
+    clusters = [effect + rng.normal(0, 0.05, 20) for effect in seed_effect]
+    mean, lower, upper, se = clustered_bounds(clusters, 0.05)
+    means = np.array([c.mean() for c in clusters])
+    assert se == pytest.approx(means.std(ddof=1) / math.sqrt(len(clusters)), rel=1e-12)
+    floor = math.sqrt(sum(((c - c.mean()) ** 2).sum() for c in clusters) / (160 - 8) / 160)
+    assert se > 3 * floor                                         # the seed effect dominates here
+    assert mean == pytest.approx(means.mean()) and lower < mean < upper
+
+
+def test_the_floor_still_holds_when_seeds_agree_too_well():
+    """Clusters whose means coincide have a CR SE near 0; the within-seed floor keeps the interval honest."""
+    base = np.linspace(-1, 1, 10)
+    clusters = [base.copy(), base[::-1].copy(), base.copy()]
+    mean, lower, upper, se = clustered_bounds(clusters, 0.05)
+    floor = math.sqrt(sum(((c - c.mean()) ** 2).sum() for c in clusters) / (30 - 3) / 30)
+    assert se == pytest.approx(floor) and upper - lower > 0.1
+
+
+# -- lm-eval filters: --metric NAME,FILTER reads that filter's lines only ----------------------------------
+def _two_filter_run(tmp_path: Path) -> Path:
+    """The shipped strong run with a second filter, 'strict-match', whose exact_match is wrong on even doc ids."""
+    results = sorted(LM_EVAL.glob("results_*.json"))[0]
+    date = results.name[len("results_"):-len(".json")]
+    samples = LM_EVAL / f"samples_arith20_{date}.jsonl"
+    out = tmp_path / "run"
+    out.mkdir()
+    data = json.loads(results.read_text())
+    lines = [json.loads(line) for line in samples.read_text().splitlines()]
+    strict = []
+    for line in lines:
+        other = dict(line, filter="strict-match")
+        other["exact_match"] = 0.0 if line["doc_id"] % 2 == 0 else line["exact_match"]
+        strict.append(other)
+    data["results"]["arith20"]["exact_match,strict-match"] = float(np.mean([s["exact_match"] for s in strict]))
+    data["results"]["arith20"]["exact_match_stderr,strict-match"] = 0.1
+    (out / results.name).write_text(json.dumps(data))
+    interleaved = [x for pair in zip(lines, strict) for x in pair]
+    (out / samples.name).write_text("".join(json.dumps(x) + "\n" for x in interleaved))
+    return out / results.name, {str(x["doc_id"]): x["exact_match"] for x in lines}, \
+        {str(x["doc_id"]): x["exact_match"] for x in strict}
+
+
+def test_lm_eval_metric_filter_picks_that_filters_items(tmp_path):
+    """Kills: the FILTER part of --metric ignored, and items taken from every filter's lines."""
+    results, none_items, strict_items = _two_filter_run(tmp_path)
+    assert none_items != strict_items
+    [strict] = import_lm_eval(results, metric="exact_match,strict-match")
+    assert strict.extra["metric"] == "exact_match,strict-match"
+    assert {i["id"]: i["reward"] for i in strict.items} == strict_items
+    assert strict.reward == pytest.approx(np.mean(list(strict_items.values())))
+    [plain] = import_lm_eval(results, metric="exact_match,none")
+    assert {i["id"]: i["reward"] for i in plain.items} == none_items
+    [default] = import_lm_eval(results)          # the first reported metric: exact_match,none
+    assert default.extra["metric"] == "exact_match,none" and len(default.items) == 20
+    with pytest.raises(InputError, match="reports no metric 'exact_match,flexible'"):
+        import_lm_eval(results, metric="exact_match,flexible")
+
+
+# -- the drift tolerance is inclusive: exactly 10% over is equal spend, a hair more is not -----------------
+def _drift_records(spend: float):
+    out = []
+    for s in range(5):
+        out.append(RunRecord("w", "a", s, {"tokens": 100}, 0.5, budget={"tokens": 100}))
+        out.append(RunRecord("w", "b", s, {"tokens": spend if s == 2 else 100}, 0.5, budget={"tokens": 100}))
+    return out
+
+
+@pytest.mark.parametrize("spend, drifted", [(110.0, False), (110.0001, True), (90.0, False), (89.9999, True)])
+def test_drift_of_exactly_the_tolerance_is_allowed_and_beyond_it_is_not(spend, drifted):
+    """Kills: `>` made `>=` (or `<` made `<=`) in the drift rule, on the path `compare()` takes."""
+    result = compare(_drift_records(spend), fixed="tokens", tolerance=0.1)
+    [group] = result.groups
+    assert bool(group.unequal) is drifted and result.valid is (not drifted)
+    if drifted:
+        [flag] = group.unequal
+        assert flag.arm == "b" and flag.seed == 2 and flag.runs == 1
+
+
+# -- seed-clustered pairs: every field against an independent oracle (scipy's t test on seed means) ---------
+def _equal_clusters(g=6, k=12, seed=11):
+    rng = np.random.default_rng(seed)
+    return [rng.normal(0.05, 0.3, k) + rng.normal(0, 0.1) for _ in range(g)]
+
+
+@pytest.mark.parametrize("level", [0.95, 0.9])
+def test_a_clustered_pair_is_the_paired_t_on_seed_means_when_sizes_are_equal(level):
+    """CR1 with equal sizes is exactly the one-sample t on the G per-seed mean differences (G - 1 df)."""
+    from scipy import stats as sps
+
+    from baselines.analysis.statistics.clustered import METHOD, ItemPairing, clustered_pair
+
+    clusters = _equal_clusters()
+    pairing = ItemPairing(clusters=clusters, seeds=list(range(6)))
+    pair = clustered_pair("cand", "base", clusters, level, pairing)
+    means = np.array([c.mean() for c in clusters])
+    test = sps.ttest_1samp(means, 0.0)
+    half = sps.t.ppf(1 - (1 - level) / 2, 5) * means.std(ddof=1) / math.sqrt(6)
+    assert (pair.a, pair.b, pair.n, pair.paired) == ("cand", "base", 6, True)
+    assert pair.diff == pytest.approx(means.mean(), rel=1e-12)
+    assert pair.ci == pytest.approx((means.mean() - half, means.mean() + half), rel=1e-9)
+    assert pair.p == pytest.approx(test.pvalue, rel=1e-9) and pair.p_t == pytest.approx(test.pvalue, rel=1e-9)
+    assert pair.sd == pytest.approx(means.std(ddof=1), rel=1e-9)
+    assert pair.p_method == pair.method == pair.interval_method == METHOD
+    assert pair.items == 72 and math.isnan(pair.mde)
+
+
+def test_two_seeds_are_enough_for_a_clustered_pair_and_one_is_not():
+    from baselines.analysis.statistics.clustered import ItemPairing, clustered_pair
+
+    two = _equal_clusters(g=2)
+    assert clustered_pair("a", "b", two, 0.95, ItemPairing(clusters=two)) is not None
+    assert clustered_bounds(two[:1], 0.05) is None
+    flat = [np.zeros(5), np.zeros(5)]
+    assert clustered_bounds(flat, 0.05) is None        # no spread at all: no interval, not a zero-width one
+
+
+def test_pairing_items_counts_what_it_leaves_out_and_counts_crashes_at_the_floor():
+    from baselines.analysis.statistics.clustered import pair_items
+
+    item = lambda i, r: {"id": i, "reward": r}  # noqa: E731
+    cand = {0: [item("q1", 1.0), item("q2", None), item("q3", 0.0), item("only-c", 1.0)],
+            1: [item("q1", 0.0), item("q2", 1.0)],
+            2: [item("x", 1.0)]}
+    base = {0: [item("q1", 0.0), item("q2", 1.0), item("q3", None), item("only-b", 0.0)],
+            1: [item("q1", 1.0), item("q2", 1.0), item("q9", 0.0)],
+            2: [item("y", 0.0)]}
+    out = pair_items(cand, base, [0, 1, 2], 1.0, floor=0.0)
+    assert out.seeds == [0, 1]                                    # seed 2 pairs nothing
+    assert [c.tolist() for c in out.clusters] == [[1.0, -1.0], [-1.0, 0.0]]
+    assert (out.unpaired_items, out.crashed_items, out.dropped_items) == (5, 1, 1)
+    assert out.items == 4 and all(c.dtype == float for c in out.clusters)
+    assert out.notes() == ["paired by item: 4 question(s) over 2 seed(s)",
+                           "5 item(s) answered by one arm only were left out",
+                           "1 unscored candidate item(s) counted as a loss at the range floor",
+                           "1 unscored item(s) were left out (no range floor to count them at)"]
+    flipped = pair_items(cand, base, [0, 1], -1.0, floor=None)    # lower is better; no floor: crash dropped
+    assert [c.tolist() for c in flipped.clusters] == [[-1.0], [1.0, -0.0]]
+    assert (flipped.crashed_items, flipped.dropped_items) == (0, 2)

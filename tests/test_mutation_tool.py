@@ -1,0 +1,67 @@
+"""The mutation-testing script's own rules (benchmarks/mutation.py): its module table still names real files,
+equivalent mutants are matched by the line they write, and the score leaves equivalents out."""
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+SCRIPT = Path(__file__).resolve().parent.parent / "benchmarks" / "mutation.py"
+
+
+@pytest.fixture(scope="module")
+def mutation():
+    spec = importlib.util.spec_from_file_location("mutation_script", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module      # its dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_every_decision_module_and_its_tests_exist(mutation):
+    """A module moved or a test file renamed must fail here, not silently drop out of the mutation run."""
+    root = SCRIPT.parent.parent
+    for name, tests in mutation.MODULES.items():
+        assert (root / mutation.module_path(name)).is_file()
+        for test in tests:
+            assert (root / test).is_file(), f"{name}: {test} does not exist"
+
+
+DIFF = """# x: survived
+--- baselines/analysis/statistics/alpha.py
++++ baselines/analysis/statistics/alpha.py
+@@ -1,3 +1,3 @@
+ def f(p):
+-    return min(1.0, p)
++    return min(2.0, p)
+"""
+
+
+def test_an_equivalent_mutant_is_matched_by_its_module_and_written_line(mutation):
+    assert mutation.mutated_lines(DIFF) == ["return min(2.0, p)"]
+    entries = [{"module": "baselines/analysis/alpha.py", "line": "return min(2.0, p)", "reason": "p <= 1 always"}]
+    assert mutation.equivalence_reason("baselines/analysis/statistics/alpha.py", DIFF, entries) == "p <= 1 always"
+    assert mutation.equivalence_reason("baselines/analysis/statistics/gate.py", DIFF, entries) is None
+    other = [{"module": "alpha.py", "line": "return min(1.5, p)", "reason": "r"}]
+    assert mutation.equivalence_reason("baselines/analysis/statistics/alpha.py", DIFF, other) is None
+
+
+def test_the_listed_equivalents_each_give_a_reason(mutation, tmp_path):
+    for entry in mutation.load_equivalents():
+        assert entry["reason"].strip() and entry["line"].strip()
+        assert entry["module"] in {mutation.module_path(name) for name in mutation.MODULES}
+    bad = tmp_path / "eq.toml"
+    bad.write_text('[[equivalent]]\nmodule = "alpha.py"\nline = "x"\n')
+    with pytest.raises(SystemExit, match="needs module, line and reason"):
+        mutation.load_equivalents(bad)
+
+
+def test_the_score_counts_timeouts_as_kills_and_leaves_equivalents_out(mutation):
+    r = mutation.ModuleResult("m.py", counts={"killed": 7, "timeout": 1, "survived": 3, "no tests": 4},
+                              survivors=[("a", ""), ("b", "")], equivalent=[("c", "reason")])
+    assert r.killed == 8 and r.score == pytest.approx(0.8)
+    text = mutation.report([r])
+    assert "| `m.py` | 15 | 8 | 2 | 1 | 4 | 80.0% |" in text and "8 of 10 non-equivalent" in text
+    assert mutation.ModuleResult("n.py").score is None

@@ -1,0 +1,385 @@
+"""The column sidecar (issue 38): a read through it always equals a cold parse, and only new lines are parsed.
+
+Every test compares a read through the sidecar with ``cache=False`` (the
+whole file parsed, no sidecar touched): the table's columns, dtypes,
+budgets, units and traces, or the one-line error. Files are aged
+(`age`: an old mtime, so a later change always moves it) where a test
+needs the sidecar written; an unaged file is "racy" and never cached.
+"""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from baselines.analysis.tables import table as table_module, table_cache
+from baselines.analysis.tables.table import RunTable
+from baselines.cli import main
+from baselines.core.errors import InputError
+from tests.sizes import examples
+
+
+@pytest.fixture(autouse=True)
+def small_files_cached(monkeypatch):
+    """Cache the tests' small files (the real threshold keeps files under 1 MiB out of it), and hash 32 bytes
+    at each end of the held part, not 64 KiB: an edit in the middle is then seen by the stamps or not at all."""
+    monkeypatch.setattr(table_cache, "MIN_BYTES", 0)
+    monkeypatch.setattr(table_cache, "EDGE", 32)
+    monkeypatch.delenv(table_cache.ENV, raising=False)
+
+
+@pytest.fixture
+def parsed(monkeypatch) -> list[int]:
+    """Bytes handed to the parser, one entry per read call (what a read through the sidecar avoids)."""
+    counts: list[int] = []
+    real = table_module.read_blocks
+
+    def counting(path, offset=0):
+        counts.append(0)
+        for block in real(path, offset):
+            counts[-1] += len(block)
+            yield block
+    monkeypatch.setattr(table_module, "read_blocks", counting)
+    return counts
+
+
+def line(arm="A", seed=0, reward=0.5, tokens=100, **extra) -> str:
+    record = {"workload": "w", "arm": arm, "seed": seed, "budget": {"tokens": 100},
+              "spend": {"tokens": tokens, "calls": 3}, "reward": reward, **extra}
+    return json.dumps(record, separators=(",", ":"))
+
+
+def runs(n=8, start=0) -> list[str]:
+    return [line(arm="AB"[i % 2], seed=i // 2, reward=round(0.1 * (i % 7), 2)) for i in range(start, start + n)]
+
+
+def age(path: Path, seconds: int = 100) -> None:
+    """Set the file's mtime in the past: then any later change moves it (see table_cache.Stamp.racy)."""
+    t = os.stat(path).st_mtime_ns - seconds * 10**9
+    os.utime(path, ns=(t, t))
+
+
+def write(path: Path, text: str, aged: bool = True) -> Path:
+    path.write_text(text)
+    if aged:
+        age(path)
+    return path
+
+
+def outcome(path: Path, cache: bool = True, keep_last: bool = False):
+    """The table's full contents, or the error's one line."""
+    try:
+        table = RunTable.read(path, keep_last=keep_last, cache=cache)
+    except InputError as exc:
+        return ("error", str(exc))
+    return ("table", table)
+
+
+def assert_same(cached, cold) -> None:
+    assert cached[0] == cold[0], (cached, cold)
+    if cold[0] == "error":
+        assert cached[1] == cold[1]
+        return
+    a, b = cached[1], cold[1]
+    pd.testing.assert_frame_equal(a.frame, b.frame, check_exact=True)
+    assert list(a.frame.columns) == list(b.frame.columns)
+    assert json.dumps(a.budgets, sort_keys=True) == json.dumps(b.budgets, sort_keys=True)
+    assert a.units == b.units
+    assert a.traces == b.traces
+
+
+def check(path: Path, **kw) -> tuple:
+    """Read through the sidecar and cold; assert they agree; return the cached outcome."""
+    cached = outcome(path, **kw)
+    assert_same(cached, outcome(path, cache=False, **kw))
+    return cached
+
+
+def sidecar(path: Path) -> Path:
+    return table_cache.sidecar_path(path)
+
+
+def test_a_second_read_parses_nothing_and_equals_a_cold_parse(tmp_path, parsed):
+    path = write(tmp_path / "r.jsonl", "\n".join(runs()) + "\n")
+    first = outcome(path)
+    assert sidecar(path).is_file() and parsed == [path.stat().st_size]
+    second = outcome(path)
+    assert parsed[1] == 0  # nothing after the held part: not one line parsed again
+    assert_same(second, first)
+    assert_same(second, outcome(path, cache=False))
+
+
+def test_one_byte_edited_in_the_middle_is_seen(tmp_path, parsed):
+    path = write(tmp_path / "r.jsonl", "\n".join(runs()) + "\n")
+    before = outcome(path)
+    data = bytearray(path.read_bytes())
+    middle = data.index(b'"reward":0.3')
+    data[middle + len('"reward":0.')] = ord("9")  # 0.3 -> 0.9, same size
+    path.write_bytes(bytes(data))
+    after = check(path)
+    assert not after[1].frame["reward"].equals(before[1].frame["reward"])  # the edit is in the table
+
+
+def test_an_edit_that_keeps_size_and_mtime_but_not_ctime_is_seen(tmp_path):
+    """`cp -p`, `touch -r`: the mtime put back as it was; the ctime cannot be."""
+    path = write(tmp_path / "r.jsonl", "\n".join(runs()) + "\n")
+    outcome(path)
+    info = os.stat(path)
+    path.write_bytes(path.read_bytes().replace(b'"reward":0.3', b'"reward":0.8', 1))
+    os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns))
+    assert check(path)[1].frame["reward"].max() == 0.8
+
+
+def test_truncation_is_seen(tmp_path):
+    path = write(tmp_path / "r.jsonl", "\n".join(runs()) + "\n")
+    outcome(path)
+    with open(path, "r+b") as handle:
+        handle.truncate(path.stat().st_size // 2)
+    age(path)
+    assert check(path)[0] == "table"  # (the torn half line is the reader's to judge, cached or not)
+
+
+def test_truncation_to_whole_lines_then_regrowth_is_seen(tmp_path):
+    path = write(tmp_path / "r.jsonl", "\n".join(runs()) + "\n")
+    outcome(path)
+    write(path, "\n".join(runs(3)) + "\n")
+    assert len(check(path)[1]) == 3
+    write(path, "\n".join(runs(3) + runs(9, start=3)) + "\n")
+    assert len(check(path)[1]) == 12
+
+
+@pytest.mark.parametrize("how", ["rename", "in place"])
+def test_a_replacement_of_equal_size_is_seen(tmp_path, how):
+    path = write(tmp_path / "r.jsonl", "\n".join(runs()) + "\n")
+    outcome(path)
+    other = path.read_text().replace('"arm":"A"', '"arm":"C"')
+    assert len(other) == path.stat().st_size
+    if how == "rename":
+        write(tmp_path / "new.jsonl", other)
+        os.replace(tmp_path / "new.jsonl", path)
+    else:
+        write(path, other)
+    assert set(check(path)[1].frame["arm"]) == {"B", "C"}
+
+
+@pytest.mark.parametrize("damage", ["flip a payload byte", "flip a header byte", "cut short", "garbage",
+                                    "empty", "a folder"])
+def test_a_corrupt_sidecar_is_rebuilt_never_trusted(tmp_path, damage, parsed):
+    path = write(tmp_path / "r.jsonl", "\n".join(runs()) + "\n")
+    outcome(path)
+    side = sidecar(path)
+    data = bytearray(side.read_bytes())
+    if damage == "flip a payload byte":
+        data[-40] ^= 0x01
+    elif damage == "flip a header byte":
+        data[30] ^= 0x20
+    elif damage == "cut short":
+        data = data[: len(data) // 2]
+    elif damage == "garbage":
+        data = bytearray(os.urandom(len(data)))
+    else:
+        data = bytearray()
+    if damage == "a folder":
+        side.unlink()
+        side.mkdir()
+    else:
+        side.write_bytes(bytes(data))
+    check(path)
+    assert parsed[1] == path.stat().st_size  # parsed whole again
+    if damage != "a folder":
+        outcome(path)
+        assert parsed[-1] == 0  # and the rebuilt sidecar serves the next read
+
+
+def test_a_sidecar_of_other_columns_is_not_used(tmp_path):
+    """A sound sidecar whose columns have the wrong types (made by other code) is a miss, not a table."""
+    import pyarrow as pa
+
+    path = write(tmp_path / "r.jsonl", "\n".join(runs()) + "\n")
+    outcome(path)
+    stamp = table_cache.Stamp.of(path)
+    held = table_cache.load(path, stamp)
+    assert held is not None
+    wrong = {name: values for name, values in held.frame.items() if name != "reward"}
+    wrong["reward"] = np.array([str(v) for v in held.frame["reward"]], dtype=object)
+    table = table_cache._table({k: (pd.Categorical.from_codes(v[0], v[1]) if isinstance(v, tuple) else v)
+                                for k, v in wrong.items()}, None, None)
+    assert table.schema.field("reward").type == pa.string()
+    with open(sidecar(path), "rb") as handle:
+        head = handle.read(table_cache._HEAD.size)
+        meta = handle.read(table_cache._HEAD.unpack(head)[1])
+    table_cache._write(sidecar(path), meta, table)
+    assert table_cache.load(path, stamp) is None
+    check(path)
+
+
+def test_a_folder_that_cannot_take_the_sidecar_changes_nothing_but_speed(tmp_path, monkeypatch):
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    path = write(folder / "r.jsonl", "\n".join(runs()) + "\n")
+    real_open = open
+
+    def refuse(file, mode="r", *args, **kwargs):  # a read-only folder, also when the tests run as root
+        if "w" in mode and Path(file).parent == folder:
+            raise PermissionError(13, "Permission denied", str(file))
+        return real_open(file, mode, *args, **kwargs)
+    monkeypatch.setattr("builtins.open", refuse)
+    os.chmod(folder, 0o555)
+    try:
+        check(path)
+        check(path)
+        assert sorted(p.name for p in folder.iterdir()) == ["r.jsonl"]  # no sidecar, no temporary left
+    finally:
+        os.chmod(folder, 0o755)
+
+
+def test_no_cache_and_the_environment_variable_neither_read_nor_write(tmp_path, parsed, monkeypatch, capsys):
+    path = write(tmp_path / "r.jsonl", "\n".join(runs()) + "\n")
+    args = ["compare", str(path), "--fixed", "tokens", "--json"]
+    assert main(args + ["--no-cache"]) == 0
+    cold = capsys.readouterr().out
+    assert not sidecar(path).exists() and parsed[-1] == path.stat().st_size
+    monkeypatch.setenv(table_cache.ENV, "off")
+    assert main(args) == 0
+    assert not sidecar(path).exists() and parsed[-1] == path.stat().st_size
+    assert capsys.readouterr().out == cold
+    monkeypatch.delenv(table_cache.ENV)
+    assert main(args) == 0 and sidecar(path).exists()       # the default keeps one
+    assert main(args) == 0 and parsed[-1] == 0              # and reads it
+    assert capsys.readouterr().out == cold * 2
+    for off in (["--no-cache"], None):                      # a sidecar there is not read either
+        if off is None:
+            monkeypatch.setenv(table_cache.ENV, "off")
+        assert main(args + (off or [])) == 0 and parsed[-1] == path.stat().st_size
+    assert main(["check", str(path), "--fixed", "tokens", "--baseline", "A", "--candidate", "B", "--margin", "0.1",
+                 "--no-cache"]) in (0, 1, 2, 3)
+    assert parsed[-1] == path.stat().st_size
+
+
+def test_appended_lines_alone_are_parsed(tmp_path, parsed):
+    path = write(tmp_path / "r.jsonl", "\n".join(runs()) + "\n")
+    outcome(path)
+    tail = "\n".join(runs(4, start=8)) + "\n"
+    with open(path, "a") as handle:
+        handle.write(tail)
+    age(path)
+    assert len(check(path)[1]) == 12
+    assert parsed[-2] == len(tail)  # the read through the sidecar parsed the new lines only
+    outcome(path)
+    assert parsed[-1] == 0          # and kept them: the next read parses nothing
+
+
+@pytest.mark.parametrize("bad, words", [
+    (line(seed=99)[:-1] + ',"reward":0.0}', "appears twice in one JSON object"),
+    (line(seed=99, reward="0.5"), "reward"),
+    (line(seed=99).replace('"reward":0.5', '"reward":1e999'), "reward"),
+    ("[" * 70 + "]" * 70, "nested"),
+    (line(arm="A", seed=0), "duplicate run"),
+])
+def test_strict_checks_still_fire_on_an_appended_line(tmp_path, bad, words):
+    path = write(tmp_path / "r.jsonl", "\n".join(runs()) + "\n")
+    outcome(path)
+    with open(path, "a") as handle:
+        handle.write(bad + "\n")
+    age(path)
+    kind, message = check(path)
+    assert kind == "error" and words in message and "r.jsonl:9" in message
+    if words == "duplicate run":
+        assert "first seen at" in message and message.split("first seen at")[1].split(";")[0].endswith("r.jsonl:1")
+
+
+def test_line_numbers_in_errors_survive_the_sidecar(tmp_path):
+    """Blank lines shift rows from lines: a duplicate found later names the right lines of the held part."""
+    text = runs(3)[0] + "\n\n\n" + "\n".join(runs(3)[1:]) + "\n\n"
+    path = write(tmp_path / "r.jsonl", text)
+    outcome(path)
+    with open(path, "a") as handle:
+        handle.write(runs(3)[2] + "\n")
+    age(path)
+    kind, message = check(path)
+    assert kind == "error" and "r.jsonl:7: duplicate" in message and message.endswith("r.jsonl:5; remove one line or pass --keep-last")
+    assert len(check(path, keep_last=True)[1]) == 3
+
+
+def test_an_unterminated_last_line_is_parsed_each_time_and_completed_by_an_append(tmp_path, parsed):
+    whole = "\n".join(runs(5))
+    path = write(tmp_path / "r.jsonl", whole[:-10])  # the last line cut short: the reader's rule decides
+    first = check(path)
+    write(path, whole + "\n" + runs(1, start=5)[0])  # completed, one more unterminated line after it
+    assert check(path)[0] == "table"
+    assert first[0] == "error" or len(first[1]) == 4
+
+
+def test_a_file_just_written_gets_no_sidecar(tmp_path):
+    """Written less than RACY_NS ago with mtime = ctime: a change in the same tick could not be seen."""
+    path = write(tmp_path / "r.jsonl", "\n".join(runs()) + "\n", aged=False)
+    check(path)
+    assert not sidecar(path).exists()
+
+
+def test_rich_columns_round_trip(tmp_path, parsed):
+    """Traces, items, errors, provenance, stop reasons, unit words, instances, reward ranges, several budgets."""
+    rich = []
+    for i in range(12):
+        extra = {"trace": [{"spend": {"tokens": 10 * j}, "best": 0.1 * j} for j in range(1, 3)],
+                 "items": [{"id": f"q{k}", "reward": 0.5 * (k % 2), "spend": {"tokens": k}} for k in range(2)],
+                 "stop_reason": "budget:tokens" if i % 3 else "done", "reward_range": [0, 1],
+                 "provenance": {"costmatch": "0.1.0", "arm_module": f"{i % 2:016x}"},
+                 "unit_nouns": {"calls": "function evaluations"}, "instance": f"f{i % 3}",
+                 "partial": ["calls"] if i % 4 == 0 else []}
+        if i % 5 == 0:
+            extra["error"] = {"type": "ValueError", "message": "boom"}
+        text = json.loads(line(arm="AB"[i % 2], seed=i // 2, reward=0.25, **extra))
+        text["budget"] = {"tokens": 100 if i < 6 else 200.5}
+        rich.append(json.dumps(text))
+    path = write(tmp_path / "r.jsonl", "\n".join(rich) + "\n")
+    cold = outcome(path, cache=False)
+    assert cold[0] == "table" and cold[1].traces is not None and "items" in cold[1].frame
+    outcome(path)
+    assert sidecar(path).exists()
+    assert_same(outcome(path), cold)
+    assert parsed[-1] == 0
+
+
+OPS = st.lists(st.tuples(st.sampled_from(["append", "append blank", "append cut", "edit", "truncate", "replace",
+                                          "append repeat"]),
+                         st.integers(0, 10**6), st.booleans()), min_size=1, max_size=6)
+
+
+@settings(deadline=None, max_examples=examples(60), suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(ops=OPS)
+def test_any_sequence_of_appends_edits_and_truncations_reads_as_a_cold_parse(tmp_path, ops):
+    """After every step the read through the sidecar equals a cold parse (errors included)."""
+    path = tmp_path / "prop.jsonl"
+    for leftover in (path, sidecar(path)):
+        if leftover.exists():
+            leftover.unlink()
+    write(path, "\n".join(runs(6)) + "\n")
+    check(path)
+    seed = 100
+    for op, where, aged in ops:
+        data = path.read_bytes()
+        if op.startswith("append"):
+            seed += 1
+            added = {"append": line(seed=seed) + "\n", "append blank": "\n",
+                     "append cut": line(seed=seed)[: 1 + where % 30],
+                     "append repeat": line(seed=seed)[:-1] + ',"seed":1}\n'}[op]
+            with open(path, "ab") as handle:
+                handle.write(added.encode())
+        elif op == "edit" and data:
+            i = where % len(data)
+            path.write_bytes(data[:i] + bytes([b"0123456789"[where % 10]]) + data[i + 1:])
+        elif op == "truncate":
+            with open(path, "r+b") as handle:
+                handle.truncate(where % (len(data) + 1))
+        elif op == "replace":
+            write(tmp_path / "other.jsonl", "\n".join(runs(3 + where % 5, start=where % 3)) + "\n", aged=False)
+            os.replace(tmp_path / "other.jsonl", path)
+        if aged:
+            age(path, 1 + where % 1000)
+        check(path)
