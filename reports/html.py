@@ -33,7 +33,7 @@ from .flags import (clip_note, comparison_headline, group_caption, run_notes, un
                     unverified_sentence)
 from .headline import group_headline, informative_first
 from .confounds import confound_matrix, confound_reference
-from .markdown import p_header
+from .markdown import claim_rows, p_header
 from .ranking_view import oracle_text, ranking_rows, weak_pair_lines
 from .table_rows import VERDICT_LEGEND, baseline_pairs, family_line, shown_units
 from .text import DASH, NA, budget_text, fixed, interval, quantity
@@ -235,21 +235,25 @@ def _flags_html(group: Group, tolerance: float, confound_units: list[str] | None
 
 
 def _pairs_html(ga: GroupAnalysis) -> str:
-    dec, head = ga.pair_decimals, p_header(ga.pairs)
+    dec, shown = ga.pair_decimals, claim_rows(ga)
+    head = p_header(shown)
     body = []
-    for p in ga.pairs:
-        p_text = f"{p.p:.3g}" if head else f"{p.p:.3g} ({p.p_label})"
+    for p, c in shown:
+        p_text = f"{c.p:.3g}" if head else f"{c.p:.3g} ({c.p_label})"
+        notes = c.notes if len(p.claims) > 1 else p.notes
         body.append("".join([
             f"<td class=\"name\">{esc(p.a)}</td>", f"<td class=\"name\" style=\"text-align:left\">{esc(p.b)}</td>",
-            _cell(fixed(p.estimate, dec, True), p.estimate, "key"),
-            _cell(interval(p.interval.lo, p.interval.hi, dec, True), p.interval.lo, "key"),
-            _cell(p.verdict_word, p.verdict if ga.valid else "", "t key"),
-            _cell(p.n, p.n), _cell(p_text, p.p), _cell(f"{p.p_adjusted:.3g}", p.p_adjusted),
-            _cell("; ".join(p.notes), "", "t note")]))
+            _cell(fixed(c.estimate, dec, True), c.estimate, "key"),
+            _cell(interval(c.interval.lo, c.interval.hi, dec, True), c.interval.lo, "key"),
+            _cell(c.verdict_word, c.verdict if ga.valid else "", "t key"), _cell(c.claim_word, c.claim, "t"),
+            _cell(p.n, p.n), _cell(p_text, c.p), _cell(f"{c.p_adjusted:.3g}", c.p_adjusted),
+            _cell("; ".join(notes), "", "t note")]))
     family = family_line(ga.pairs)
+    sentences = [p.sentence for p in ga.pairs if p.decided and p.sentence]
     return ("<details open><summary>Pairs (a \u2212 b, paired by seed)</summary>"
-            + _table(["a", "b", "a \u2212 b", "95% CI", "verdict", "n", head or "p", "p (Holm)", "notes"], body,
-                     cls="sortable pairs", caption=VERDICT_LEGEND)
+            + _table(["a", "b", "a \u2212 b", "95% CI", "verdict", "claim", "n", head or "p", "p (Holm)", "notes"],
+                     body, cls="sortable pairs", caption=VERDICT_LEGEND)
+            + ("<ul class=\"claims\">" + "".join(f"<li>{esc(s)}</li>" for s in sentences) + "</ul>" if sentences else "")
             + (f"<p class=\"note family\">{esc(family)}</p>" if family else "")
             + "</details>")
 

@@ -129,21 +129,23 @@ MAX_LATEX_PAIRS = 30  # above this a pairs float outgrows a page: the decided pa
 
 
 def pairs_latex(ga: GroupAnalysis, label: str) -> str:
-    """Every pair of the group with its estimate, interval, p (under its method's name), Holm p and verdict.
+    """Every pair of the group, one row per claim, with its estimate, interval, p (under its test's name), Holm p
+    and verdict, as markdown and HTML print them.
 
     With more than MAX_LATEX_PAIRS pairs only the decided ones are printed and
     a note says how many were not decided and where all of them are.
     """
     pairs = ga.pairs if len(ga.pairs) <= MAX_LATEX_PAIRS else [p for p in ga.pairs if p.decided]
-    head_p = {p.p_label for p in ga.pairs}
-    p_name = f"p ({head_p.pop()})" if len(head_p) == 1 else "p"
-    headers = ["a", "b", "n", "$a - b$", "95\\% CI", tex(p_name), "p (Holm)", "Verdict"]
+    shown = [(p, c) for p in pairs for c in p.claims]
+    labels = {c.p_label for _, c in shown}
+    p_name = f"p ({labels.pop()})" if len(labels) == 1 else "p"
+    headers = ["a", "b", "n", "Claim", "$a - b$", "95\\% CI", tex(p_name), "p (Holm)", "Verdict"]
     dec = ga.pair_decimals
-    body = [[tex_arm(p.a), tex_arm(p.b), str(p.n), tex_num(fixed(p.estimate, dec, True)),
-             tex_num(interval(p.interval.lo, p.interval.hi, dec, True)),
-             tex_num(f"{p.p:.3g}") if p_name != "p" else tex_num(f"{p.p:.3g}") + " " + tex(f"({p.p_label})"),
-             tex_num(f"{p.p_adjusted:.3g}"), tex(p.verdict_word)] for p in pairs]
-    keys = ["arm", "arm", "seeds", "mean", "ci", "mean", "mean", "verdict"]
+    body = [[tex_arm(p.a), tex_arm(p.b), str(p.n), tex(c.claim_word), tex_num(fixed(c.estimate, dec, True)),
+             tex_num(interval(c.interval.lo, c.interval.hi, dec, True)),
+             tex_num(f"{c.p:.3g}") + ("" if p_name != "p" else " " + tex(f"({c.p_label})")),
+             tex_num(f"{c.p_adjusted:.3g}"), tex(c.verdict_word)] for p, c in shown]
+    keys = ["arm", "arm", "seeds", "verdict", "mean", "ci", "mean", "mean", "verdict"]
     layout = choose_layout(headers, body, keys, len(keys) > WIDE_COLUMNS)
     where = f"{ga.group.workload} at {budget_text(ga.group.budget)}"
     caption = tex_prose(f"Pairs of {where}: a \u2212 b per seed with its 95% interval, the test's p, the "

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from baselines.analysis.compare.comparison import Group
-from baselines.analysis.result.model import Analysis, GroupAnalysis, PairRow
+from baselines.analysis.result.model import Analysis, ClaimResult, GroupAnalysis, PairRow
 from baselines.core.units import nouns_of, unit_noun
 
 from .degraded import degraded_sentence
@@ -18,18 +18,24 @@ def _name(arm: str) -> str:
     return f"**{md(arm)}**"
 
 
-def p_header(pairs: list[PairRow]) -> str | None:
-    """"p (sign-flip)" when every pair's p is of one method, else None (each cell then names its own)."""
-    labels = {p.p_label for p in pairs}
+def claim_rows(ga: GroupAnalysis) -> list[tuple[PairRow, ClaimResult]]:
+    """(pair, claim) for every row of a pairs table: one per claim decided for each pair."""
+    return [(p, c) for p in ga.pairs for c in p.claims]
+
+
+def p_header(rows: list) -> str | None:
+    """"p (sign-flip)" when every row's p is of one method, else None (each cell then names its own)."""
+    labels = {c.p_label for _, c in rows}
     return f"p ({labels.pop()})" if len(labels) == 1 else None
 
 
-def p_cell(p: PairRow, header: str | None) -> str:
-    return f"{p.p:.3g}" if header else f"{p.p:.3g} ({p.p_label})"
+def p_cell(c: ClaimResult, header: str | None) -> str:
+    return f"{c.p:.3g}" if header else f"{c.p:.3g} ({c.p_label})"
 
 
 def pairs_table(ga: GroupAnalysis) -> str:
-    """All pairs of a group as the analysis printed them (clipped, one decimals for the column, its p label).
+    """All pairs of a group as the analysis printed them: one row per claim, one decimals for the column,
+    each p under its own test's name; the decided pairs' sentences below.
 
     A group that is not valid gets "not valid" for every verdict. Notes that
     repeat (the same 240 characters on every decided row) are said once,
@@ -38,27 +44,31 @@ def pairs_table(ga: GroupAnalysis) -> str:
     if not ga.pairs:
         return ""
     decimals = ga.pair_decimals
+    shown = claim_rows(ga)
     boot = any(p.bootstrap is not None for p in ga.pairs)
-    head = p_header(ga.pairs)
+    head = p_header(shown)
     notes: list[str] = []
     rows = []
-    for p in ga.pairs:
-        row = [md(p.a), md(p.b), str(p.n), fixed(p.estimate, decimals, signed=True),
-               interval(p.interval.lo, p.interval.hi, decimals, signed=True), p_cell(p, head),
-               f"{p.p_adjusted:.3g}", p.verdict_word]
+    for p, c in shown:
+        row = [md(p.a), md(p.b), str(p.n), c.claim_word, fixed(c.estimate, decimals, signed=True),
+               interval(c.interval.lo, c.interval.hi, decimals, signed=True), p_cell(c, head),
+               f"{c.p_adjusted:.3g}", c.verdict_word]
         if boot:
             row.append(interval(p.bootstrap.lo, p.bootstrap.hi, decimals, signed=True) if p.bootstrap else "n/a")
         refs = []
-        for n in p.notes:
+        for n in (c.notes if len(p.claims) > 1 else p.notes):
             if n not in notes:
                 notes.append(n)
             refs.append(f"[{notes.index(n) + 1}]")
         rows.append(row + [" ".join(refs)])
-    headers = ["a", "b", "n", "a − b", "95% CI", head or "p", "p (Holm)", "verdict"] + \
+    headers = ["a", "b", "n", "claim", "a − b", "95% CI", head or "p", "p (Holm)", "verdict"] + \
         (["bootstrap 95% CI"] if boot else []) + ["notes"]
-    text = pipe_table(rows, headers, align="llrrrrrl" + ("r" if boot else "") + "l")
+    text = pipe_table(rows, headers, align="llrlrrrrl" + ("r" if boot else "") + "l")
     if notes:
         text += "\n\n" + "\n".join(f"[{i + 1}] {md(n)}" for i, n in enumerate(notes))
+    decided = [p.sentence for p in ga.pairs if p.decided and p.sentence]
+    if decided:
+        text += "\n\n" + "\n".join(f"- {md(sentence)}" for sentence in decided)
     family = family_line(ga.pairs)
     if family:
         text += "\n\n" + md(family)
@@ -110,21 +120,28 @@ def run_note_bullets(ga: GroupAnalysis) -> list[str]:
 #: what each p column label means, said once below the pairs
 P_MEANING = {
     "sign-flip": "p (sign-flip) is the exact sign-flip p-value (McNemar on 0/1 rewards, seeded Monte Carlo at "
-                 "large n)",
+                 "large n), the larger of it and the t p",
+    "paired t": "p (paired t) is the paired t p-value, the larger of it and the exact sign-flip p",
+    "Welch t": "p (Welch t) is the Welch t p-value of arms that do not share seeds",
     "seed-clustered t": "p (seed-clustered t) is the seed-clustered t p-value on paired item differences",
     "permutation": "p (permutation) is the permutation p-value of arms that do not share seeds",
+    "sign test": "p (sign test) is the exact sign test over the seeds where the arms differ (ties dropped)",
 }
 
 
 def pairs_footnote(pairs: list[PairRow]) -> str:
     """What the pairs columns mean, naming only the p methods the tables print (never "sign-flip" for a t p)."""
-    labels = sorted({p.p_label for p in pairs})
+    labels = sorted({c.p_label for p in pairs for c in p.claims} or {p.p_label for p in pairs})
     meanings = "; ".join(P_MEANING.get(label, f"p ({label}) is the p-value of {label}") for label in labels)
-    return ("Pairs: a − b is the mean per-seed paired difference with its 95% interval (Student t; the hull of t "
-            "and bootstrap-t for unbounded rewards at small n; distribution-free betting for bounded rewards: "
-            f"each pair's interval_method in --json); {meanings}; p (Holm) is the Holm-adjusted p of the test "
-            "that decides (for per-seed pairs the larger of the t and sign-flip p-values), and a verdict needs it "
-            "below alpha. \"underpowered\" and \"no difference detected\" are not evidence of equality.")
+    typical = any(c.claim == "typical" for p in pairs for c in p.claims)
+    claims = ("Each row names its claim: typical seed: a − b is the median per-seed difference over the seeds "
+              "where the arms differ, with its distribution-free order-statistic 95% interval; mean: " if typical
+              else "Pairs: ")
+    return (f"{claims}a − b is the mean per-seed paired difference with its 95% interval (Student t; the hull of "
+            "t and bootstrap-t for unbounded rewards at small n; distribution-free betting for bounded rewards: "
+            f"each pair's interval_method in --json); {meanings}; p (Holm) is adjusted over every claim in the "
+            "table (pairs x claims), and a verdict needs it below alpha. \"underpowered\" and \"no difference "
+            "detected\" are not evidence of equality.")
 
 
 PAIRS_FOOTNOTE = pairs_footnote([])  # kept for readers of the old constant; the report prints pairs_footnote

@@ -64,10 +64,12 @@ def frame(analysis: Analysis, baseline: str | None = None) -> pd.DataFrame:
             rec["kind"] = "arm"
             records.append(rec)
         for p in ga.pairs:
-            records.append({"workload": g.workload, "budget": budget_cell(g.budget), "ci_low": p.interval.lo,
-                            "ci_high": p.interval.hi, "valid": g.valid, "kind": "pair", "a": p.a, "b": p.b,
-                            "n": p.n, "diff": p.estimate, "interval_method": p.interval.method, "test": p.test,
-                            "p": p.p, "p_method": p.p_method, "p_holm": p.p_adjusted, "verdict": p.verdict_word})
+            for c in p.claims:  # one row per claim, as every other format prints them
+                records.append({"workload": g.workload, "budget": budget_cell(g.budget), "ci_low": c.interval.lo,
+                                "ci_high": c.interval.hi, "valid": g.valid, "kind": "pair", "a": p.a, "b": p.b,
+                                "n": p.n, "claim": c.claim, "diff": c.estimate,
+                                "interval_method": c.interval.method, "test": c.test, "p": c.p,
+                                "p_method": c.p_label, "p_holm": c.p_adjusted, "verdict": c.verdict_word})
     df = pd.DataFrame.from_records(records)
     if "degraded" in df.columns:  # contract 5.10: `degraded` stays the last column
         df = df[[c for c in df.columns if c != "degraded"] + ["degraded"]]

@@ -104,7 +104,7 @@ def run(*, suite, out, jobs, backend, fresh, retry_errors, quiet, no_plots, look
         print(f"costmatch: {failed} cell(s) failed; their records carry the error "
               "(rerun with --retry-errors to try them again)", file=sys.stderr)
         return EXIT_NEGATIVE
-    return EXIT_OK
+    return EXIT_NEGATIVE if outcome.stopped else EXIT_OK   # the stop was said in one line when it happened
 
 
 def _report_files(out_dir: Path) -> dict[Path, tuple[int, int]]:

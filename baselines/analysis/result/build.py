@@ -21,38 +21,65 @@ from ..curves.ranking import group_ranking
 from ..statistics.clustered import METHOD as CLUSTERED
 from ..tables.group_runs import RunIndex, as_index
 from .confounds import confound_ratios, headline_confounds
-from .model import NOT_VALID, PAIR_WORDS, Analysis, ArmRow, GroupAnalysis, Interval, OracleRow, PairRow, SpendCell
+from .model import NOT_VALID, PAIR_WORDS, Analysis, ClaimResult, ArmRow, GroupAnalysis, Interval, OracleRow, PairRow, SpendCell
 from .precision import decimals_for
 from .ranges import RewardRange, range_for, ranges_for
 from .sweep import sweeps
 
-def p_label(p_method: str) -> str:
+#: how a table names each claim (compare.claims)
+CLAIM_WORDS = {"typical": "typical seed", "mean": "mean"}
+
+
+def p_label(method: str) -> str:
     """The p column's name for a p-value of this method: the seed-clustered t p is never called "sign-flip"."""
-    if p_method == CLUSTERED:
+    if method == CLUSTERED:
         return "seed-clustered t"
-    if p_method.startswith("permutation"):
+    if method.startswith("permutation"):
         return "permutation"
-    if p_method.startswith("sign-flip"):
+    if method.startswith("sign-flip"):
         return "sign-flip"
-    return p_method or "p"
+    if method.startswith("exact sign test") or method.startswith("sign test"):
+        return "sign test"
+    return method or "p"
 
 
 def _clip(value: float, box: RewardRange | None) -> float:
     return value if box is None else box.clip(value)
 
 
+def _word(verdict: str, paired: bool, valid: bool) -> str:
+    return NOT_VALID if not valid else PAIR_WORDS.get(verdict, verdict) + ("" if paired else " (unpaired)")
+
+
+def _claims(p: PairResult, valid: bool, box: RewardRange | None) -> list[ClaimResult]:
+    """One ClaimResult per claim decided for the pair (the headline claim alone when none was asked for)."""
+    if not p.claims:
+        return [ClaimResult(p.claim, CLAIM_WORDS.get(p.claim, p.claim), _clip(p.claim_estimate, box),
+                            Interval(_clip(p.claim_ci[0], box), _clip(p.claim_ci[1], box),
+                                     p.claim_interval_method or p.interval_method),
+                            p.method, p.p_decide, p_label(p.method), p.p_adjusted,
+                            p.verdict if valid else NOT_VALID, _word(p.verdict, p.paired, valid),
+                            list(p.notes) if valid else [])]
+    return [ClaimResult(v.claim, CLAIM_WORDS.get(v.claim, v.claim), _clip(v.estimate, box),
+                        Interval(_clip(v.ci[0], box), _clip(v.ci[1], box), v.interval_method), v.method, v.p,
+                        p_label(v.method), v.p_adjusted, v.verdict if valid else NOT_VALID,
+                        _word(v.verdict, p.paired, valid), list(v.notes) if valid else [])
+            for v in p.claims]
+
+
 def pair_row(p: PairResult, valid: bool = True, rng: RewardRange | None = None) -> PairRow:
-    """The printed form of a pair: clipped to +-(hi - lo) when the reward has a range; "not valid" in a group
+    """The printed form of a pair: its headline claim's estimate, interval, test, p (under the name of that test)
+    and verdict, every claim's row, clipped to +-(hi - lo) when the reward has a range; "not valid" in a group
     whose budget is not verified equal (its notes are then not shown either)."""
     box = None if rng is None else RewardRange(-(rng.hi - rng.lo), rng.hi - rng.lo, rng.source)
-    word = NOT_VALID if not valid else PAIR_WORDS.get(p.verdict, p.verdict) + ("" if p.paired else " (unpaired)")
+    claims = _claims(p, valid, box)
+    head = next((c for c in claims if c.claim == p.claim), claims[0])
     boot = None if p.bootstrap_ci is None else Interval(_clip(p.bootstrap_ci[0], box), _clip(p.bootstrap_ci[1], box),
                                                         "bootstrap percentile")
-    return PairRow(p.a, p.b, p.n, _clip(p.diff, box),
-                   Interval(_clip(p.ci[0], box), _clip(p.ci[1], box), p.interval_method),
-                   p.method, p.p, p.p_method, p_label(p.p_method), p.p_adjusted,
-                   p.verdict if valid else NOT_VALID, word, p.paired, p.family,
-                   list(p.notes) if valid else [], boot)
+    return PairRow(p.a, p.b, p.n, head.estimate, head.interval, head.test, head.p, p.p_method, head.p_label,
+                   p.p_adjusted, p.verdict if valid else NOT_VALID, _word(p.verdict, p.paired, valid), p.paired,
+                   p.family, list(p.notes) if valid else [], boot, head.claim, claims,
+                   p.claim_text if valid else "")
 
 
 def _arm_rows(group: Group, pairs: list[PairRow], baseline: str | None, rng: RewardRange | None) -> list[ArmRow]:

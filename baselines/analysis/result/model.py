@@ -57,18 +57,25 @@ class ClaimResult:
     procedure that decided it, so a note never comes from another procedure.
     """
 
-    claim: str
+    claim: str            # "mean" or "typical" (compare.claims)
+    claim_word: str       # how a table names it: "mean", "typical seed"
     estimate: float
     interval: Interval | None
-    test: str
+    test: str             # the procedure that decided this claim (its p's method)
     p: float
+    p_label: str          # the p column's name for this p ("paired t", "sign-flip", "sign test", ...)
+    p_adjusted: float
     verdict: str
+    verdict_word: str
+    notes: list[str] = field(default_factory=list)   # from this claim's own procedure only
     sentence: str = ""
 
     def to_json(self) -> dict[str, Any]:
         return {"claim": self.claim, "estimate": _num(self.estimate),
                 "interval": self.interval.to_json() if self.interval else None, "test": self.test,
-                "p": _num(self.p), "verdict": self.verdict, "sentence": self.sentence}
+                "p": _num(self.p), "p_label": self.p_label, "p_adjusted": _num(self.p_adjusted),
+                "verdict": self.verdict, "verdict_word": self.verdict_word, "notes": list(self.notes),
+                "sentence": self.sentence}
 
 
 @dataclass
@@ -97,8 +104,9 @@ class PairRow:
     family: str = ""
     notes: list[str] = field(default_factory=list)
     bootstrap: Interval | None = None
-    claim: str = "mean difference"
-    claims: list[ClaimResult] = field(default_factory=list)
+    claim: str = "mean"                # the claim `verdict` decides (issue 37: "mean" or "typical")
+    claims: list[ClaimResult] = field(default_factory=list)   # every claim decided for this pair, one row each
+    sentence: str = ""                 # the verdicts in words, each naming its claim (compare.claims)
 
     @property
     def decided(self) -> bool:
@@ -120,7 +128,7 @@ class PairRow:
                        swap.get(self.verdict_word, self.verdict_word), self.paired, self.family, list(self.notes),
                        None if self.bootstrap is None else
                        Interval(-self.bootstrap.hi, -self.bootstrap.lo, self.bootstrap.method),
-                       self.claim, list(self.claims))
+                       self.claim, [_flip_claim(c, swap) for c in self.claims], self.sentence)
 
     def to_json(self) -> dict[str, Any]:
         return {"a": self.a, "b": self.b, "n": self.n, "estimate": _num(self.estimate),
@@ -128,8 +136,15 @@ class PairRow:
                 "p_method": self.p_method, "p_label": self.p_label, "p_adjusted": _num(self.p_adjusted),
                 "verdict": self.verdict, "verdict_word": self.verdict_word, "paired": self.paired,
                 "family": self.family, "notes": list(self.notes), "claim": self.claim,
-                "claims": [c.to_json() for c in self.claims],
+                "claims": [c.to_json() for c in self.claims], "sentence": self.sentence,
                 "bootstrap": self.bootstrap.to_json() if self.bootstrap else None}
+
+
+def _flip_claim(c: ClaimResult, swap: dict) -> ClaimResult:
+    interval = None if c.interval is None else Interval(-c.interval.hi, -c.interval.lo, c.interval.method)
+    return ClaimResult(c.claim, c.claim_word, -c.estimate, interval, c.test, c.p, c.p_label, c.p_adjusted,
+                       swap.get(c.verdict, c.verdict), swap.get(c.verdict_word, c.verdict_word), list(c.notes),
+                       c.sentence)
 
 
 @dataclass
