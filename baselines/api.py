@@ -33,6 +33,7 @@ from .core.budget import Budget
 from .core.errors import InputError
 from .core.provenance import register_class
 from .core.records import RunRecord, read_records
+from .core.units import canonical_unit
 from .running.runner import run_suite
 from .running.suite import parse_suite
 
@@ -121,7 +122,7 @@ def build_suite(workload: Spec, arms: Mapping[str, Spec] | Iterable[Spec],
 def run(workload: Spec, arms: Mapping[str, Spec] | Iterable[Spec], budget: Budget | Mapping[str, float] | list,
         seeds: int | list[int] = 5, *, fixed: str | None = None, out: str | Path | None = None,
         jobs: int = 1, backend: str = "loky", timeout: float | None = None, name: str | None = None,
-        tolerance: float = 0.1, fresh: bool = False, keep_stale: bool = False,
+        tolerance: float = 0.1, fresh: bool = False, keep_stale: bool = False, retry_errors: bool = False,
         plots: bool = True) -> list[RunRecord]:
     """Run every (budget, arm, seed) cell of one workload and return the records.
 
@@ -132,10 +133,12 @@ def run(workload: Spec, arms: Mapping[str, Spec] | Iterable[Spec], budget: Budge
     one unit. With `out`, records are appended to ``out/results.jsonl`` as
     cells finish, a second call resumes, and the report `costmatch run`
     writes (report.md, report.html, comparison JSON, plots/ unless
-    ``plots=False``) is written there; a resume whose arm or workload code
-    changed is refused unless ``fresh=True`` (start over) or
-    ``keep_stale=True``. Without `out` the records are kept in a temporary
-    folder that is removed afterwards.
+    ``plots=False``) is written there. A resume reruns the cells of an arm or
+    workload whose code changed since they ran (one line says which; the old
+    records are moved aside) unless ``keep_stale=True`` (kept, marked as old
+    code); ``fresh=True`` starts over; ``retry_errors=True`` reruns errored
+    cells. Without `out` the records are kept in a temporary folder that is
+    removed afterwards. Errors name these arguments, not the CLI's flags.
     """
     check_arguments("run", RUN_RULES, locals())  # first: every parameter named with its value, before the suite
     suite = build_suite(workload, arms, budget, seeds, fixed=fixed, name=name, timeout=timeout,
@@ -143,13 +146,32 @@ def run(workload: Spec, arms: Mapping[str, Spec] | Iterable[Spec], budget: Budge
     if out is None:
         with tempfile.TemporaryDirectory(prefix="costmatch-") as folder:
             return _finish(run_suite(suite, Path(folder), jobs, backend))
-    records = _finish(run_suite(suite, Path(out), jobs, backend, fresh=fresh, stale="keep" if keep_stale
-                                else "refuse"))
+    try:
+        records = _finish(run_suite(suite, Path(out), jobs, backend, fresh=fresh, retry_errors=retry_errors,
+                                    stale="keep" if keep_stale else "rerun", words=api_words))
+    except InputError as exc:
+        raise InputError(api_words(str(exc))) from None
     # imported here, not at the top: the report loads matplotlib, which a run without `out` never needs
     from reports.run_report import write_run_report
 
     write_run_report(suite, records, Path(out), plots=plots)
     return records
+
+
+_API_WORDS = (("another --out", "another out="), ("--out", "out="), ("--fresh", "fresh=True"),
+              ("--keep-stale", "keep_stale=True"), ("--retry-errors", "retry_errors=True"),
+              ("--jobs", "jobs="), ("--backend", "backend="), ("--timeout", "timeout="))
+
+
+def api_words(text: str) -> str:
+    """A runner message as the Python API's user reads it: its arguments (``fresh=True``), not CLI flags.
+
+    Why at this one edge: the runner's messages are shared with the command
+    line, and a notebook user told to "pass --fresh" has no such flag.
+    """
+    for flag, argument in _API_WORDS:
+        text = text.replace(flag, argument)
+    return text
 
 
 def _finish(outcome) -> list[RunRecord]:
@@ -167,6 +189,7 @@ class CheckResult(NamedTuple):
     verdict: str                 #: PASS, FAIL or INCONCLUSIVE: the worst over the groups where both arms ran
     groups: list[GateResult]     #: one verdict per (workload, budget) group, with its bounds and reason
     comparison: Comparison       #: the comparison the gate read (spend checks, flags, score matrices)
+    history = None               #: with check(history=...): what the history holds for each group (not a field)
 
     @property
     def passed(self) -> bool:
@@ -184,7 +207,10 @@ def check(records: list[RunRecord] | str | Path, *, baseline: str, candidate: st
           workloads: Iterable[str] | None = None, budgets: Iterable[tuple[str, float]] | None = None,
           tolerance: float | None = None, allow_early_stop: bool | None = None, metric: str | None = None,
           start: float | None = None, confound_units: Iterable[str] | None = None,
-          options: CompareOptions | None = None) -> CheckResult:
+          options: CompareOptions | None = None, history: str | Path | None = None, commit: str | None = None,
+          branch: str | None = None, reference: str | Path | None = None, reference_arm: str | None = None,
+          reference_label: str | None = None, drift_horizon: int | None = None, claim: str | None = None,
+          max_loss: float | None = None) -> CheckResult:
     """The CI gate in Python, with the options of `costmatch check`: `candidate` against `baseline`.
 
     `records` is a list of records or a results file. `margin` is the largest
@@ -193,17 +219,46 @@ def check(records: list[RunRecord] | str | Path, *, baseline: str, candidate: st
     distribution-free bounds; `workloads` and `budgets` ((unit, value) pairs)
     select groups. The comparison keywords are those of `compare` (and of
     `CompareOptions`, given whole as `options=`; a keyword beside it wins).
+    `claim` is "mean" (default), "typical" (the median paired difference
+    above -margin, exact sign test) or "both"; `max_loss` FAILs when any
+    seed loses more (docs/gate.md).
     Returns a `CheckResult`: `.verdict` is the worst over the groups.
+    `history` (a file) appends one line per group as `check --history` does
+    (`commit` and `branch` as there); `reference` (a results file, with
+    `reference_arm`, `reference_label`, `drift_horizon`) also gates drift
+    against it: `.history.drifted` (contract 6.40).
     """
     check_arguments("check", check_rules(RunTable, CompareOptions), locals())
     if baseline == candidate:
         raise InputError(f"check: baseline and candidate are both {baseline!r}; name two different arms")
+    fixed = None if fixed is None else canonical_unit(fixed)   # the aliases the suite and the CLI accept
     records = records if isinstance(records, (str, Path)) else records_argument(records, "check: records")
-    if isinstance(records, (str, Path)):
-        records = read_records(records)
     merged = options_with(options, alpha=alpha, tolerance=tolerance, allow_early_stop=allow_early_stop,
                           metric=metric, start=start, workloads=workloads, budgets=budgets,
                           confound_units=confound_units, reward_range=reward_range)
+    paths = [str(records)] if isinstance(records, (str, Path)) else []
+    if isinstance(records, (str, Path)):
+        records = read_records(records)
     results, comparison = run_gate(list(records), fixed, baseline, candidate, str(margin),
-                                   lower_is_better=lower_is_better, bounds=bounds, options=merged)
-    return CheckResult(overall(results), results, comparison)
+                                   lower_is_better=lower_is_better, bounds=bounds, options=merged,
+                                   claim=claim or "mean", max_loss=max_loss)
+    if history is None:
+        if reference is not None:
+            raise InputError("check: reference= needs history= (the looks at a reference are counted there)")
+        return CheckResult(overall(results), results, comparison)
+    from .analysis.history.checking import check_history
+    from .analysis.history.drift import DEFAULT_HORIZON
+    from .analysis.history.recording import Reference
+
+    pinned = None if reference is None else Reference(str(reference), reference_label or Path(reference).stem,
+                                                      reference_arm, drift_horizon or DEFAULT_HORIZON)
+    recorded = _Recorded(overall(results), results, comparison)
+    recorded.history = check_history(str(history), results=paths, outcome=results, comparison=comparison,
+                                     baseline=baseline, candidate=candidate, fixed=fixed, margin=str(margin),
+                                     lower_is_better=lower_is_better, bounds=bounds, options=merged,
+                                     records=list(records), commit=commit, branch=branch, reference=pinned)
+    return recorded
+
+
+class _Recorded(CheckResult):
+    """A CheckResult that also carries `.history` (a subclass: the tuple still unpacks into three)."""

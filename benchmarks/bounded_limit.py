@@ -1,6 +1,9 @@
 """Issue 27: is there a tighter fixed-n lower bound for bounded non-binary rewards than the gate's betting bound?
 
-    python benchmarks/bounded_limit.py [--sims 1000]
+    python benchmarks/bounded_limit.py [--sims 1000] [--table]
+
+`--table` prints the markdown table docs/statistics.md quotes (the mean lower
+bound per method, two shapes); the slow tests/test_doc_outputs.py re-runs it.
 
 One-sided lower bounds at alpha = 0.05 for the mean of paired differences in
 [-1, 1] (rewards in [0, 1]), all fed the same draws: the gate's betting bound
@@ -82,8 +85,31 @@ def shapes():
             "accuracy on 100 questions (identical)": accuracy(100), "scores 0..5 / 5 (identical)": scores,
             "rare loss (20% lose 0.8, mean 0)": rare}
 
+TABLE_SHAPES = {"all differences +0.3": ("all +0.3", 0.3),
+                "accuracy on 20 questions (identical)": ("accuracy on 20 questions, identical arms (limit for all 0)", 0.0)}
+TABLE_ORDER = ("betting bound for n (current)", "hedged-capital grid mixture", "Hoeffding", "empirical Bernstein")
+
+
+def print_table(sims: int) -> None:
+    """The mean lower bound of each method, as docs/statistics.md shows it."""
+    print("| differences | n | limit | betting for n (gate) | hedged-capital mixture, 20 fixed stakes | Hoeffding "
+          "| empirical Bernstein |")
+    print("|---|---|---|---|---|---|---|")
+    for name, draw in shapes().items():
+        if name not in TABLE_SHAPES:
+            continue
+        label, c = TABLE_SHAPES[name]
+        for n in (5, 10, 20):
+            d = draw(np.random.default_rng(n), sims, n)
+            bounds = [f"{np.mean(METHODS[m](d)):+.3f}" for m in TABLE_ORDER]
+            print(f"| {label if n == 5 or c else 'same'} | {n} | {limit_all_equal(c, n):+.3f} | " + " | ".join(bounds) + " |")
+
+
 if __name__ == "__main__":
     sims = int(sys.argv[sys.argv.index("--sims") + 1]) if "--sims" in sys.argv else 1000
+    if "--table" in sys.argv:
+        print_table(sims)
+        sys.exit(0)
     for name, draw in shapes().items():
         for n in (5, 10, 20):
             d = draw(np.random.default_rng(n), sims, n)

@@ -14,6 +14,7 @@ import math
 from dataclasses import dataclass
 
 from baselines.analysis.compare.comparison import Group
+from baselines.analysis.compare.claims import claim_phrase
 from baselines.core.units import unit_noun
 
 from .figure_base import not_valid_arms
@@ -54,7 +55,7 @@ def group_headline(group: Group) -> Headline:
         parts.append(_leader(group, best.arm, best.mean) if len(scored) > 1 else f"one arm: {best.arm} ({best.mean:.3g})")
     decided = sum(p.verdict in ("a>b", "b>a") for p in group.pairs)
     if group.pairs:
-        parts.append(f"{decided} of {len(group.pairs)} pairs decided")
+        parts.append(f"{decided} of {len(group.pairs)} pairs decided{claim_phrase(group.pairs)}")
     confound = main_confound(group)
     if confound:
         parts.append(f"main confound: {confound}")
@@ -67,8 +68,9 @@ def _leader(group: Group, arm: str, mean: float) -> str:
     others = {a.arm for a in group.arms} - {arm}
     beaten = arms_beaten(group, arm)
     if others and others <= beaten:
-        return f"leader {arm} ({mean:.3g}, detected better than every other arm)"
-    return f"highest mean {arm} ({mean:.3g}; better than {len(beaten)} of {len(others)} others by the paired test)"
+        return f"leader {arm} ({mean:.3g}, detected better than every other arm{claim_phrase(group.pairs)})"
+    return (f"highest mean {arm} ({mean:.3g}; better than {len(beaten)} of {len(others)} others"
+            f"{claim_phrase(group.pairs)} by the paired test)")
 
 
 def informative_first(groups: list[Group]) -> list[Group]:

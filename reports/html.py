@@ -35,7 +35,7 @@ from .flags import (clip_note, comparison_headline, group_caption, run_notes, un
 from .ranges import range_for
 from .headline import group_headline, informative_first
 from .confounds import confound_matrix, confound_reference
-from .table_rows import (VERDICT_LEGEND, baseline_pairs, clip_pair, family_line, pair_verdict, rows, shown_units,
+from .table_rows import (CLAIM_WORDS, VERDICT_LEGEND, claim_rows, baseline_pairs, clip_pair, family_line, pair_verdict, rows, shown_units,
                          verdict_words)
 from .text import DASH, NA, budget_text, decimals_for, fixed, interval, quantity
 
@@ -189,8 +189,8 @@ def _group_html(group: Group, comparison: Comparison, records, baseline: str | N
             elif r.vs is None:
                 cells += [_cell("n/a", ""), _cell("", "")]
             else:
-                vs_dec = decimals_for([(r.vs.ci[1] - r.vs.ci[0]) / 2])
-                cells += [_cell(f"{fixed(r.vs.diff, vs_dec, True)} {interval(*r.vs.ci, vs_dec, True)}", r.vs.diff),
+                vs_dec = decimals_for([(r.vs.claim_ci[1] - r.vs.claim_ci[0]) / 2])
+                cells += [_cell(f"{fixed(r.vs.claim_estimate, vs_dec, True)} {interval(*r.vs.claim_ci, vs_dec, True)}", r.vs.claim_estimate),
                           _cell(verdict_words(r.vs, group.valid), r.vs.verdict if group.valid else "", "t")]
         body.append("".join(cells))
     parts.append(_table(headers, body))
@@ -233,18 +233,22 @@ def _flags_html(group: Group, tolerance: float, confound_units: list[str] | None
 
 def _pairs_html(group: Group, rng) -> str:
     pairs = [clip_pair(p, rng) for p in group.pairs]
-    dec = decimals_for((p.ci[1] - p.ci[0]) / 2 for p in pairs)
+    shown = [(p, c) for p in pairs for c in claim_rows(p)]
+    dec = decimals_for((c.ci[1] - c.ci[0]) / 2 for _, c in shown if math.isfinite(c.ci[0]) and math.isfinite(c.ci[1]))
     body = []
-    for p in pairs:
+    for p, c in shown:
+        notes = c.notes if len(p.claims) > 1 else p.notes
         body.append("".join([
             f"<td class=\"name\">{esc(p.a)}</td>", f"<td class=\"name\" style=\"text-align:left\">{esc(p.b)}</td>",
-            _cell(p.n, p.n), _cell(fixed(p.diff, dec, True), p.diff), _cell(fixed(p.ci[0], dec, True), p.ci[0]),
-            _cell(fixed(p.ci[1], dec, True), p.ci[1]), _cell(f"{p.p:.3g}", p.p),
-            _cell(f"{p.p_adjusted:.3g}", p.p_adjusted),
-            _cell(pair_verdict(p, group.valid), p.verdict if group.valid else "", "t"),
-            _cell("; ".join(p.notes) if group.valid else "", "", "t note")]))
+            _cell(p.n, p.n), _cell(CLAIM_WORDS.get(c.claim, c.claim), c.claim, "t"),
+            _cell(fixed(c.estimate, dec, True), c.estimate), _cell(fixed(c.ci[0], dec, True), c.ci[0]),
+            _cell(fixed(c.ci[1], dec, True), c.ci[1]), _cell(f"{c.p:.3g}", c.p),
+            _cell(f"{c.p_adjusted:.3g}", c.p_adjusted),
+            _cell(pair_verdict(dataclass_replace(p, verdict=c.verdict), group.valid),
+                  c.verdict if group.valid else "", "t"),
+            _cell("; ".join(notes) if group.valid else "", "", "t note")]))
     return ("<details open><summary>Pairs (a \u2212 b, paired by seed)</summary>"
-            + _table(["a", "b", "n", "a \u2212 b", "95% CI low", "95% CI high", "p (sign-flip)", "p (Holm)",
+            + _table(["a", "b", "n", "claim", "a \u2212 b", "95% CI low", "95% CI high", "p", "p (Holm)",
                       "verdict", "notes"], body,
                      caption=VERDICT_LEGEND)
             + (f"<p class=\"note family\">{esc(family_line(pairs))}</p>" if family_line(pairs) else "")

@@ -71,7 +71,7 @@ def group_latex(group: Group, comparison: Comparison, baseline: str | None, labe
     rs = rows(group, baseline, rng)
     cols = _latex_columns(group, baseline, columns)
     dec = decimals_for((r.ci[1] - r.ci[0]) / 2 for r in rs)
-    vs_dec = decimals_for((r.vs.ci[1] - r.vs.ci[0]) / 2 for r in rs if r.vs)
+    vs_dec = decimals_for((r.vs.claim_ci[1] - r.vs.claim_ci[0]) / 2 for r in rs if r.vs)
     head = {"arm": "Arm", "seeds": "Seeds", "mean": tex(comparison.metric), "ci": "95\\% CI",
             "diff": "$\\Delta$ vs baseline", "diff_ci": "95\\% CI ($\\Delta$)", "verdict": "Verdict"}
     headers = [tex(LATEX_UNIT_HEADERS.get(c[5:], c[5:])) if c.startswith("unit:") else head[c] for c in cols]
@@ -95,9 +95,9 @@ def group_latex(group: Group, comparison: Comparison, baseline: str | None, labe
             elif r.vs is None:
                 cells.append("n/a" if c == "diff" else "")
             elif c == "diff":
-                cells.append(tex_num(fixed(r.vs.diff, vs_dec, True)))
+                cells.append(tex_num(fixed(r.vs.claim_estimate, vs_dec, True)))
             elif c == "diff_ci":
-                cells.append(tex_num(interval(r.vs.ci[0], r.vs.ci[1], vs_dec, True)))
+                cells.append(tex_num(interval(r.vs.claim_ci[0], r.vs.claim_ci[1], vs_dec, True)))
             else:
                 cells.append(tex(verdict_words(r.vs, group.valid)))
         body.append(cells)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 
 from baselines.analysis.compare.comparison import Comparison, Group
 from baselines.analysis.tables.group_runs import as_index
@@ -12,7 +13,7 @@ from .flags import (clip_note, comparison_headline, confound_sentence, group_cap
                     unequal_sentence, unreported_grouped, unreported_lines, unverified_sentence)
 from .ranges import range_for
 from .confounds import confound_markdown
-from .table_rows import clip_pair, family_line, pair_verdict, shown_units
+from .table_rows import CLAIM_WORDS, claim_rows, clip_pair, family_line, pair_verdict, shown_units
 from .tables import group_markdown
 from .text import budget_text, decimals_for, fixed, interval, md, pipe_table
 
@@ -32,27 +33,32 @@ def pairs_table(group: Group, rng=None) -> str:
         return ""
     if rng is not None:
         group = dataclasses.replace(group, pairs=[clip_pair(p, rng) for p in group.pairs])
-    decimals = decimals_for((p.ci[1] - p.ci[0]) / 2 for p in group.pairs)
+    shown = [(p, c) for p in group.pairs for c in claim_rows(p)]
+    decimals = decimals_for((c.ci[1] - c.ci[0]) / 2 for _, c in shown
+                            if math.isfinite(c.ci[0]) and math.isfinite(c.ci[1]))
     boot = any(p.bootstrap_ci is not None for p in group.pairs)
     notes: list[str] = []
     rows = []
-    for p in group.pairs:
-        row = [md(p.a), md(p.b), str(p.n), fixed(p.diff, decimals, signed=True),
-               interval(p.ci[0], p.ci[1], decimals, signed=True), f"{p.p:.3g}",
-               f"{p.p_adjusted:.3g}", pair_verdict(p, group.valid)]
+    for p, c in shown:
+        row = [md(p.a), md(p.b), str(p.n), CLAIM_WORDS.get(c.claim, c.claim), fixed(c.estimate, decimals, signed=True),
+               interval(c.ci[0], c.ci[1], decimals, signed=True), f"{c.p:.3g}",
+               f"{c.p_adjusted:.3g}", pair_verdict(dataclasses.replace(p, verdict=c.verdict), group.valid)]
         if boot:
             row.append(interval(*p.bootstrap_ci, decimals, signed=True) if p.bootstrap_ci else "n/a")
         refs = []
-        for n in p.notes if group.valid else ():
+        for n in (c.notes if len(p.claims) > 1 else p.notes) if group.valid else ():
             if n not in notes:
                 notes.append(n)
             refs.append(f"[{notes.index(n) + 1}]")
         rows.append(row + [" ".join(refs)])
-    headers = ["a", "b", "n", "a − b", "95% CI", "p (sign-flip)", "p (Holm)", "verdict"] + \
+    headers = ["a", "b", "n", "claim", "a − b", "95% CI", "p", "p (Holm)", "verdict"] + \
         (["bootstrap 95% CI"] if boot else []) + ["notes"]
-    text = pipe_table(rows, headers, align="llrrrrrl" + ("r" if boot else "") + "l")
+    text = pipe_table(rows, headers, align="llrlrrrrl" + ("r" if boot else "") + "l")
     if notes:
         text += "\n\n" + "\n".join(f"[{i + 1}] {md(n)}" for i, n in enumerate(notes))
+    decided = [p.claim_text for p in group.pairs if p.verdict in ("a>b", "b>a") and p.claim_text] if group.valid else []
+    if decided:
+        text += "\n\n" + "\n".join(f"- {md(sentence)}" for sentence in decided)
     family = family_line(group.pairs)
     if family:
         text += "\n\n" + md(family)
@@ -101,11 +107,13 @@ def run_note_bullets(group: Group, records) -> list[str]:
 
 
 PAIRS_FOOTNOTE = (
-    "Pairs: a − b is the mean per-seed paired difference with its 95% interval (Student t; the hull of t and "
-    "bootstrap-t for unbounded rewards at small n; distribution-free betting for bounded rewards: each pair's "
-    "interval_method in --json); p (sign-flip) is the exact sign-flip p-value (McNemar on 0/1 rewards, seeded "
-    "Monte Carlo at large n); p (Holm) is the Holm-adjusted larger of the t and sign-flip p-values, and a "
-    "verdict needs it below alpha. \"underpowered\" and \"no difference detected\" are not evidence of equality.")
+    "Pairs: each row names its claim. typical seed: a − b is the median per-seed difference over the seeds where "
+    "the arms differ, with its distribution-free order-statistic 95% interval, and p is the exact sign test "
+    "(ties dropped). mean: a − b is the mean per-seed paired difference with its 95% interval (Student t; the "
+    "hull of t and bootstrap-t for unbounded rewards at small n; distribution-free betting for bounded rewards: "
+    "each pair's interval_method in --json), and p is the larger of the t and exact sign-flip p-values. "
+    "p (Holm) is adjusted over every claim in the table (pairs x claims), and a verdict needs it below alpha. "
+    "\"underpowered\" and \"no difference detected\" are not evidence of equality.")
 
 
 def comparison_markdown(comparison: Comparison, baseline: str | None = None, paper: bool = False,

@@ -36,9 +36,37 @@ def _vs(group: Group, arm: str, baseline: str | None) -> PairResult | None:
             return p
         if p.b == arm and p.a == baseline:  # flip so it reads arm - baseline
             return dataclasses.replace(p, a=arm, b=baseline, diff=-p.diff, ci=(-p.ci[1], -p.ci[0]),
-                                       verdict={"a>b": "b>a", "b>a": "a>b"}.get(p.verdict, p.verdict),
-                                       notes=list(p.notes))
+                                       verdict=_FLIP.get(p.verdict, p.verdict), notes=list(p.notes),
+                                       claim_estimate=-p.claim_estimate,
+                                       claim_ci=(-p.claim_ci[1], -p.claim_ci[0]),
+                                       claims=[flip_claim(c) for c in p.claims])
     return None
+
+
+_FLIP = {"a>b": "b>a", "b>a": "a>b"}
+
+#: How each claim is named in a table cell.
+CLAIM_WORDS = {"typical": "typical seed", "mean": "mean"}
+
+
+def flip_claim(c):
+    """A claim's verdict read the other way round (b - a)."""
+    wins, losses = c.losses, c.wins
+    return dataclasses.replace(c, verdict=_FLIP.get(c.verdict, c.verdict), estimate=-c.estimate,
+                               ci=(-c.ci[1], -c.ci[0]), wins=wins, losses=losses,
+                               win_share_ci=None if c.win_share_ci is None else
+                               (1 - c.win_share_ci[1], 1 - c.win_share_ci[0]))
+
+
+def claim_rows(p: PairResult) -> list:
+    """The claims a pair's table shows, one row each: every claim asked for (the analysis decided them)."""
+    return list(p.claims) if p.claims else [_mean_only(p)]
+
+
+def _mean_only(p: PairResult):
+    from baselines.analysis.compare.claims import ClaimVerdict
+    return ClaimVerdict(p.claim, p.verdict, p.claim_estimate, p.claim_ci, p.claim_interval_method, p.claim_method,
+                        p.p_decide, p.p_adjusted, list(p.notes))
 
 
 def clip_pair(p: PairResult | None, rng: RewardRange | None) -> PairResult | None:
@@ -47,7 +75,12 @@ def clip_pair(p: PairResult | None, rng: RewardRange | None) -> PairResult | Non
         return p
     span = rng.hi - rng.lo
     box = RewardRange(-span, span, rng.source)
-    return dataclasses.replace(p, diff=box.clip(p.diff), ci=(box.clip(p.ci[0]), box.clip(p.ci[1])))
+    return dataclasses.replace(p, diff=box.clip(p.diff), ci=(box.clip(p.ci[0]), box.clip(p.ci[1])),
+                               claim_estimate=box.clip(p.claim_estimate),
+                               claim_ci=(box.clip(p.claim_ci[0]), box.clip(p.claim_ci[1])),
+                               claims=[dataclasses.replace(c, estimate=box.clip(c.estimate),
+                                                           ci=(box.clip(c.ci[0]), box.clip(c.ci[1])))
+                                       for c in p.claims])
 
 
 def rows(group: Group, baseline: str | None = None, rng: RewardRange | None = None) -> list[Row]:

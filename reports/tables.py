@@ -26,8 +26,9 @@ def budget_cell(budget: dict) -> str:
 def frame(comparison: Comparison, baseline: str | None = None, ranges: dict | None = None) -> pd.DataFrame:
     """Long-form DataFrame: one row per (workload, budget, arm); NaN/None where unreported.
 
-    Columns `vs_*` only with a baseline (`vs_family`: the pairs Holm adjusted the
-    verdict with); `degraded` only when some arm dropped governor stages (the
+    Columns `vs_*` only with a baseline (`vs_verdict`: the word every other format
+    prints, `vs_verdict_text`: the analysis's verdict text, `vs_family`: the pairs
+    Holm adjusted the verdict with); `degraded` only when some arm dropped governor stages (the
     sentence the other formats print, empty for an arm that ran every stage).
     """
     records = []
@@ -42,11 +43,14 @@ def frame(comparison: Comparison, baseline: str | None = None, ranges: dict | No
                 rec[f"{u}_median"] = median
                 rec[f"{u}_status"] = status
             if baseline is not None:
-                rec.update({"vs_baseline": r.vs.diff if r.vs else None,
-                            "vs_ci_low": r.vs.ci[0] if r.vs else None,
-                            "vs_ci_high": r.vs.ci[1] if r.vs else None,
-                            "vs_verdict": r.vs.verdict if r.vs and g.valid else None,
-                            "vs_family": r.vs.family if r.vs and r.vs.family else None})
+                rec.update({"vs_baseline": r.vs.claim_estimate if r.vs else None,
+                            "vs_ci_low": r.vs.claim_ci[0] if r.vs else None,
+                            "vs_ci_high": r.vs.claim_ci[1] if r.vs else None,
+                            # the word markdown prints (better, worse, n.d., underpowered); the
+                            # analysis's own text (a>b, no difference detected) in vs_verdict_text
+                            "vs_verdict": verdict_words(r.vs) if r.vs and g.valid else None,
+                            "vs_family": r.vs.family if r.vs and r.vs.family else None,
+                            "vs_verdict_text": r.vs.verdict if r.vs and g.valid else None})
             rec["valid"] = g.valid
             if any_degraded:  # the note md, HTML and LaTeX print below the table, on the arm's own row
                 rec["degraded"] = degraded.get(r.arm)
@@ -79,7 +83,7 @@ def group_markdown(group: Group, metric: str, baseline: str | None, drop_unrepor
     rs = rows(group, baseline, rng)
     units = shown_units(group, drop_unreported)
     dec = decimals_for((r.ci[1] - r.ci[0]) / 2 for r in rs)
-    vs_dec = decimals_for((r.vs.ci[1] - r.vs.ci[0]) / 2 for r in rs if r.vs)
+    vs_dec = decimals_for((r.vs.claim_ci[1] - r.vs.claim_ci[0]) / 2 for r in rs if r.vs)
     headers = ["arm", "seeds"] + [f"{md(unit_noun(u))} (median)" for u in units] + [f"{md(metric)} (mean, 95% CI)"]
     if baseline:
         headers.append(f"vs {md(baseline)} (paired)")
@@ -89,7 +93,7 @@ def group_markdown(group: Group, metric: str, baseline: str | None, drop_unrepor
         line.append(f"{fixed(r.mean, dec)} {interval(r.ci[0], r.ci[1], dec)}")
         if baseline:
             line.append("baseline" if r.arm == baseline else (
-                f"{fixed(r.vs.diff, vs_dec, True)} {interval(r.vs.ci[0], r.vs.ci[1], vs_dec, True)} "
+                f"{fixed(r.vs.claim_estimate, vs_dec, True)} {interval(r.vs.claim_ci[0], r.vs.claim_ci[1], vs_dec, True)} "
                 f"{verdict_words(r.vs, group.valid)}" if r.vs else "n/a"))
         body.append(line)
     return pipe_table(body, headers, align="l" + "r" * (len(headers) - 1 - bool(baseline)) + "l" * bool(baseline))

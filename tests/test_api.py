@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from baselines import Budget, InputError, compare, run
-from baselines.core.provenance import class_hash
+from baselines.core.provenance import by_value_hash
 from baselines.core.records import iter_records
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -102,9 +102,11 @@ def test_classes_defined_in_a_function_run_in_worker_processes_by_value():
     records = run(Coin, {"a": Guess, "b": (Guess, {})}, Budget(calls=1), seeds=4, jobs=2, backend="loky")
     assert all(r.error is None and r.reward is not None for r in records)
     assert {r.extra["provenance"]["worker"] for r in records} != {f"pid-{os.getpid()}"}   # ran elsewhere
-    digest = class_hash(Guess)
+    digest = by_value_hash("tests.test_api:Guess") or by_value_hash(f"{Guess.__module__}:{Guess.__name__}")
     assert digest and {r.extra["provenance"]["arm_module"] for r in records} == {digest}
-    assert {r.extra["provenance"]["workload_module"] for r in records} == {class_hash(Coin)}
+    assert {r.extra["provenance"]["arm_code"] for r in records} == {digest}
+    assert {r.extra["provenance"]["workload_code"] for r in records} == {
+        by_value_hash(f"{Coin.__module__}:{Coin.__name__}")}
 
 
 SCRIPT = '''
@@ -141,7 +143,10 @@ def test_a_script_defines_its_classes_in_main_and_runs_them_in_workers(tmp_path)
     (tmp_path / "script.py").write_text(edited, encoding="utf-8")
     again = subprocess.run([sys.executable, "script.py"], cwd=tmp_path, capture_output=True, text=True, env=env,
                            timeout=300)
-    assert again.returncode != 0 and "__main__:Guess" in again.stderr and "code changed" in again.stderr
+    # issue 39: the edited class's cells rerun, the line says so in the API's words (keep_stale=True, no flag)
+    assert again.returncode == 0, again.stderr
+    assert "code changed" in again.stderr and '"Guess"' in again.stderr and "__main__:Guess" in again.stderr
+    assert "keep_stale=True keeps them instead" in again.stderr and "--" not in again.stderr
 
 
 def test_run_with_out_writes_the_report_the_cli_writes(tmp_path):

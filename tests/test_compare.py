@@ -24,7 +24,7 @@ def test_empty_input_is_an_input_error_as_in_the_cli():
 
 
 def test_unknown_unit_lists_units_present():
-    with pytest.raises(ValueError, match="unknown unit 'tokenz'; units present: calls, tokens"):
+    with pytest.raises(ValueError, match=r"unknown unit 'tokenz' \(did you mean 'tokens'\?\); units present: calls, tokens"):
         compare([rec(tokens=1000, calls=3)], fixed="tokenz")
 
 

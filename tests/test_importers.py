@@ -164,12 +164,12 @@ def _arms(**change):
     (_arms(arm=""), "field 'arm' must be a non-empty string"),
     (_arms(seed="abc"), "field 'seed' must be an integer seed, got \"abc\""),
     (_arms(seed=1.5), "field 'seed' must be an integer seed"),
-    (_arms(test_reward="0.5"), "field 'reward' must be a number or null, got \"0.5\""),
-    (_arms(dev_reward=[1]), "field 'dev_reward' must be a number or null"),
+    (_arms(test_reward="0.5"), "field 'test_reward' must be a finite number or null, got string \"0.5\""),
+    (_arms(dev_reward=[1]), "field 'dev_reward' must be a finite number or null"),
     (_arms(prompt_tokens=-3), "field 'prompt_tokens' must be a finite number >= 0"),
     (_arms(calls="many"), "field 'calls' must be a finite number >= 0"),
-    (_arms(stop_reason=7), "field 'stop_reason' must be a string or null"),
-    (_arms().replace(b'"test_reward": 0.5', b'"test_reward": 1e400'), "field 'reward' is Infinity, which is not finite"),
+    (_arms(stop_reason=7), "field 'stop_reason' must be a non-empty string or null"),
+    (_arms().replace(b'"test_reward": 0.5', b'"test_reward": 1e400'), "field 'test_reward' must be a finite number or null, got number Infinity"),
     (json.dumps({"observations": [{**_OBS, "usage": [1, 2]}]}).encode(), "field 'usage' must be an object, got list"),
     (json.dumps({"observations": [{**_OBS, "seed": "abc"}]}).encode(), "field 'seed' must be an integer seed"),
     (json.dumps({"observations": [{**_OBS, "mode": None}]}).encode(), "field 'mode' must be a non-empty string"),
@@ -217,7 +217,7 @@ def test_failed_import_leaves_the_previous_output_untouched(tmp_path, agentdesce
 
 
 @pytest.mark.parametrize("content, words", [
-    ("a,b,c\nx,1,-5\n".encode(), "spend.c' is negative"),
+    ("a,b,c\nx,1,-5\n".encode(), "column 'c' ('c') holds '-5', a negative amount"),
     ("a,b,c\nx,1,nan\n".encode(), "which is not finite"),
     ("a,b,c\nx,abc,1\n".encode(), "column for 'seed' holds 'abc', not a number"),
     ("a,b,c\n,1,1\n".encode(), "empty arm name"),

@@ -76,7 +76,7 @@ def _decided_json(text: str) -> list[tuple[str, float, float]]:
     for group in json.loads(text)["groups"]:
         for p in group["pairs"]:
             if p["verdict"] in ("a>b", "b>a"):
-                out.append(("better" if p["verdict"] == "a>b" else "worse", *p["ci"]))
+                out.append(("better" if p["verdict"] == "a>b" else "worse", *p["claim_ci"]))   # the claim's interval
     return out
 
 
@@ -107,8 +107,8 @@ def _decided_latex(text: str) -> list[tuple[str, float, float]]:
 
 
 def _decided_csv(text: str) -> list[tuple[str, float, float]]:
-    return [("better" if r["vs_verdict"] == "a>b" else "worse", float(r["vs_ci_low"]), float(r["vs_ci_high"]))
-            for r in csv.DictReader(io.StringIO(text)) if r.get("vs_verdict") in ("a>b", "b>a")]
+    return [(r["vs_verdict"], float(r["vs_ci_low"]), float(r["vs_ci_high"]))
+            for r in csv.DictReader(io.StringIO(text)) if r.get("vs_verdict") in ("better", "worse")]
 
 
 def _decided_html(text: str) -> list[tuple[str, float, float]]:
@@ -157,7 +157,7 @@ def test_every_format_says_which_family_its_verdicts_belong_to(outputs, key):
 
 
 def test_bounded_pairs_the_tests_reject_but_the_interval_spans_0_are_not_decided(results, capsys):
-    data = json.loads(_out(capsys, ["compare", results, "--json", "--workload", "acc"]))
+    data = json.loads(_out(capsys, ["compare", results, "--json", "--workload", "acc", "--claim", "mean"]))
     pairs = data["groups"][0]["pairs"]
     spanning = [p for p in pairs if p["ci"][0] <= 0 <= p["ci"][1] and p["p_adjusted"] < 0.05]
     assert spanning and all(p["verdict"] not in ("a>b", "b>a") for p in spanning)

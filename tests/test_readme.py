@@ -189,6 +189,37 @@ def test_the_demo_setup_line_runs_the_suite_the_readme_quotes(tmp_path, capsys, 
         cells = [c.strip() for c in row.strip("|").split("|")]
         line = next(r for r in report.splitlines() if r.startswith(f"| {cells[0]} ") and "| 80 " in r)
         assert all(c in line for c in cells), (row, line)
+    assert_readme_figures(text, report)
+
+
+def _section(report: str, heading: str) -> str:
+    start = report.index(heading)
+    end = report.find("\n### ", start + len(heading))
+    return report[start:] if end < 0 else report[start:end]
+
+
+def assert_readme_figures(readme: str, report: str) -> None:
+    """The figures the README's prose quotes from the demo run are what its report.md prints (issue 43).
+
+    The prose once said ucb1 spends "3.9x" the median prompt tokens where report.md printed 3.7x.
+    """
+    rollouts = _section(report, "### search-sim at 80 rollouts")
+    ratio = re.search(r"`ucb1`, spends ([\d.]+)x the\s+median prompt tokens", readme)
+    assert ratio, "the README's confound figure for ucb1 moved: update assert_readme_figures"
+    confounds = rollouts[rollouts.index("Confounds"):]
+    header = next(line for line in confounds.splitlines() if line.startswith("| arm"))
+    column = [c.strip() for c in header.strip("|").split("|")].index(
+        next(c.strip() for c in header.strip("|").split("|") if c.strip().startswith("prompt tokens")))
+    row = next(line for line in confounds.splitlines() if line.startswith("| ucb1 "))
+    shown = [c.strip() for c in row.strip("|").split("|")][column]
+    assert shown == f"{ratio.group(1)}×", (f"README.md says ucb1 spends {ratio.group(1)}x the median prompt tokens; "
+                                          f"report.md (costmatch run) prints {shown}: change the README")
+    tokens = _section(report, "### search-sim at 1,500,000 tokens")
+    spread = re.search(r"the same arms get ([\d.]+) \(ucb1\) to ([\d.]+) \(random\)\s+rollouts", readme)
+    assert spread, "the README's equal-tokens rollouts figures moved: update assert_readme_figures"
+    for arm, figure in (("ucb1", spread.group(1)), ("random", spread.group(2))):
+        row = next(line for line in tokens.splitlines() if line.startswith(f"| {arm} "))
+        assert [c.strip() for c in row.strip("|").split("|")][2] == figure, (arm, figure, row)
 
 
 # -- links and quoted paths -----------------------------------------------------------------------

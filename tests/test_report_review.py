@@ -103,12 +103,12 @@ def test_the_terminal_line_names_a_leader_only_with_paired_support_as_the_page_d
     g = compare(recs, fixed="tokens").groups[0]
     line = group_line(g)
     assert max(g.arms, key=lambda a: a.mean).arm == "c"
-    assert "highest mean c " in line and "(better than 1 of 2 others, paired)" in line and "leader" not in line
+    assert "highest mean c " in line and "(better than 1 of 2 others on a typical seed, paired)" in line and "leader" not in line
     assert "highest mean c" in group_headline(g).text
     decided = compare(make_arms({"a": {"tokens": 1000}, "b": {"tokens": 1000}}, seeds=8,
                                 reward_fn=lambda arm, s: (0.9 if arm == "a" else 0.1) + 0.01 * s),
                       fixed="tokens").groups[0]
-    assert "leader a 0.935 (better than every other arm, paired)" in group_line(decided)
+    assert "leader a 0.935 (better than every other arm on a typical seed, paired)" in group_line(decided)
     # a group that is not valid has no verdicts, so no support either: its top arm is only the highest mean
     unequal = compare(make_arms({"a": {"tokens": 1000}, "b": {"tokens": 3000}}, seeds=8,
                                 reward_fn=lambda arm, s: (0.9 if arm == "a" else 0.1) + 0.01 * s),

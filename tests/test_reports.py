@@ -85,6 +85,18 @@ def test_csv_and_frame_agree_and_keep_unreported_as_missing():
     assert df.loc[df.arm == "a", "vs_verdict"].isna().all() and not df.loc[df.arm == "b", "vs_verdict"].isna().any()
 
 
+def test_csv_verdict_is_the_word_markdown_prints_and_the_long_text_has_its_own_column():
+    """docs/reports.md: a verdict is one word in every format; CSV said "no difference detected" (issue 43)."""
+    recs = spec_records({"a": {"tokens": 1000}, "b": {"tokens": 1000}}, seeds=12)
+    c = compare(recs, fixed="tokens")
+    df = pd.read_csv(io.StringIO(to_csv(c, baseline="a")))
+    row = df.loc[df.arm == "b"].iloc[0]
+    assert (row["vs_verdict"], row["vs_verdict_text"]) == ("n.d.", "no difference detected")
+    md_row = next(line for line in comparison_markdown(c, baseline="a").splitlines() if line.startswith("| b "))
+    assert md_row.rstrip(" |").endswith(" n.d.")
+    assert list(df.columns).index("vs_verdict_text") > list(df.columns).index("vs_family")  # added, not moved
+
+
 def test_numbers_rounded_consistently_within_a_column():
     recs = spec_records({"a": {"tokens": 1000}, "b": {"tokens": 1000}}, seeds=8)
     table = comparison_markdown(compare(recs, fixed="tokens")).split("\n\n")[3].splitlines()[2:]

@@ -251,9 +251,11 @@ def test_the_summary_says_and_n_more_with_their_names(tmp_path, capsys):
 
 
 # -- 5. code edited since the kept cells ran -------------------------------------------------------
-@pytest.mark.process  # the --fresh rerun imports the edited module anew: in worker processes
-def test_a_resume_after_editing_the_starter_arm_is_refused_naming_the_module(tmp_path, capsys, monkeypatch):
-    """Never exit 0 with old numbers: an edited arm stops the resume (exit 2) until --fresh or --keep-stale."""
+@pytest.mark.process  # the edited module is imported anew in loky worker processes
+def test_a_resume_after_editing_the_starter_arm_reruns_that_arm_in_workers_and_refuses_a_stale_process(
+        tmp_path, capsys, monkeypatch):
+    """Never exit 0 with old numbers: an edited arm's cells rerun (issue 39); a process still holding the old class
+    (this one, on the sequential engine, as a notebook would) is refused naming the fix, nothing written."""
     project = starter(tmp_path)
     monkeypatch.chdir(project)
     assert run_quiet(project) == 0
@@ -265,28 +267,30 @@ def test_a_resume_after_editing_the_starter_arm_is_refused_naming_the_module(tmp
 
     arms = project / "my_arms.py"
     arms.write_text(arms.read_text().replace("step: float = 0.15", "step: float = 0.3"))
-    assert run_quiet(project) == 2
+    assert run_quiet(project) == 2                   # this process imported my_arms before the edit
     err = capsys.readouterr().err
-    assert "code changed since the kept cells ran: my_arms.py (arm \"local-search\", 2 kept cell(s)); " \
-           "my_arms.py (arm \"random-guess\", 2 kept cell(s))" in err
-    assert "--fresh" in err and "--keep-stale" in err and "my_workload.py" not in err
-    assert results.read_bytes() == before            # nothing written, nothing lost
+    assert "restart this Python process (or importlib.reload the module)" in err and len(err.splitlines()) == 1
+    assert "this process imported arm 'local-search' before its code was edited" in err
+    assert results.read_bytes() == before            # nothing of the refused line written, nothing lost
 
-    assert run_quiet(project, "--keep-stale") == 0   # asked for: reported as they are, with a word per module
-    err = capsys.readouterr().err
-    assert "my_arms.py changed since 2 kept cell(s) of local-search ran; --keep-stale" in err
-    assert results.read_bytes() == before
-
-    assert run_quiet(project, "--fresh", "--backend", "loky") == 0  # reruns every cell with the edited arm
-    fresh = lines_of(results)
-    assert len(fresh) == 4 and all(r["provenance"]["arm_module"] != lines_of_bytes(before)[0]["provenance"]
-                                   ["arm_module"] for r in fresh)
-    assert run_quiet(project) == 0                   # and the new cells resume as usual
+    assert run_quiet(project, "--backend", "loky") == 0  # workers import the edited file: local-search reruns
+    again = lines_of(results)
+    old = {(r["arm"], r["seed"]): r for r in lines_of_bytes(before)}
+    assert {(r["arm"], r["seed"]): r for r in again if r["arm"] == "random-guess"} == \
+           {k: v for k, v in old.items() if k[0] == "random-guess"}
+    assert all(r["provenance"]["arm_code"] != old["local-search", 0]["provenance"]["arm_code"]
+               for r in again if r["arm"] == "local-search")
+    capsys.readouterr()
 
     workload = project / "my_workload.py"
-    workload.write_text(workload.read_text() + "\n# edited\n")
-    assert run_quiet(project) == 2
-    assert 'my_workload.py (workload "hidden-point", 4 kept cell(s))' in capsys.readouterr().err
+    workload.write_text(workload.read_text() + "\n# a comment is no change\n")
+    assert run_quiet(project, "--backend", "loky") == 0
+    assert "changed" not in capsys.readouterr().err
+    workload.write_text(workload.read_text().replace("dev_noise: float = 0.05", "dev_noise: float = 0.06"))
+    assert run_quiet(project, "--backend", "loky") == 0
+    assert 'workload "hidden-point" (4 kept cell(s)' in capsys.readouterr().err
+    for name in ("my_arms", "my_workload"):
+        sys.modules.pop(name, None)
 
 
 def lines_of_bytes(data: bytes) -> list[dict]:
@@ -326,7 +330,8 @@ def test_a_wrong_path_still_says_the_module_was_not_found(tmp_path, capsys):
     assert "cannot import module 'my_armz'" in capsys.readouterr().err
 
 
-def test_a_sibling_module_beside_the_suite_gets_the_package_hint_and_the_hint_works(tmp_path, capsys):
+def test_a_sibling_module_beside_the_suite_imports_and_so_does_a_folder_the_suite_names(tmp_path, capsys):
+    """Issue 39: `import helpers` beside the suite was exit 2 ('make a package'), a newcomer's first refactor."""
     project = starter(tmp_path)
     (project / "helpers.py").write_text("STEP = 0.15\n")
     arms = project / "my_arms.py"
@@ -334,18 +339,23 @@ def test_a_sibling_module_beside_the_suite_gets_the_package_hint_and_the_hint_wo
     arms.write_text(original.replace("from __future__ import annotations\n",
                                      "from __future__ import annotations\nimport helpers\n", 1))
     suite = project / "costmatch-suite.toml"
-    assert main(["plan", str(suite)]) == 2
-    err = capsys.readouterr().err
-    assert "'helpers' is in the suite's folder" in err and "package" in err
+    assert main(["plan", str(suite)]) == 0, capsys.readouterr().err
+    sys.modules.pop("helpers", None)
 
-    package = project / "mypkg"  # what the hint says: a package named in the path finds its own modules
-    package.mkdir()
-    (package / "__init__.py").write_text("")
-    (package / "helpers.py").write_text("STEP = 0.15\n")
-    (package / "arms.py").write_text(original.replace("from __future__ import annotations\n",
-                                                      "from __future__ import annotations\nfrom . import helpers\n", 1))
-    suite.write_text(suite.read_text().replace('"my_arms:', '"mypkg.arms:'))
-    assert main(["plan", str(suite)]) == 0
+    (project / "lib").mkdir()          # a folder the suite names: import_paths
+    (project / "helpers.py").rename(project / "lib" / "helpers2.py")
+    arms.write_text(original.replace("from __future__ import annotations\n",
+                                     "from __future__ import annotations\nimport helpers2\n", 1))
+    sys.modules.pop("my_arms", None)
+    assert main(["plan", str(suite)]) == 2
+    assert "No module named 'helpers2'" in capsys.readouterr().err
+    suite.write_text('import_paths = ["lib"]\n' + suite.read_text())
+    assert main(["plan", str(suite)]) == 0, capsys.readouterr().err
+    suite.write_text('import_paths = ["nowhere"]\n' + suite.read_text().split("\n", 1)[1])
+    assert main(["plan", str(suite)]) == 2
+    assert "'import_paths': 'nowhere' is not a folder" in capsys.readouterr().err
+    for name in ("helpers2", "my_arms"):
+        sys.modules.pop(name, None)
 
 
 # -- 7. a scoring failure is the workload's ----------------------------------------------------------

@@ -300,11 +300,16 @@ def test_loading_a_suite_leaves_sys_path_and_pythonpath_alone(tmp_path, monkeypa
     assert sys.path == before_path and os.environ["PYTHONPATH"] == before_env
 
 
-def test_a_module_the_suite_does_not_name_is_not_importable_from_its_folder(tmp_path):
-    (tmp_path / "helper_not_named.py").write_text("X = 1\n")
+def test_a_module_beside_the_suite_imports_like_a_project_but_never_before_an_installed_one(tmp_path):
+    """Issue 39: `import helper_beside` from an arm needed a package; the suite's folder is now searched for any
+    top-level module, after the standard library and site-packages (a json.py there never runs)."""
+    (tmp_path / "helper_beside.py").write_text("X = 1\n")
+    (tmp_path / "json.py").write_text("raise SystemExit('the shadow json.py ran')\n")
     load_suite(_user_suite(tmp_path, "from tests.helpers import Guess as Arm\n"))
-    with pytest.raises(ImportError):
-        __import__("helper_not_named")
+    assert __import__("helper_beside").X == 1
+    import json
+    assert not str(json.__file__).startswith(str(tmp_path))
+    sys.modules.pop("helper_beside", None)
 
 
 def _costmatch_command() -> list[str]:

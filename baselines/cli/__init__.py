@@ -22,7 +22,7 @@ from .options import EXIT_INTERRUPTED, EXIT_NEGATIVE, EXIT_OK, EXIT_USAGE, Parse
 #: verb -> module in this package, in the order `--help` lists them.
 VERBS: dict[str, str] = {
     "run": "run", "plan": "plan", "compare": "compare", "report": "report", "check": "check",
-    "import": "importing", "list": "listing", "init": "init", "curves": "curves",
+    "import": "importing", "list": "listing", "init": "init", "curves": "curves", "history": "history",
 }
 
 

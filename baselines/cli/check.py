@@ -5,8 +5,9 @@ import argparse
 import sys
 
 from ..core.errors import InputError
-from .gate_output import gate_exit, print_gate
-from .options import add_cache_arg, add_results_args, check_results_files, margin, reward_range
+from .gate_output import gate_exit, print_gate, print_history
+from .history_options import add_history_arguments, resolve_reference
+from .options import add_cache_arg, add_results_args, check_results_files, finite, margin, reward_range
 
 HELP = "the CI gate: PASS (0), FAIL (1) or INCONCLUSIVE (3)"
 
@@ -39,12 +40,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--against", metavar="FILE", help="take the baseline arm's runs from this stored results file")
     p.add_argument("--json", action="store_true", dest="as_json",
                    help="print the verdict and each group's interval as JSON")
+    p.add_argument("--max-loss", type=finite("--max-loss", nonneg=True), metavar="L",
+                   help="FAIL when the candidate loses more than L on any one seed (the typical-seed claim's blind "
+                        "spot is a rare large loss; the worst seed's loss is always printed)")
+    add_history_arguments(p)
 
 
 def run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_early_stop, alpha, metric, start,
+        claim=None,
         confounds,
         baseline, candidate, margin, lower_is_better, inconclusive, against, as_json,
-        bounds="auto", reward_range=None, no_cache=False) -> int:
+        bounds="auto", reward_range=None, no_cache=False, history=None, commit=None, branch=None, reference=None,
+        reference_commit=None, reference_arm=None, reference_label=None, drift_horizon=None, max_loss=None) -> int:
     from ..analysis.gating.gate import overall, run_gate  # start-up: only when the verb runs
     from ..core.records import read_records
     from .results import results_options  # start-up: only when the verb runs
@@ -54,6 +61,7 @@ def run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_early
     if baseline == candidate:
         raise InputError(f"check: --baseline and --candidate are both {baseline!r}; name two different arms")
     check_results_files(results + ([against] if against else []))
+    pinned = resolve_reference(history, reference, reference_commit, reference_arm, reference_label, drift_horizon)
     if against:
         records = read_records(results, keep_last=keep_last)
         stored = [r for r in read_records(against) if r.arm == baseline]
@@ -76,7 +84,8 @@ def run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_early
     def gate(anytime: bool | int = False):
         try:
             return run_gate(records, fixed, baseline, candidate, margin, lower_is_better=lower_is_better,
-                            bounds=bounds, anytime=anytime, options=options)
+                            bounds=bounds, anytime=anytime, options=options, claim=claim or "mean",
+                            max_loss=max_loss)
         except ValueError as exc:
             raise InputError(f"check: {exc}") from None
 
@@ -85,9 +94,27 @@ def run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_early
         print(f"costmatch: warning: {warning}", file=sys.stderr)
     outcome = with_looks(results, outcome, baseline, candidate, lambda looks: gate(anytime=looks)[0])
     verdict = overall(outcome)
+    recorded = None
+    if history:
+        recorded = _record(history, pinned, results=results, outcome=outcome, comparison=comparison,
+                           baseline=baseline, candidate=candidate, fixed=fixed, margin=margin,
+                           lower_is_better=lower_is_better, bounds=bounds, options=options,
+                           records=records if isinstance(records, list) else None, commit=commit, branch=branch)
     print_gate(outcome, verdict, baseline=baseline, candidate=candidate, fixed=fixed, as_json=as_json,
-               skipped=comparison.skipped)
-    return gate_exit(verdict, inconclusive)
+               skipped=comparison.skipped, history=recorded)
+    if not as_json and recorded is not None:
+        print_history(recorded, verdict, history)
+    return gate_exit(verdict, inconclusive, drifted=recorded is not None and recorded.drifted)
+
+
+def _record(history: str, pinned, **gated):
+    """`--history`: the lines this check appends (contract 6.40), with drift when a reference is pinned."""
+    from ..analysis.history.checking import check_history  # start-up: only with --history
+
+    recorded = check_history(history, reference=pinned, **gated)
+    for warning in recorded.warnings:
+        print(f"costmatch: warning: {warning}", file=sys.stderr)
+    return recorded
 
 
 def with_looks(results, outcome: list, baseline: str, candidate: str, rerun) -> list:

@@ -8,7 +8,6 @@ module imports pandas, scipy or matplotlib, so `--help` answers at once.
 from __future__ import annotations
 
 import argparse
-import difflib
 import math
 import stat
 from pathlib import Path
@@ -16,8 +15,12 @@ from pathlib import Path
 from ..analysis.statistics.alpha import check_alpha
 from ..core.errors import InputError
 from ..core.fileio import OutputError, ensure_dir
+from ..core.suggest import did_you_mean
+from ..core.units import UNIT_ALIASES, canonical_unit  # noqa: F401 - UNIT_ALIASES: listed by `costmatch list`
 
 EXIT_OK, EXIT_NEGATIVE, EXIT_USAGE, EXIT_INCONCLUSIVE, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+#: `check --reference`: the base gate did not FAIL but the candidate drifted beyond the margin from the reference
+EXIT_DRIFT = 4
 
 #: The suite `run` and `plan` use when none is named and the folder has no costmatch-suite.toml.
 DEFAULT_SUITE = Path(__file__).resolve().parent.parent / "data" / "default-suite.toml"
@@ -52,14 +55,6 @@ def suite_path(given: str | None) -> Path:
         return BUILTIN_SUITES / f"{given}.toml"
     return path
 
-#: Words people type for the standard units; each maps to the contract's name.
-UNIT_ALIASES: dict[str, str] = {
-    "rollout": "rollouts", "call": "calls", "requests": "calls", "request": "calls",
-    "token": "tokens", "prompt-tokens": "prompt_tokens", "input_tokens": "prompt_tokens",
-    "completion-tokens": "completion_tokens", "output_tokens": "completion_tokens",
-    "dollars": "usd", "dollar": "usd", "$": "usd", "cost": "usd",
-    "second": "seconds", "secs": "seconds", "sec": "seconds", "s": "seconds", "time": "seconds",
-}
 
 
 class Parser(argparse.ArgumentParser):
@@ -84,7 +79,7 @@ def unit(text: str) -> str:
     name = text.strip()
     if not name:
         raise argparse.ArgumentTypeError("a unit name is empty; use rollouts, calls, tokens, usd, seconds, ...")
-    return UNIT_ALIASES.get(name.lower(), name)
+    return canonical_unit(name)
 
 
 def fraction_or_percent(option: str, *, upper: float | None = None):
@@ -179,6 +174,9 @@ def add_results_args(p: argparse.ArgumentParser, fixed_required: bool = False) -
     p.add_argument("--reward-range", type=reward_range, metavar="LO,HI",
                    help="every reward lies in [LO, HI] (e.g. 0,1 for accuracy): printed means and intervals stay "
                         "inside it and bounded-reward statistics apply (a range the records declare wins)")
+    p.add_argument("--claim", choices=["typical", "mean", "both"], default=None,
+                   help="the claim pair verdicts make: typical (default: wins on more seeds than it loses, exact "
+                        "sign test, any reward shape), mean (difference of means), or both (Holm over pairs x claims)")
     p.add_argument("--confounds", type=unit_list, metavar="UNIT,...",
                    help="units checked for confounds (default: every reported unit except seconds, whose "
                         "differences on simulators measure the machine); 'none' for no confound checks")
@@ -265,5 +263,6 @@ def planned_dir(path: str, what: str) -> Path:
 
 
 def suggest(word: str, choices: list[str]) -> str:
-    close = difflib.get_close_matches(word, choices, n=1, cutoff=0.5)
-    return f"; did you mean {close[0]!r}?" if close else ""
+    """`did_you_mean` with the looser cutoff verbs have always had (short words), as "; did you mean 'x'?"."""
+    hint = did_you_mean(word, choices, cutoff=0.5)
+    return f"; {hint.strip()[1:-1]}" if hint else ""

@@ -35,8 +35,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "recorded as worker-died (default 2)")
     p.add_argument("--fresh", action="store_true", help="start over (the old results file is moved aside)")
     p.add_argument("--keep-stale", action="store_true",
-                   help="resume even though an arm's or workload's code changed since its kept cells ran, and "
-                        "report those cells as they are (without it such a resume exits 2 naming the modules)")
+                   help="keep the cells of an arm or workload whose code changed since they ran, marked as old "
+                        "code in every report (without it a resume reruns them, saying which arms changed)")
     p.add_argument("--retry-errors", action="store_true", help="rerun the cells whose records carry an error")
     p.add_argument("--quiet", action="store_true", help="no progress lines and no summary")
     p.add_argument("--no-plots", action="store_true", help="write tables only, no figures")
@@ -72,13 +72,13 @@ def run(*, suite, out, jobs, backend, fresh, retry_errors, quiet, no_plots, look
                                lower_is_better=lower_is_better, inconclusive=inconclusive, as_json=as_json,
                                jobs=jobs, backend=backend, fresh=fresh, retry_errors=retry_errors, quiet=quiet,
                                cluster=dict(address=address, worker_wait=worker_wait, retries=retries,
-                                            stale="keep" if keep_stale else "refuse"),
+                                            stale="keep" if keep_stale else "rerun"),
                                bounds=bounds, reward_range=reward_range)
     progress = Progress(loaded.fixed_units, quiet=quiet)
     with isolated_workers():
         outcome = run_suite(loaded, out_dir, jobs, backend, fresh, retry_errors, progress, address=address,
                             worker_wait=worker_wait, retries=retries, meanwhile=_import_report, other_runs="check",
-                            stale="keep" if keep_stale else "refuse")
+                            stale="keep" if keep_stale else "rerun")
     if outcome.lost is not None:
         print(f"costmatch: {outcome.lost}; {len(outcome.records)} finished cell(s) are kept in {outcome.results}; "
               "restart the cluster (or drop --address) and run the same command to resume", file=sys.stderr)
@@ -101,7 +101,7 @@ def run(*, suite, out, jobs, backend, fresh, retry_errors, quiet, no_plots, look
         print(f"costmatch: {failed} cell(s) failed; their records carry the error "
               "(rerun with --retry-errors to try them again)", file=sys.stderr)
         return EXIT_NEGATIVE
-    return EXIT_OK
+    return EXIT_NEGATIVE if outcome.stopped else EXIT_OK   # the stop was said in one line when it happened
 
 
 def _report_files(out_dir: Path) -> dict[Path, tuple[int, int]]:

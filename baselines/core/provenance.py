@@ -1,12 +1,13 @@
-"""Which code produced a record: costmatch version, a hash of the arm's and workload's module, host.
+"""Which code produced a record: costmatch version, the arm's and workload's code, host.
 
 Why: a worker that still runs an edited (or stale) arm module produces
 different rewards under the same arm name, and without a record of the code
 the comparison silently pools two programs. Every record carries
 ``provenance``; :func:`provenance_warnings` is the check ``compare`` prints.
-The hashes cover the source file of the module named in the suite's path
-(not its imports), which catches the common case: an edited arm or workload
-file, or a worker that was not restarted after the edit.
+``arm_code``/``workload_code`` are the class's code version (its source and
+the user modules it reaches: `class_code`, issue 39), ``arm_module``/
+``workload_module`` the hash of the module's whole file (kept for older
+readers, and to tell a worker that lacks a class the file now has).
 """
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ import sys
 from typing import Any, Iterable
 
 from .. import __version__
+from .class_code import ClassCode, class_code, sent_class_code
 from .code_identity import code_identity, current_backend
 
 _MODULE_HASHES: dict[str, tuple[Any, str | None]] = {}
@@ -34,7 +36,7 @@ def register_class(path: str, cls: type, digest: str | None = None) -> None:
     `digest` is given in a worker, where the source of a class sent by value
     cannot be read: the hash travels with the class from where it was defined.
     """
-    _BY_VALUE[path] = (cls, class_hash(cls) if digest is None else digest)
+    _BY_VALUE[path] = (cls, sent_class_code(cls, class_source(cls)) if digest is None else digest)
 
 
 def by_value(path: str) -> type | None:
@@ -105,6 +107,51 @@ def module_hash(path: str) -> str | None:
     return digest
 
 
+_LOADED_CODE: dict[str, tuple[Any, str | None]] = {}
+
+
+def _class_of(path: str) -> Any:
+    module_name, _, attr = path.partition(":")
+    return getattr(sys.modules.get(module_name), attr, None)
+
+
+def remember_code(path: str) -> None:
+    """Take the code version of ``"module:Name"`` now, just after it was imported (see `loaded_code`)."""
+    loaded_code(path)
+    module_hash(path)
+
+
+def loaded_code(path: str) -> str | None:
+    """`class_code` digest of the class this process loaded for `path`: read once per class object.
+
+    Why once, at import (the suite's `resolve` calls `remember_code`): a
+    worker that imported the file before an edit runs the old class; read
+    later, the edited file would be stamped on records of the old code.
+    """
+    if path in _BY_VALUE:
+        return _BY_VALUE[path][1]
+    cls = _class_of(path)
+    if cls is None:
+        return None
+    cached = _LOADED_CODE.get(path)
+    if cached is not None and cached[0] is cls:
+        return cached[1]
+    found = class_code(cls)
+    digest = None if found is None else found.digest
+    _LOADED_CODE[path] = (cls, digest)
+    return digest
+
+
+def current_code(path: str) -> ClassCode | None:
+    """The code version of `path` as its files read now (what a resumed run compares kept records with)."""
+    if path in _BY_VALUE:
+        digest = _BY_VALUE[path][1]
+        return None if digest is None else ClassCode(digest, (f"{path} (a class defined in a script, notebook "
+                                                              "or function)",))
+    cls = _class_of(path)
+    return None if cls is None else class_code(cls)
+
+
 def _static() -> dict[str, Any]:
     if not _STATIC:
         _STATIC.update(costmatch=__version__, host=socket.gethostname())
@@ -115,27 +162,48 @@ def provenance(arm_path: str, workload_path: str) -> dict[str, Any]:
     """The ``provenance`` field of one record (called where the cell ran, after its imports)."""
     static = _static()
     return {"costmatch": static["costmatch"], "arm_module": module_hash(arm_path),
-            "workload_module": module_hash(workload_path), "host": static["host"],
+            "workload_module": module_hash(workload_path), "arm_code": loaded_code(arm_path),
+            "workload_code": loaded_code(workload_path), "host": static["host"],
             "worker": f"pid-{os.getpid()}", "arm_path": arm_path, "workload_path": workload_path,
             **code_identity(), "backend": current_backend()}  # contract v3: costmatch's code, the environment
 
 
+#: the mark a kept record of code edited since it ran carries (``provenance.stale``), written by `--keep-stale`
+STALE = "stale"
+
+
 def code_key(prov: Any) -> str | None:
-    """One run's code version as text (costmatch version, arm and workload module hashes); None without provenance."""
+    """One run's code version as text: costmatch version, arm code, workload code, and the stale mark.
+
+    The arm's and workload's code is `arm_code`/`workload_code` (class and
+    reached modules, issue 39) where the record has it, else the module file
+    hash of older records; None without provenance.
+    """
     if not isinstance(prov, dict):
         return None
-    return f"{prov.get('costmatch')}|{prov.get('arm_module')}|{prov.get('workload_module')}"
+    arm = prov.get("arm_code") or prov.get("arm_module")
+    workload = prov.get("workload_code") or prov.get("workload_module")
+    return f"{prov.get('costmatch')}|{arm}|{workload}" + (f"|{STALE}" if prov.get(STALE) else "")
 
 
 def different_code_lines(counts: dict[tuple[str, str], dict[str, int]]) -> list[str]:
-    """One line per (workload, arm) whose runs came from more than one code version, from counts per `code_key`."""
+    """Per (workload, arm): a line when its runs came from more than one code version, and one naming the runs
+    kept from code edited since they ran (`--keep-stale`); from counts per `code_key`."""
     out = []
     for (workload, arm), versions in sorted(counts.items()):
-        if len(versions) < 2:
+        parsed = {code: (code.split("|") + ["", "", "", ""])[:4] for code in versions}
+        stale = sum(n for code, n in versions.items() if parsed[code][3])
+        if stale:
+            out.append(f"arm {arm!r} on workload {workload!r}: {stale} run(s) are from code edited after they ran "
+                       "(kept with --keep-stale / keep_stale=True): they do not show what the current code does")
+        plain = {tuple(parsed[code][:3]): 0 for code in versions}
+        if len(plain) < 2:
             continue
-        parts = "; ".join(f"{n} run(s) with costmatch {v}, arm module {a}, workload module {w}"
-                          for code, n in sorted(versions.items(), key=lambda kv: -kv[1])
-                          for v, a, w in [code.split("|")])
+        merged: dict[tuple[str, ...], int] = {}
+        for code, n in versions.items():
+            merged[tuple(parsed[code][:3])] = merged.get(tuple(parsed[code][:3]), 0) + n
+        parts = "; ".join(f"{n} run(s) with costmatch {v}, arm code {a}, workload code {w}"
+                          for (v, a, w), n in sorted(merged.items(), key=lambda kv: -kv[1]))
         out.append(f"arm {arm!r} on workload {workload!r} ran from different code: {parts}; rerun the odd runs "
                    "(restart the workers after editing code) before trusting this comparison")
     return out
@@ -155,27 +223,6 @@ def provenance_warnings(records: Iterable[Any]) -> list[str]:
     return different_code_lines(counts)
 
 
-def source_hash(path: str) -> tuple[str | None, str | None]:
-    """(hash, file name) of the module of ``"module:Name"`` as its file reads now, not cached.
-
-    What the next cell will run. :func:`module_hash` caches per process, so
-    it cannot see an edit made since the module was first hashed; this is the
-    check a resumed run makes against the hashes its kept records carry.
-    A class sent by value is named by its path (it has no file of its own).
-    """
-    if path in _BY_VALUE:
-        return _BY_VALUE[path][1], f"{path} (a class defined in a script, notebook or function)"
-    module = sys.modules.get(path.partition(":")[0])
-    filename = getattr(module, "__file__", None) if module is not None else None
-    if not filename:
-        return None, None
-    try:
-        with open(filename, "rb") as handle:
-            return hashlib.sha256(handle.read()).hexdigest()[:16], filename
-    except OSError:
-        return None, filename
-
-
 def shown_file(filename: str) -> str:
     """A module's file as a user would name it: relative to the working folder when it is inside it."""
     try:
@@ -183,48 +230,3 @@ def shown_file(filename: str) -> str:
     except ValueError:  # another drive
         return filename
     return filename if relative.startswith("..") else relative
-
-
-
-def changed_code(records: Iterable[Any], arms: dict[str, str],
-                 workloads: dict[str, str]) -> list[tuple[str, str, str, int]]:
-    """(kind, name, file, kept cells) per arm, then per workload, whose code changed since its kept runs ran.
-
-    `records` are the kept runs a resumed run would report; `arms` and
-    `workloads` map the suite's names to their ``"module:Name"`` paths. A
-    comment edit changes the hash too: the caller decides (refuse, or keep
-    with a warning), but old results of edited code are never reported
-    without a word.
-    """
-    hashes: dict[str, tuple[str | None, str | None]] = {}  # one read per module, however many arms share it
-
-    def hashed(path: str) -> tuple[str | None, str | None]:
-        key = path if path in _BY_VALUE else path.partition(":")[0]
-        if key not in hashes:
-            hashes[key] = source_hash(path)
-        return hashes[key]
-
-    now = {("arm", name): hashed(path) for name, path in arms.items()}
-    now.update({("workload", name): hashed(path) for name, path in workloads.items()})
-    stale: dict[tuple[str, str], int] = {}
-    for r in records:
-        extra = r.extra if hasattr(r, "extra") else {}
-        prov = extra.get("provenance") if isinstance(extra, dict) else None
-        if not isinstance(prov, dict):
-            continue
-        for kind, name, field in (("arm", r.arm, "arm_module"), ("workload", r.workload, "workload_module")):
-            current = now.get((kind, name), (None, None))[0]
-            old = prov.get(field)
-            if current is not None and isinstance(old, str) and old != current:
-                stale[(kind, name)] = stale.get((kind, name), 0) + 1
-    return [(kind, name, shown_file(now[(kind, name)][1]), n) for (kind, name), n in sorted(stale.items())]
-
-
-def changed_code_lines(records: Iterable[Any], arms: dict[str, str], workloads: dict[str, str]) -> list[str]:
-    """`changed_code` as warning lines, for a resume told to keep the stale cells (`--keep-stale`)."""
-    out = []
-    for kind, name, shown, n in changed_code(records, arms, workloads):
-        whose = name if kind == "arm" else f"workload {name}"
-        out.append(f"{shown} changed since {n} kept cell(s) of {whose} ran; --keep-stale: the kept results are "
-                   f"reported as they are (pass --fresh to rerun them, or give the changed {kind} a new name)")
-    return out

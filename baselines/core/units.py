@@ -92,6 +92,22 @@ def nouns_of(nouns: dict[str, str] | None) -> Iterator[None]:
         _SCOPED_NOUNS.reset(token)
 
 
+#: Words people type for the standard units; each maps to the contract's name. One table for the suite,
+#: the command line and the Python API (issue 39: `--fixed token` worked, `budget = {token = ...}` did not).
+UNIT_ALIASES: dict[str, str] = {
+    "rollout": "rollouts", "call": "calls", "requests": "calls", "request": "calls",
+    "token": "tokens", "prompt-tokens": "prompt_tokens", "input_tokens": "prompt_tokens",
+    "completion-tokens": "completion_tokens", "output_tokens": "completion_tokens",
+    "dollars": "usd", "dollar": "usd", "$": "usd", "cost": "usd",
+    "second": "seconds", "secs": "seconds", "sec": "seconds", "s": "seconds", "time": "seconds",
+}
+
+
+def canonical_unit(name: str) -> str:
+    """The contract's name for a unit a user wrote (``dollars`` -> ``usd``); any other name is kept (custom)."""
+    return UNIT_ALIASES.get(name.strip().lower(), name) if isinstance(name, str) else name
+
+
 def unit_definition(unit: str) -> str:
     """What `unit` counts, in one line (custom units: whatever their source says)."""
     return UNIT_DEFINITIONS.get(unit, f"a custom unit: '{unit}' as its source counted it")

@@ -32,7 +32,8 @@ from __future__ import annotations
 from pathlib import Path
 from ..core.errors import InputError
 from ..core.records import RunRecord
-from .common import make_record, source_number, source_object, source_seed, source_text, load_json
+from .common import (load_json, make_record, source_error, source_flag, source_label, source_list, source_number,
+                     source_object, source_score, source_seed, source_text, wrong_type)
 
 _TOKEN_UNITS = ("prompt_tokens", "completion_tokens", "tokens")
 
@@ -90,18 +91,23 @@ def _from_arms(path: Path, data: dict, suffix: str | None) -> list[RunRecord]:
     arms = data["arms"]
     if not isinstance(arms, list):
         raise InputError(f"{path}: field 'arms' must be a list of per-(arm, seed) results")
-    workload = data.get("dataset") if isinstance(data.get("dataset"), str) and data.get("dataset") else path.stem
+    workload = source_label(data, "dataset", str(path)) or path.stem  # a wrong type is an error, never the file name
     declared = source_object(data, "budget", str(path))
     budget = {u: source_number(declared, u, f"{path}: budget") for u in declared}
     budget = {u: v for u, v in budget.items() if v is not None}
-    params_common = {k: data[k] for k in ("model", "provider") if isinstance(data.get(k), str)}
+    params_common = _labels(data, str(path))
     items = []
     for i, item in enumerate(arms):
         where = f"{path}: arms[{i}]"
         if not isinstance(item, dict):
             raise InputError(f"{where}: must be an object with 'arm', 'seed' and the run's figures")
         figures = {k: source_number(item, k, where) for k in
-                   ("rollouts", "calls", "prompt_tokens", "completion_tokens", "wallclock", "wallclock_parallel")}
+                   ("rollouts", "calls", "prompt_tokens", "completion_tokens", "wallclock", "wallclock_parallel",
+                    "width")}
+        scores = {k: source_score(item, k, where) for k in ("test_reward", "dev_reward", "test_oracle")}
+        _check_forks(item, where)
+        figures.update(scores, stop_reason=source_label(item, "stop_reason", where),
+                       error=source_error(item, "error", where))
         items.append((where, item, source_text(item, "arm", where), source_seed(item, "seed", where), figures))
     # Arms where some runs made calls without token usage: their reported figures are partial.
     leaky = {arm for _, _, arm, _, f in items
@@ -116,7 +122,7 @@ def _from_arms(path: Path, data: dict, suffix: str | None) -> list[RunRecord]:
                  "tokens": None if prompt is None or completion is None else prompt + completion,
                  "seconds": f["wallclock"]}
         partial = _TOKEN_UNITS if (arm in leaky and not unreported and prompt is not None) else ()
-        error, reward, notes, source_reward = item.get("error"), item.get("test_reward"), None, None
+        error, reward, notes, source_reward = f["error"], f["test_reward"], None, None
         if error is not None:
             notes = _fork_notes(item)
             if notes is None:  # the run's own scoring failed: unscored
@@ -125,15 +131,33 @@ def _from_arms(path: Path, data: dict, suffix: str | None) -> list[RunRecord]:
                 error = None
         params = dict(params_common)
         if "width" in item:
-            params["width"] = item["width"]
+            params["width"] = f["width"]
         out.append(make_record(
             where, workload=workload, arm=_named(arm, suffix), seed=seed, spend=spend, reward=reward,
-            budget=dict(budget), params=params, dev_reward=item.get("dev_reward"),
-            stop_reason=item.get("stop_reason"), error=error, partial=partial,
+            budget=dict(budget), params=params, dev_reward=f["dev_reward"],
+            stop_reason=f["stop_reason"], error=error, partial=partial,
             source=f"agentdescent:{path.name}", source_reward=source_reward, notes=notes,
-            oracle_reward=item.get("test_oracle"), parallel_seconds=f["wallclock_parallel"],
+            oracle_reward=f["test_oracle"], parallel_seconds=f["wallclock_parallel"],
             reward_range=ACCURACY_RANGE if _all_within(reward, source_reward) else None))
     return out
+
+
+def _labels(source: dict, where: str) -> dict[str, str]:
+    """The run's model and provider (strings): a field of another type is an error, never dropped in silence."""
+    labels = {k: source_label(source, k, where) for k in ("model", "provider")}
+    return {k: v for k, v in labels.items() if v is not None}
+
+
+def _check_forks(item: dict, where: str) -> None:
+    """`forks`: a list of objects whose seed is an integer and whose scores are numbers or null."""
+    for j, fork in enumerate(source_list(item, "forks", where) or []):
+        at = f"{where}: forks[{j}]"
+        if not isinstance(fork, dict):
+            raise wrong_type(where, f"forks[{j}]", "an object (one fork's seed and scores)", fork)
+        for key in ("dev_reward", "test_reward"):
+            source_score(fork, key, at)
+        if fork.get("seed") is not None:
+            source_seed(fork, "seed", at)
 
 
 #: agentdescent's `test_reward` is accuracy on the test split: declared so that reports never print
@@ -151,7 +175,7 @@ def _from_observations(path: Path, data: dict, suffix: str | None) -> list[RunRe
     if not isinstance(observations, list):
         raise InputError(f"{path}: field 'observations' must be a list")
     config = source_object(data, "config", str(path))
-    params_common = {k: config[k] for k in ("model", "provider") if isinstance(config.get(k), str)}
+    params_common = _labels(config, f"{path}: config")
     out = []
     for i, obs in enumerate(observations):
         where = f"{path}: observations[{i}]"
@@ -189,14 +213,15 @@ def _from_observations(path: Path, data: dict, suffix: str | None) -> list[RunRe
         partial = _TOKEN_UNITS if (actor_silent and prompt is not None) else ()
         budget = {k: v for k, v in (("candidates", d["reserved_candidates"]),
                                     ("proposal_calls", d["expected_proposal_calls"])) if v is not None}
-        error, reward, source_reward = obs.get("error"), obs.get("final_quality"), None
+        error, reward, source_reward = source_error(obs, "error", where), source_score(obs, "final_quality", where), None
         if error is not None:  # no alternatives are recorded here: the run's own result failed
             source_reward, reward = reward, None
         out.append(make_record(
             where, workload=f"candidate-methods/{algorithm}", arm=_named(mode, suffix),
             seed=source_seed(obs, "seed", where), spend=spend, reward=reward, budget=budget,
-            params=dict(params_common), dev_reward=obs.get("validation_quality"),
-            stop_reason=framework.get("stop_reason"), error=error, partial=partial,
+            params=dict(params_common), dev_reward=source_score(obs, "validation_quality", where),
+            stop_reason=source_label(framework, "stop_reason", f"{where}: framework"), error=error, partial=partial,
             source=f"agentdescent:{path.name}", source_reward=source_reward,
-            source_claims_matched=declared.get("matched"), actor_calls=actor_calls, fidelity=obs.get("fidelity")))
+            source_claims_matched=source_flag(declared, "matched", f"{where}: budget"), actor_calls=actor_calls,
+            fidelity=source_label(obs, "fidelity", where)))
     return out

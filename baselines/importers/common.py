@@ -104,6 +104,66 @@ def source_seed(item: dict, key: str, where: str) -> int:
     return value
 
 
+def json_type(value: Any) -> str:
+    """The JSON name of a value's type, as the source file's writer would say it (string, object, ...)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    return {str: "string", dict: "object", list: "array"}.get(type(value), type(value).__name__)
+
+
+def wrong_type(where: str, key: str, expected: str, value: Any) -> InputError:
+    """The one line for a source field of the wrong type: the file and item, the field, what it takes, the fix."""
+    return InputError(f"{where}: field {key!r} must be {expected}, got {json_type(value)} {quote(value)}; "
+                      "fix or remove it in the source file")
+
+
+def source_score(item: dict, key: str, where: str) -> float | None:
+    """A score (reward, quality): a finite number of magnitude at most 10^100, or None when absent/null."""
+    value = item.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+            or abs(value) > 1e100:
+        raise wrong_type(where, key, "a finite number or null", value)
+    return value
+
+
+def source_label(item: dict, key: str, where: str) -> str | None:
+    """An optional label (a dataset, a model, a stop reason): a non-empty string, or None when absent/null."""
+    value = item.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        raise wrong_type(where, key, "a non-empty string or null", value)
+    return value
+
+
+def source_flag(item: dict, key: str, where: str) -> bool | None:
+    value = item.get(key)
+    if value is None or isinstance(value, bool):
+        return value
+    raise wrong_type(where, key, "true, false or null", value)
+
+
+def source_list(item: dict, key: str, where: str) -> list | None:
+    value = item.get(key)
+    if value is None or isinstance(value, list):
+        return value
+    raise wrong_type(where, key, "a list or null", value)
+
+
+def source_error(item: dict, key: str, where: str) -> str | dict | None:
+    """A run's error as the source wrote it: null, a message (string) or an object."""
+    value = item.get(key)
+    if value is None or isinstance(value, (str, dict)):
+        return value
+    raise wrong_type(where, key, "a message (string), an object or null", value)
+
+
 def make_record(where: str, **fields: Any) -> RunRecord:
     """Build a record by keyword and validate it with the reader `compare` uses.
 

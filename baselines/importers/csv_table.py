@@ -78,6 +78,15 @@ def import_csv(path: str | Path, mapping: dict[str, str] | str, workload: str | 
             raise InputError(f"{path}: not a readable CSV file ({exc}); save it as plain comma-separated UTF-8") from None
 
 
+def _amount(text: str | None, where: str, name: str, column: str):
+    """A spend or budget cell: a number >= 0, or None when empty (unreported, never 0)."""
+    value = _number(text, where, name)
+    if value is not None and value < 0:
+        raise InputError(f"{where}: column {column!r} ('{name}') holds {text.strip()!r}, a negative amount; spend "
+                         "and budgets are amounts >= 0; fix the column (leave it empty when unknown)")
+    return value
+
+
 def _rows(path: Path, handle, mapping: dict[str, str], workload: str | None) -> list[RunRecord]:
     csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
     reader = csv.DictReader(handle)
@@ -88,6 +97,9 @@ def _rows(path: Path, handle, mapping: dict[str, str], workload: str | None) -> 
     out = []
     for row in reader:
         where = f"{path}:{reader.line_num}"
+        if None in row:  # cells past the header's: a comma inside an unquoted cell shifted every column after it
+            raise InputError(f"{where}: {len(header) + len(row[None])} cells where the header names {len(header)}; "
+                             "quote a cell that holds a comma, or fix the row")
         cell = {key: row.get(col) for key, col in mapping.items()}
         seed = _number(cell["seed"], where, "seed")
         if not isinstance(seed, int):
@@ -99,13 +111,16 @@ def _rows(path: Path, handle, mapping: dict[str, str], workload: str | None) -> 
         for key, text in cell.items():
             if key in FIELDS:
                 continue
+            value = _amount(text, where, key, mapping[key])
             if key.startswith("budget."):
-                value = _number(text, where, key)
                 if value is not None:
                     budget[key[7:]] = value
             else:
-                spend[key] = _number(text, where, key)
+                spend[key] = value
         name = (cell.get("workload") or "").strip() if "workload" in mapping else (workload or path.stem)
+        if not name:
+            raise InputError(f"{where}: empty workload name in column {mapping['workload']!r}; every row needs one "
+                             "(or map no workload column and pass --workload NAME)")
         out.append(make_record(
             where, workload=name, arm=arm, seed=seed, spend=spend,
             reward=_number(cell["reward"], where, "reward"), budget=budget,

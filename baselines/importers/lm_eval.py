@@ -43,7 +43,7 @@ from ..core.errors import InputError
 from ..core.json_line import quote
 from ..core.records import RunRecord
 from .common import (check_item_ids, item_reward, load_json, load_json_lines, make_record, mean_of,
-                     source_object, within_unit_interval)
+                     source_label, source_list, source_object, source_score, within_unit_interval, wrong_type)
 
 ARM_CHOICES = "model, model-arg:NAME, gen-kwarg:NAME or meta:KEY"
 _DATE = re.compile(r"_(\d{4}-\d{2}-\d{2}T[0-9.\-]+)\.json$")
@@ -72,26 +72,28 @@ def check_arm_spec(spec: str) -> str:
     raise InputError(f"--arm: {spec!r} is not one of {ARM_CHOICES}")
 
 
-def _settings(value: Any) -> dict:
-    """model_args / gen_kwargs: lm-eval keeps a dict, older releases the 'k=v,k=v' text."""
+def _settings(value: Any, where: str = "", key: str = "") -> dict:
+    """model_args / gen_kwargs: lm-eval keeps a dict, older releases the 'k=v,k=v' text; anything else is an error."""
+    if value is None:
+        return {}
     if isinstance(value, dict):
         return value
     if isinstance(value, str):
         return dict(part.split("=", 1) for part in value.split(",") if "=" in part)
-    return {}
+    raise wrong_type(where, key, "an object or 'k=v,k=v' text", value)
 
 
 def arm_of(data: dict, task_config: dict, spec: str, where: str) -> str:
     config = source_object(data, "config", where)
+    model_args = _settings(config.get("model_args"), f"{where}: config", "model_args")
     if spec == "model":
-        name = data.get("model_name") or _settings(config.get("model_args")).get("pretrained") \
-            or _settings(config.get("model_args")).get("model") or config.get("model")
+        name = data.get("model_name") or model_args.get("pretrained") or model_args.get("model") or config.get("model")
         if not isinstance(name, str) or not name.strip():
             raise InputError(f"{where}: no model name (field 'model_name'); choose another --arm ({ARM_CHOICES})")
         return name
     kind, key = spec.split(":", 1)
-    source = {"model-arg": _settings(config.get("model_args")), "gen-kwarg": _settings(config.get("gen_kwargs")),
-              "meta": task_config.get("metadata") if isinstance(task_config.get("metadata"), dict) else {}}[kind]
+    source = {"model-arg": model_args, "gen-kwarg": _settings(config.get("gen_kwargs"), f"{where}: config", "gen_kwargs"),
+              "meta": source_object(task_config, "metadata", f"{where}: configs")}[kind]
     if key not in source:
         known = ", ".join(sorted(map(str, source))) or "none"
         raise InputError(f"{where}: --arm {spec}: the run has no {kind} {key!r} (it has: {known}); "
@@ -138,7 +140,7 @@ def choose_metric(data: dict, task: str, metric: str | None, where: str) -> tupl
 
 
 def _check_mean_aggregation(task_config: dict, metric: str, where: str) -> None:
-    for entry in task_config.get("metric_list") or []:
+    for entry in source_list(task_config, "metric_list", f"{where}: configs") or []:
         if isinstance(entry, dict) and entry.get("metric") == metric:
             aggregation = entry.get("aggregation", "mean")
             if aggregation not in ("mean", None):
@@ -193,21 +195,34 @@ def _task_record(path: Path, data: dict, task: str, spec: str, suffix: str | Non
     samples = samples_path(path, task)
     items, hashes, responses = _items(samples, name, filt)
     config = source_object(data, "config", str(path))
-    expected = source_object(source_object(data, "n-samples", str(path)), task, f"{path}: n-samples").get("effective")
-    if isinstance(expected, int) and not isinstance(expected, bool) and expected != len(items):
+    counts = source_object(source_object(data, "n-samples", str(path)), task, f"{path}: n-samples")
+    expected = counts.get("effective")
+    if expected is not None and (isinstance(expected, bool) or not isinstance(expected, int) or expected < 0):
+        raise wrong_type(f"{path}: n-samples: {task}", "effective", "a count of documents (an integer >= 0)",
+                         expected)
+    if expected is not None and expected != len(items):
         raise InputError(f"{samples}: holds {len(items)} documents for filter {filt!r}, the results file says "
                          f"{expected}; was the samples file cut short?")
     rewards = [item["reward"] for item in items]
     seconds = data.get("total_evaluation_time_seconds") if len(data["configs"]) == 1 else None
-    spend = {"calls": None if config.get("use_cache") else responses, "prompt_tokens": None,
+    use_cache = config.get("use_cache")
+    if use_cache is not None and not isinstance(use_cache, (str, bool)):
+        raise wrong_type(f"{path}: config", "use_cache", "a cache path (string), true, false or null", use_cache)
+    num_fewshot = task_config.get("num_fewshot")
+    if num_fewshot is not None and (isinstance(num_fewshot, bool) or not isinstance(num_fewshot, int)):
+        raise wrong_type(f"{path}: configs: {task}", "num_fewshot", "an integer or null", num_fewshot)
+    spend = {"calls": None if use_cache else responses, "prompt_tokens": None,
              "completion_tokens": None, "tokens": None, "usd": None, "seconds": _seconds(seconds, where)}
     arm = arm_of(data, task_config, spec, where) + (f" [{suffix}]" if suffix else "")
     record = make_record(
         where, workload=task, arm=arm, seed=_seed(data, where), spend=spend, reward=mean_of(rewards),
-        params={"model": config.get("model"), "model_args": _settings(config.get("model_args")),
-                "gen_kwargs": _settings(config.get("gen_kwargs")), "num_fewshot": task_config.get("num_fewshot")},
+        params={"model": source_label(config, "model", f"{path}: config"),
+                "model_args": _settings(config.get("model_args"), f"{path}: config", "model_args"),
+                "gen_kwargs": _settings(config.get("gen_kwargs"), f"{path}: config", "gen_kwargs"),
+                "num_fewshot": num_fewshot},
         source=f"lm-eval:{path.name}", metric=f"{name},{filt}", items=items,
-        source_reward=source_object(data["results"], task, where).get(f"{name},{filt}"),
+        source_reward=source_score(source_object(data["results"], task, where), f"{name},{filt}",
+                                   f"{path}: results: {task}"),
         reward_range=[0.0, 1.0] if rewards and within_unit_interval(rewards) else None)
     return record, hashes
 
@@ -236,6 +251,8 @@ def _items(samples: Path, metric: str, filt: str) -> tuple[list[dict], dict[str,
         where = f"{samples}:{number}"
         if not isinstance(line, dict):
             raise InputError(f"{where}: a samples line must be a JSON object (one document)")
+        if not isinstance(line.get("filter", "none"), str):
+            raise wrong_type(where, "filter", "a filter name (string)", line.get("filter"))
         if line.get("filter", "none") != filt:
             continue
         doc_id = line.get("doc_id")
@@ -246,9 +263,10 @@ def _items(samples: Path, metric: str, filt: str) -> tuple[list[dict], dict[str,
             raise InputError(f"{where}: field {quote(metric)} is missing; the document has no value "
                              f"for the chosen metric (choose another with --metric)")
         items.append({"id": str(doc_id), "reward": item_reward(line[metric], where, metric)})
-        if isinstance(line.get("doc_hash"), str):
-            hashes[str(doc_id)] = line["doc_hash"]
-        resps = line.get("resps")
+        digest = source_label(line, "doc_hash", where)
+        if digest is not None:
+            hashes[str(doc_id)] = digest
+        resps = source_list(line, "resps", where)
         if responses is not None and isinstance(resps, list):
             responses += sum(len(r) if isinstance(r, list) else 1 for r in resps)
         else:  # a document without its responses: the count would be a guess

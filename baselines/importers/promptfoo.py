@@ -39,8 +39,8 @@ from typing import Any
 from ..core.errors import InputError
 from ..core.json_line import quote
 from ..core.records import RunRecord
-from .common import (check_item_ids, item_reward, load_json, make_record, mean_of, source_number,
-                     source_object, summed_spend, within_unit_interval)
+from .common import (check_item_ids, item_reward, load_json, make_record, mean_of, source_error, source_label,
+                     source_number, source_object, summed_spend, within_unit_interval, wrong_type)
 
 ARM_CHOICES = "provider, prompt or provider+prompt"
 METRIC_CHOICES = "pass, score or named:NAME"
@@ -142,20 +142,19 @@ def import_promptfoo_files(paths: list[str | Path], arm: str | None = None, arm_
     spec = check_arm_spec(arm) if arm else default_arm_spec(names)
     out: list[RunRecord] = []
     for path, data, rows in loaded:
-        name = workload or _workload(data)
+        name = workload or _workload(data, str(path))
         out += _records(path, data, rows, name, spec, metric, arm_suffix)
     return out
 
 
-def _workload(data: dict) -> str:
-    config = data.get("config") if isinstance(data.get("config"), dict) else {}
-    description = config.get("description")
-    return description.strip() if isinstance(description, str) and description.strip() else "promptfoo"
+def _workload(data: dict, where: str) -> str:
+    description = source_label(source_object(data, "config", where), "description", f"{where}: config")
+    return description.strip() if description else "promptfoo"
 
 
 def _records(path: Path, data: dict, rows: list[dict], workload: str, spec: str, metric: str,
              suffix: str | None) -> list[RunRecord]:
-    runtime = data.get("runtimeOptions") if isinstance(data.get("runtimeOptions"), dict) else {}
+    runtime = source_object(data, "runtimeOptions", str(path))
     default_repeat = _repeat(runtime.get("repeat"), str(path), "runtimeOptions.repeat") or 1
     order = sorted(range(len(rows)), key=lambda i: (_index(rows[i], "promptIdx", f"{path}: results.results[{i}]"),
                                                     _index(rows[i], "testIdx", f"{path}: results.results[{i}]")))
@@ -178,8 +177,13 @@ def _records(path: Path, data: dict, rows: list[dict], workload: str, spec: str,
 def _outcome(row: dict, metric: str, where: str) -> tuple[float | None, str | None]:
     """(reward, error) of one test result."""
     response = source_object(row, "response", where)
-    if row.get("failureReason") == _ERROR or response.get("error"):
-        message = response.get("error") or row.get("error") or "provider error"
+    reason = row.get("failureReason")
+    if reason is not None and (isinstance(reason, bool) or not isinstance(reason, int)):
+        raise wrong_type(where, "failureReason", "promptfoo's failure code (an integer) or null", reason)
+    provider_error = source_error(response, "error", f"{where}: response")
+    row_error = source_error(row, "error", where)  # also a failed assertion's words: an error only with one above
+    if reason == _ERROR or provider_error:
+        message = provider_error or row_error or "provider error"
         return None, " ".join(str(message).split())[:200]
     if metric == "pass":
         value = row.get("success")

@@ -60,7 +60,7 @@ def cell_line(cell: Cell) -> bytes | tuple[bytes, bytes]:
         return dump_line(bad.to_json())
 
 
-def failure_line(cell: Cell, stop_reason: str, error: dict[str, Any] | None) -> bytes:
+def failure_line(cell: Cell, stop_reason: str, error: dict[str, Any] | None, start: Any = None) -> bytes:
     """The line of a cell that never produced one (its worker kept dying, or it was stuck past its
     time limit where nothing could interrupt it), written by the parent.
 
@@ -68,13 +68,16 @@ def failure_line(cell: Cell, stop_reason: str, error: dict[str, Any] | None) -> 
     unknown (`unknown_spend`), no reward, no trace, and what the workload declares (`reward_range`,
     `unit_nouns`), read from the workload the parent builds from the same spec. Only what needs the
     instance or the arm's objects (the workload's `record_fields`, a governor's fields) is absent.
+    Its code fields are `start.stamp` (the code the run read when it started: issue 41), not the
+    files as they read now, which may have been edited while the cell ran.
     """
     if error is None and stop_reason == "timeout":
         error = _timeout_error(cell.timeout)
     spec_w, spec_a = cell.workload, cell.arm
     fields, measures = declared_fields(spec_w)
     extra = {"workload_params": dict(spec_w.params), **fields,
-             "provenance": provenance(spec_a.path, spec_w.path) | {"worker": None}}
+             "provenance": provenance(spec_a.path, spec_w.path) | {"worker": None}
+             | ({} if start is None else start.stamp(spec_a.path, spec_w.path))}
     record = RunRecord(spec_w.name, spec_a.name, cell.seed, unknown_spend(cell.budget, measures), None,
                        cell.budget.to_dict(), dict(spec_a.params), None, None, stop_reason, error, (), extra)
     return dump_line(record.to_json())

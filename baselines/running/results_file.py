@@ -241,6 +241,24 @@ def _set_aside(results: Path) -> Path:
     raise InputError(f"{results}: too many earlier results files beside it; move some away and run again")
 
 
+def set_aside_records(results: Path, records: list[RunRecord], label: str) -> Path:
+    """Write `records` to a new file beside `results` (`results.<time>-<label>[-k].jsonl`, never overwritten)."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    for k in range(1, 10_000):
+        target = results.with_name(f"results.{stamp}-{label}{'' if k == 1 else f'-{k}'}.jsonl")
+        try:
+            handle = open(target, "x", encoding="utf-8")
+        except FileExistsError:
+            continue
+        with handle:
+            for record in records:
+                handle.write(record.to_line() + "\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+        return target
+    raise InputError(f"{results}: too many earlier results files beside it; move some away and run again")
+
+
 def _ends_with_newline(path: Path) -> bool:
     with open(path, "rb") as handle:
         handle.seek(-1, os.SEEK_END)

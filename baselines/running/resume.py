@@ -7,17 +7,20 @@ another --out), found before an hour of model calls, not after.
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
 from ..core.errors import InputError
-from ..core.provenance import changed_code, changed_code_lines
 from ..core.json_line import quote
+from ..core.provenance import STALE
 from ..core.records import RunRecord, write_records
-from .results_file import _set_aside, read_existing
+from .code_check import StartCode, changed_since
+from .results_file import _set_aside, read_existing, set_aside_records
 from .suite import Cell, Suite
 
 
@@ -93,23 +96,67 @@ def check_other_runs(records: list[RunRecord], suite: Suite, path: Path) -> str 
             "the file and are left out of this run's report")
 
 
-def _check_stale(kept: list[RunRecord], suite: Suite, results: Path, stale: str) -> list[str]:
-    """Refuse (or, with stale="keep", warn about) kept cells whose arm or workload code has changed since.
+@dataclass
+class Stale:
+    """What a resume does with kept cells whose code changed since they ran, and what it says.
 
-    Why refuse by default: a resumed run that keeps every old cell of an
-    edited arm exits 0 and prints the old numbers as if the edit had run.
+    `mode`: "rerun" (the default: the changed arms' cells run again, their old
+    records are moved to a file beside the results) or "keep" (reported as
+    they are, each marked ``provenance.stale``).
+    """
+    mode: str = "rerun"
+    notes: list[str] = field(default_factory=list)
+    dropped: list[RunRecord] = field(default_factory=list)
+
+
+def _check_stale(kept: list[RunRecord], suite: Suite, results: Path, start: StartCode,
+                 stale: Stale) -> list[RunRecord | None]:
+    """`kept` after dealing with the records of code that changed since they ran (see `Stale`), one entry per
+    record in order: the record, the record marked stale, or None when it is dropped to rerun.
+
+    Why rerun by default (issue 39): results of code that no longer exists
+    answer a question nobody asked now, and the edit loop (edit an arm, run)
+    must not need a flag; the old records are moved aside, never deleted,
+    and one line per changed arm or workload says so before anything runs.
+    Why not silently keep: a resume that kept every old cell of an edited arm
+    exited 0 and printed the old numbers as if the edit had run.
     """
     arms = {a.name: a.path for a in suite.arms.values()}
     workloads = {w.name: w.path for w in suite.workloads}
-    if stale == "keep":
-        return [f"costmatch: {line}" for line in changed_code_lines(kept, arms, workloads)]
-    changed = changed_code(kept, arms, workloads)
-    if changed:
-        what = "; ".join(f"{shown} ({kind} {quote(name)}, {n} kept cell(s))" for kind, name, shown, n in changed)
-        raise InputError(f"{results}: code changed since the kept cells ran: {what}; pass --fresh to rerun "
-                         "everything (the old results are moved aside), or --keep-stale to report the kept "
-                         "cells as they are")
-    return []
+    changed = changed_since(kept, start, arms, workloads)
+    if not changed:
+        return list(kept)
+    described = {key: _what_changed(key, n, start, arms, workloads) for key, n in sorted(changed.items())}
+
+    def hit(r: RunRecord) -> bool:
+        return ("arm", r.arm) in changed or ("workload", r.workload) in changed
+
+    if stale.mode == "keep":
+        for what in described.values():
+            stale.notes.append(f"costmatch: code changed since the kept cells ran: {what}; --keep-stale: they are "
+                               "reported as they are and marked as old code in every report (run without "
+                               "--keep-stale to rerun them)")
+        return [_marked(r) if hit(r) else r for r in kept]
+    stale.dropped = [r for r in kept if hit(r)]
+    for what in described.values():
+        stale.notes.append(f"costmatch: code changed since the kept cells ran: {what}: rerunning them "
+                           "(--keep-stale keeps them instead)")
+    return [None if hit(r) else r for r in kept]
+
+
+def _what_changed(key: tuple[str, str], n: int, start: StartCode, arms: dict, workloads: dict) -> str:
+    kind, name = key
+    files = start.expected[(arms if kind == "arm" else workloads)[name]].files
+    shown = ", ".join(files[:3]) + (f" and {len(files) - 3} more" if len(files) > 3 else "")
+    return f"{kind} {quote(name)} ({n} kept cell(s); its code is read from {shown})"
+
+
+def _marked(r: RunRecord) -> RunRecord:
+    """`r` with ``provenance.stale`` set: its code was edited after it ran, and a resume kept it on request."""
+    prov = r.extra.get("provenance")
+    if not isinstance(prov, dict) or prov.get(STALE):
+        return r
+    return dataclasses.replace(r, extra={**r.extra, "provenance": {**prov, STALE: True}})
 
 
 def _identities(cells: list[Cell]) -> list[tuple[str, str, str, int]]:
@@ -124,32 +171,51 @@ def _identities(cells: list[Cell]) -> list[tuple[str, str, str, int]]:
     return out
 
 
-def _kept_records(suite: Suite, results: Path, fresh: bool, retry_errors: bool,
-                  other_runs: str = "keep", stale: str = "refuse") -> tuple[list[RunRecord], Callable[[], None]]:
+def _kept_records(suite: Suite, results: Path, fresh: bool, retry_errors: bool, start: StartCode,
+                  other_runs: str = "keep", stale: str = "rerun",
+                  words: Callable[[str], str] = str) -> tuple[list[RunRecord], Callable[[], None]]:
     """The records a run resumes from, and the change to the results file that goes with them.
 
     None are kept after --fresh (the old file is moved aside), errors are
-    dropped with --retry-errors (the file rewritten). Why a returned change
-    and not done here: the engine is opened after this, and a refused engine
-    or address must leave the results file as it was (issue 31); the caller
-    applies the change once the engine is up, before the first new line.
+    dropped with --retry-errors, the cells of changed code are dropped (moved
+    aside) or marked (`_check_stale`); the file is rewritten for any of these.
+    Why a returned change and not done here: the engine is opened after
+    this, and a refused engine or address must leave the results file as it
+    was (issue 31); the caller applies the change once the engine is up,
+    before the first new line. `words` rewords what is printed for the
+    caller's user (the Python API names its arguments, not CLI flags).
     """
     if fresh and results.exists():
         def prepare() -> None:
             backup = _set_aside(results)
-            print(f"costmatch: --fresh: moved the old results to {backup}", file=sys.stderr)
+            print(words(f"costmatch: --fresh: moved the old results to {backup}"), file=sys.stderr)
         return [], prepare
     existing, set_torn_aside = read_existing(results)
     check_same_params(existing, suite, results)
     notes = [check_other_runs(existing, suite, results)] if other_runs == "check" else []
     workloads = {w.name for w in suite.workloads}
-    notes += _check_stale([r for r in existing if r.arm in suite.arms and r.workload in workloads], suite, results,
-                          stale)
+    ours = [i for i, r in enumerate(existing) if r.arm in suite.arms and r.workload in workloads]
+    handled = Stale(stale)
+    after: list[RunRecord | None] = list(existing)
+    for i, r in zip(ours, _check_stale([existing[i] for i in ours], suite, results, start, handled)):
+        after[i] = r
+    kept = [r for r in after if r is not None]
+    notes += handled.notes
+    rewrite = kept != existing or bool(handled.dropped)
+    if retry_errors and any(r.error is not None for r in kept):
+        kept, rewrite = [r for r in kept if r.error is None], True
     change = set_torn_aside
-    if retry_errors and any(r.error is not None for r in existing):
-        existing = [r for r in existing if r.error is None]
-        change = _in_order(set_torn_aside, functools.partial(write_records, results, existing))
-    return existing, functools.partial(_said_then, [n for n in notes if n], change)
+    if rewrite:
+        change = _in_order(set_torn_aside, functools.partial(_rewrite, results, kept, handled.dropped))
+    return kept, functools.partial(_said_then, [words(n) for n in notes if n], change)
+
+
+def _rewrite(results: Path, kept: list[RunRecord], dropped: list[RunRecord]) -> None:
+    """The results file holding `kept` only; `dropped` (cells of changed code) first into a file of their own."""
+    if dropped:
+        where = set_aside_records(results, dropped, "old-code")
+        print(f"costmatch: moved {len(dropped)} record(s) of changed code to {where}", file=sys.stderr)
+    write_records(results, kept)
 
 
 def _in_order(*changes: Callable[[], None]) -> Callable[[], None]:

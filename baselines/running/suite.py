@@ -8,11 +8,11 @@ checked against the protocols (`baselines/core/protocols.py`), and every (worklo
 arm) pair against the declarations of both.
 
 User modules are imported from where the suite says and nowhere else:
-installed packages first; then, only for the top-level modules a ``path``
-names, the suite's folder. Nothing is put on ``sys.path`` or on the workers'
-``PYTHONPATH`` (a ``joblib.py`` or ``zlib.py`` beside the suite, or in the
-working directory, must not run), and a ``workloads/`` folder beside a suite
-cannot hide the built-in package.
+installed packages first; then the suite's folder and the folders its
+``import_paths`` names (see `user_imports`). Nothing is put on ``sys.path``
+or on the workers' ``PYTHONPATH`` (a ``joblib.py`` or ``zlib.py`` beside the
+suite, or in the working directory, must not run), and a ``workloads/``
+folder beside a suite cannot hide the built-in package.
 
     seeds = 5                 # a count (0..n-1) or a list
     jobs = 2
@@ -50,9 +50,12 @@ from .class_checks import check_class, check_params
 from ..core.provenance import by_value, by_value_hash, register_class
 from ..core.json_line import MAX_DEPTH, json_depth, show
 from ..core.records import MAX_AMOUNT, SEED_MAX, budget_key
-from .user_imports import isolated_workers, origin_root, register_root, resolve, resolve_syntax  # noqa: F401 - public here too
+from ..core.suggest import did_you_mean
+from ..core.units import STANDARD_UNITS, canonical_unit
+from .user_imports import (isolated_workers, origin_root, register_folders, register_root, resolve,  # noqa: F401
+                           resolve_syntax)
 
-_TOP_KEYS = {"name", "seeds", "jobs", "backend", "timeout", "out", "tolerance", "arms", "workloads"}
+_TOP_KEYS = {"name", "seeds", "jobs", "backend", "timeout", "out", "tolerance", "import_paths", "arms", "workloads"}
 _ARM_KEYS = {"path", "params"}
 _WORKLOAD_KEYS = {"name", "path", "params", "fixed", "budget", "budgets", "arms", "seeds", "tolerance"}
 BACKENDS = ("loky", "threading", "sequential", "dask", "ray")
@@ -86,6 +89,7 @@ class _UserClassSpec:
         if sent is not None:
             import pickle
             register_class(self.path, pickle.loads(sent[0]), sent[1])
+        register_folders(self.folders)
         register_root(self.path, self.root)
 
 
@@ -95,6 +99,7 @@ class ArmSpec(_UserClassSpec):
     path: str
     params: dict[str, Any]
     root: str | None = None   # the suite's folder, for user modules (see resolve)
+    folders: tuple[str, ...] = ()  # the suite's folder and its import_paths: where its other modules are found
 
 
 @dataclass(frozen=True)
@@ -108,6 +113,7 @@ class WorkloadSpec(_UserClassSpec):
     seeds: tuple[int, ...]
     tolerance: float
     root: str | None = None
+    folders: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -173,7 +179,8 @@ def _type(value, types, where: str, what: str):
 def _unknown(table: dict, allowed: set, where: str) -> None:
     for key in table:
         if key not in allowed:
-            raise InputError(f"{where}: unknown key {show(key)}; allowed keys are {', '.join(sorted(allowed))}")
+            raise InputError(f"{where}: unknown key {show(key)}{did_you_mean(key, sorted(allowed))}; allowed keys are "
+                             f"{', '.join(sorted(allowed))}")
 
 
 def _name(value, where: str, what: str) -> str:
@@ -226,6 +233,14 @@ def _params(value, where: str) -> dict[str, Any]:
 def _budget(raw, where: str) -> Budget:
     if not isinstance(raw, dict):
         raise InputError(f"{where}: must be a table like {{tokens = 200000}}, got {show(raw)}")
+    written = {}
+    for unit, value in raw.items():   # the aliases the command line accepts (token, dollars, rollout)
+        name = canonical_unit(unit)
+        if name in written:
+            raise InputError(f"{where}: {show(unit)} and {show(written[name][0])} both name the unit {name!r}; "
+                             "give it once")
+        written[name] = (unit, value)
+    raw = {name: value for name, (_, value) in written.items()}
     try:
         budget = Budget(raw)
     except ValueError as exc:
@@ -266,7 +281,9 @@ def parse_suite(data: dict, source: str, check_imports: bool = True, root: str |
     """Check a parsed suite completely; InputError names the file, the key and the fix."""
     _unknown(data, _TOP_KEYS, source)
     seeds, jobs, backend, timeout, tolerance, name, out = _suite_settings(data, source)
-    arms, instances = _parse_arms(data, source, check_imports, root)
+    folders = _import_paths(data.get("import_paths", []), source, root)
+    register_folders(folders)
+    arms, instances = _parse_arms(data, source, check_imports, root, folders)
     workloads_list = _type(data.get("workloads", []), list, f"{source}: 'workloads'",
                            "must be an array of tables [[workloads]]")
     if not workloads_list:
@@ -275,6 +292,7 @@ def parse_suite(data: dict, source: str, check_imports: bool = True, root: str |
     for i, spec in enumerate(workloads_list):
         workload, cells = _parse_workload(spec, f"{source}: workloads[{i}]", arms, instances, seeds, tolerance,
                                           seen, cells, check_imports, root)
+        workload = dataclasses.replace(workload, folders=folders)
         _same_as_namesake(workload, workloads, f"{source}: workloads[{i}]")
         workloads.append(workload)
     return Suite(name, source, arms, workloads, jobs, backend,
@@ -316,7 +334,23 @@ def _suite_settings(data: dict, source: str):
     return seeds, jobs, backend, timeout, tolerance, name, out
 
 
-def _parse_arms(data: dict, source: str, check_imports: bool, root: str | None):
+def _import_paths(value, source: str, root: str | None) -> tuple[str, ...]:
+    """The suite's folder and the folders ``import_paths`` names (relative to it), each an existing folder."""
+    where = f"{source}: 'import_paths'"
+    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() and "\x00" not in v for v in value):
+        raise InputError(f"{where}: must be a list of folder names relative to the suite, like [\"src\"], got "
+                         f"{show(value)}")
+    base = Path(root) if root else Path.cwd()
+    folders = [str(base.resolve())] if root else []
+    for entry in value:
+        folder = (base / entry).resolve()
+        if not folder.is_dir():
+            raise InputError(f"{where}: {entry!r} is not a folder (looked for {folder}); create it or fix the name")
+        folders.append(str(folder))
+    return tuple(dict.fromkeys(folders))
+
+
+def _parse_arms(data: dict, source: str, check_imports: bool, root: str | None, folders: tuple[str, ...] = ()):
     """The [arms.*] tables as specs, plus constructed instances so workloads can check compatibility."""
     arms_table = _type(data.get("arms", {}), dict, f"{source}: 'arms'",
                        "must be tables like [arms.greedy] with a 'path'")
@@ -338,7 +372,7 @@ def _parse_arms(data: dict, source: str, check_imports: bool, root: str | None):
             instances[arm_name] = arm
         else:
             resolve_syntax(spec["path"], f"{where}.path")
-        arms[arm_name] = ArmSpec(arm_name, spec["path"], params, origin_root(spec["path"]) or root)
+        arms[arm_name] = ArmSpec(arm_name, spec["path"], params, origin_root(spec["path"]) or root, folders)
     return arms, instances
 
 
@@ -381,11 +415,19 @@ def _workload_budgets(spec: dict, where: str) -> tuple[list[Budget], str]:
     if not isinstance(raw, list) or not raw:
         raise InputError(f"{where}.budgets: must be a non-empty list of tables like {{tokens = 200000}}")
     budgets = [_budget(b, f"{where}.budget") for b in raw]
-    fixed = _type(spec["fixed"], str, f"{where}.fixed", "must be a unit name")
-    for b in budgets:
+    written = _type(spec["fixed"], str, f"{where}.fixed", "must be a unit name")
+    fixed = canonical_unit(written)
+    for b, table in zip(budgets, raw):
         if fixed not in b:
-            raise InputError(f"{where}.fixed: {show(fixed)} is not a unit of the budget "
-                             f"({', '.join(b.units)}); a fixed unit must have an allowance")
+            typo = [u for u in table if u not in STANDARD_UNITS and canonical_unit(u) == u
+                    and did_you_mean(u, [fixed, *STANDARD_UNITS], cutoff=0.75)]
+            if typo:  # blame the unit the user wrote (`budget = {tokns = ...}`), not the fixed key
+                raise InputError(f"{where}.budget: unit {show(typo[0])} is not a unit costmatch knows"
+                                 f"{did_you_mean(typo[0], [fixed, *STANDARD_UNITS], cutoff=0.75)}; fixed = "
+                                 f"{show(written)} needs an allowance in that unit")
+            raise InputError(f"{where}.fixed: {show(written)} is not a unit of the budget "
+                             f"({', '.join(b.units)}){did_you_mean(written, list(b.units))}; a fixed unit must "
+                             "have an allowance")
     return budgets, fixed
 
 
@@ -396,7 +438,7 @@ def _workload_arms(spec: dict, where: str, arms: dict) -> list:
         raise InputError(f"{where}.arms: no arms; list at least one arm name")
     for arm in arm_names:
         if not isinstance(arm, str) or arm not in arms:
-            raise InputError(f"{where}.arms: unknown arm {show(arm)}; defined arms: "
+            raise InputError(f"{where}.arms: unknown arm {show(arm)}{did_you_mean(arm, list(arms))}; defined arms: "
                              f"{_listing(arms)}")
     if len(set(arm_names)) != len(arm_names):
         raise InputError(f"{where}.arms: an arm is listed twice")
@@ -412,7 +454,8 @@ def _check_workload(spec: dict, where: str, w_name: str, params: dict, budgets: 
     for b in budgets:
         for unit in b.units:
             if unit not in measures and unit not in ("prompt_tokens", "completion_tokens", "tokens", "usd"):
-                raise InputError(f"{where}.budget: unit {unit!r} is not measured by {spec['path']} "
+                hint = did_you_mean(unit, sorted(measures | set(STANDARD_UNITS)))
+                raise InputError(f"{where}.budget: unit {unit!r} is not measured by {spec['path']}{hint} "
                                  f"(it measures {', '.join(sorted(measures))})")
     for arm in arm_names:
         why = _guarded(lambda: incompatibility(workload, instances[arm]), f"{where}.arms")

@@ -1,10 +1,14 @@
 """User classes by path ("package.module:Class"), imported from where the suite says and nowhere else.
 
-Installed packages first; then, only for the top-level modules a ``path``
-names, the suite's folder. Nothing is put on ``sys.path`` or on the workers'
-``PYTHONPATH`` (a ``joblib.py`` or ``zlib.py`` beside the suite, or in the
-working directory, must not run), and a ``workloads/`` folder beside a suite
-cannot hide the built-in package. A module that does not import is one line
+Installed packages and the standard library first; then the suite's folder
+(and the folders its ``import_paths`` names), for any top-level module not
+found there: a ``helpers.py`` beside the suite imports from ``my_arms.py``
+as it would in a project, without making a package (issue 39). Nothing is
+put on ``sys.path`` or on the workers' ``PYTHONPATH``: a ``joblib.py`` or
+``zlib.py`` beside the suite, or in the working directory, never runs (the
+installed one is found first), and a ``workloads/`` folder beside a suite
+cannot hide the built-in package. The workers get the same folders with the
+cell's spec, on every engine. A module that does not import is one line
 naming the file and line of the problem.
 """
 from __future__ import annotations
@@ -19,27 +23,35 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import InputError
-from ..core.provenance import by_value
+from ..core.provenance import by_value, remember_code
 from ..core.json_line import show
 from ..core.scoped import scoped_env
 
 
 class _SuiteFinder(importlib.abc.MetaPathFinder):
-    """Finds a top-level module a suite names in that suite's folder, and nothing else.
+    """Finds a top-level module in the suite's folders: the one a path names in its suite's folder, any other in
+    the folders of the suites this process loaded (the latest first).
 
     It sits at the end of ``sys.meta_path``: installed packages and the
     standard library are always found first, so a user file can never stand
-    in for them, and only the names a suite's paths name are looked up here.
+    in for them; submodules are found through their package as usual.
     """
 
     def __init__(self) -> None:
         self.roots: dict[str, str] = {}
+        self.folders: list[str] = []
 
     def find_spec(self, fullname, path=None, target=None):
-        root = self.roots.get(fullname)
-        if root is None:
+        if "." in fullname:
             return None
-        return importlib.machinery.PathFinder.find_spec(fullname, [root])
+        root = self.roots.get(fullname)
+        if root is not None:
+            return importlib.machinery.PathFinder.find_spec(fullname, [root])
+        for folder in self.folders:
+            spec = importlib.machinery.PathFinder.find_spec(fullname, [folder])
+            if spec is not None:
+                return spec
+        return None
 
 
 _FINDER = _SuiteFinder()
@@ -60,6 +72,33 @@ def register_root(path: str, root: str | None) -> None:
         if loaded is not None and str(getattr(loaded, "__file__", "") or "").startswith(old + "/"):
             for name in [n for n in sys.modules if n == top or n.startswith(top + ".")]:
                 del sys.modules[name]
+    if _FINDER not in sys.meta_path:
+        sys.meta_path.append(_FINDER)
+
+
+def register_folders(folders) -> None:
+    """Search `folders` (a suite's folder and its ``import_paths``) first among the suites' folders.
+
+    A module of the same name loaded from another suite's folder, and found
+    in these too, is forgotten, so this suite's own copy is imported.
+    """
+    folders = [str(f) for f in folders or () if f]
+    if not folders or _FINDER.folders[:len(folders)] == folders:
+        _install()
+        return
+    for name, module in list(sys.modules.items()):
+        file = str(getattr(module, "__file__", "") or "")
+        if "." in name or not file or any(file.startswith(f + "/") for f in folders):
+            continue
+        if any(file.startswith(f + "/") for f in _FINDER.folders) and any(
+                (Path(f) / f"{name}.py").is_file() or (Path(f) / name).is_dir() for f in folders):
+            for sub in [n for n in sys.modules if n == name or n.startswith(name + ".")]:
+                del sys.modules[sub]
+    _FINDER.folders = folders + [f for f in _FINDER.folders if f not in folders]
+    _install()
+
+
+def _install() -> None:
     if _FINDER not in sys.meta_path:
         sys.meta_path.append(_FINDER)
 
@@ -122,8 +161,8 @@ def _import_failure(exc: BaseException, module_name: str, where: str, root: str 
     if isinstance(exc, ModuleNotFoundError) and exc.name:
         top = exc.name.partition(".")[0]
         if root and ((Path(root) / f"{top}.py").is_file() or (Path(root) / top).is_dir()):
-            fix = (f"{top!r} is in the suite's folder, but only the modules the suite's paths name are imported "
-                   "from there: put your modules in a package and name it in the path (\"mypkg.my_arms:MyArm\")")
+            fix = (f"{top!r} is in the suite's folder but did not import from there (an installed module of that "
+                   "name is found first): rename it")
         else:
             fix = "install it, or fix that import"
         return InputError(f"{where}: importing {module_name!r} raised ModuleNotFoundError{at}: No module named "
@@ -157,9 +196,11 @@ def resolve(path: str, where: str, root: str | None = None) -> Any:
     except Exception as exc:  # noqa: BLE001 - the user's module failed while importing
         raise _import_failure(exc, module_name, where) from None
     try:
-        return getattr(module, attr)
+        found = getattr(module, attr)
     except AttributeError:
         raise InputError(f"{where}: module {module_name!r} has no {attr!r}") from None
+    remember_code(path)   # the code version of what was just imported, before any later edit of its files
+    return found
 
 
 def _in_working_folder(module_name: str, root: str | None) -> str:

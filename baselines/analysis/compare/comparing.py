@@ -47,7 +47,8 @@ from ...core.errors import InputError
 from ...core.records import RunRecord, budget_key, budget_label
 from .group_selection import select_groups
 from ..tables.table import RunTable
-from ...core.units import STANDARD_UNITS, ordered_units
+from ...core.suggest import did_you_mean
+from ...core.units import STANDARD_UNITS, canonical_unit, ordered_units
 
 
 def compare(records: Iterable[RunRecord] | RunTable, *, fixed: str | None = None,
@@ -57,7 +58,7 @@ def compare(records: Iterable[RunRecord] | RunTable, *, fixed: str | None = None
             start: float | None = None, pairs: bool | str | None = None, bootstrap: bool | None = None,
             workloads: Iterable[str] | None = None, budgets: Iterable[tuple[str, float]] | None = None,
             confound_units: Iterable[str] | None = None,
-            reward_range: tuple[float, float] | None = None) -> Comparison:
+            reward_range: tuple[float, float] | None = None, claim: str | None = None) -> Comparison:
     """Compare arms at equal spend, flagging every other unit that diverged.
 
     `fixed` is the unit the arms were matched in; without it each group is
@@ -69,13 +70,14 @@ def compare(records: Iterable[RunRecord] | RunTable, *, fixed: str | None = None
     (`check`'s `margin` is the regression margin of the gate). `pairs` is
     True/"auto" (all pairs up to 20 arms, else against the best arm), "all",
     or False/"none"; `workloads=`, `budgets=` and `confound_units=` select
-    groups and units.
+    groups and units. `claim` ("typical", the default; "mean"; "both") names
+    the claim every pair verdict decides (docs/statistics.md, "Which claim").
     """
     check_arguments("compare", comparison_rules(RunTable, CompareOptions), locals())  # each named, before any work
     options = options_with(options, tolerance=tolerance, alpha=alpha, allow_early_stop=allow_early_stop,
                            baseline=baseline, equivalence_margin=equivalence_margin, seed=seed, metric=metric,
                            start=start, pairs=pairs, bootstrap=bootstrap, workloads=workloads, budgets=budgets,
-                           confound_units=confound_units, reward_range=reward_range)
+                           confound_units=confound_units, reward_range=reward_range, claim=claim)
     with gc_paused():
         return _compare(records, fixed, options)
 
@@ -99,6 +101,7 @@ def options_with(options: CompareOptions | None, **given) -> CompareOptions:
 
 
 def _compare(records, fixed: str | None, options: CompareOptions) -> Comparison:
+    fixed = None if fixed is None else canonical_unit(fixed)   # the aliases the suite and the CLI accept
     source = None if isinstance(records, RunTable) else list(records)   # kept for the views (figures, notes)
     table = records if source is None else RunTable.from_records(source)
     _check_names(table, fixed, options)
@@ -165,12 +168,14 @@ def _check_names(table: RunTable, fixed: str | None, options: CompareOptions) ->
         raise InputError("compare: no runs to compare; pass the records of at least one run")
     present = set(table.units) | {u for b in table.budgets.values() for u in b}
     if fixed is not None and fixed not in present and fixed not in STANDARD_UNITS:
-        raise ValueError(f"unknown unit {fixed!r}; units present: {', '.join(ordered_units(present)) or 'none'}")
+        raise ValueError(f"unknown unit {fixed!r}{did_you_mean(fixed, sorted(present | set(STANDARD_UNITS)))}; "
+                         f"units present: {', '.join(ordered_units(present)) or 'none'}")
     if options.baseline is not None:
         arms = table.frame["arm"].cat.categories.astype(str)
         if options.baseline not in set(arms):
             listed = ", ".join(sorted(arms)[:20]) + (f" and {len(arms) - 20} more" if len(arms) > 20 else "")
-            raise ValueError(f"unknown baseline arm {options.baseline!r}; arms present: {listed}")
+            raise ValueError(f"unknown baseline arm {options.baseline!r}{did_you_mean(options.baseline, list(arms))}; "
+                             f"arms present: {listed}")
 
 
 class _GroupSplit:

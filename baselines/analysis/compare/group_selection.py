@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from .comparison import Skipped
 from ...core.records import budget_label
+from ...core.suggest import did_you_mean
 from ...core.units import ordered_units
 
 
@@ -56,7 +57,10 @@ def select_groups(groups: list[tuple[str, str]], budgets: dict[str, dict[str, fl
     if not chosen:
         what = [f"{w} at {budget_label(budgets[bk])}" for w, bk in groups[:10]]
         more = f" and {len(groups) - 10} more" if len(groups) > 10 else ""
-        raise ValueError(f"no group matches the --workload/--budget filters; groups: {'; '.join(what)}{more}")
+        names = sorted({w for w, _ in groups})
+        unknown = [w for w in workloads if w not in names]
+        hint = f"; no workload is named {unknown[0]!r}{did_you_mean(unknown[0], names)}" if unknown else ""
+        raise ValueError(f"no group matches the --workload/--budget filters{hint}; groups: {'; '.join(what)}{more}")
     return chosen, skipped, filtered, notes
 
 

@@ -200,7 +200,7 @@ def _code_fields_as_written(col) -> bool:
     """
     if not pa.types.is_struct(col.type):
         return False
-    for name in ("costmatch", "arm_module", "workload_module"):
+    for name in ("costmatch", "arm_module", "workload_module", "arm_code", "workload_code", "stale"):
         index = col.type.get_field_index(name)
         if index < 0:
             continue

@@ -1,0 +1,98 @@
+"""Seeded simulation of a gate history: per-commit gates, the drift alarm and the step search, by the real code.
+
+Why through the real code: the figures in docs/calibration.md must be those of
+what `check --history` and `costmatch history` do, so each simulated commit is
+gated by `gate_bounds.gate_decision` (the base gate at alpha, the drift gate
+at `drift.drift_alpha`), written as a `HistoryEntry`, and the history is read
+by `view.group_history` (the steps and the drift flags every view shows).
+
+The data model (issue 40): per-seed paired differences of commit k against
+the reference are N(mu_k, sd), independent across commits; commit k's own
+gate compares it with commit k - 1 on the same seeds (commit 0 is the
+reference itself), so its differences are d_k - d_(k-1).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..gating.gate_bounds import PASS, gate_decision
+from .drift import drift_alpha
+from .steps import STEP_ALPHA
+from .entry import Drift, HistoryEntry
+from .view import group_history
+
+
+@dataclass
+class HistoryRates:
+    histories: int
+    commits: int
+    base_pass: float            # share of all commits whose own gate PASSed
+    drift_by: dict[int, float]  # commit -> share of histories whose drift alarm fired at or before it
+    any_drift: float            # share of histories with a drift alarm anywhere
+    any_step: float             # share with a step found anywhere
+    any_alarm: float            # drift or step anywhere
+    first_drift_median: float   # median commit of the first drift alarm (inf when most never fire)
+
+    def error(self, rate: float) -> float:
+        return math.sqrt(max(rate * (1 - rate), 1e-12) / self.histories)
+
+
+def _entry(k: int, base: np.ndarray, ref: np.ndarray, margin: float, alpha: float, horizon: int,
+           bounds: str) -> HistoryEntry:
+    g = gate_decision(base, margin, alpha, bounds=bounds)
+    a = drift_alpha(k, horizon, alpha)
+    d = gate_decision(ref, margin, a if a > 0 else alpha / horizon, bounds=bounds)
+    n = ref.size
+    drift = Drift("reference", "sim", "candidate", d.mean, d.lower, d.upper, a, k, horizon, d.method,
+                  d.verdict if a > 0 else "INCONCLUSIVE", n, se=_se(ref))
+    return HistoryEntry(f"c{k}", "w", {"rollouts": 1}, "base", "candidate", g.verdict, g.mean, g.lower, g.upper,
+                        alpha, margin, g.method, n, se=_se(base), drift=drift)
+
+
+def _noise(rng, shape: str, size) -> np.ndarray:
+    if shape == "normal":
+        return rng.standard_normal(size)
+    z = (rng.lognormal(0.0, 1.0, size) - math.exp(0.5)) / math.sqrt((math.e - 1) * math.e)
+    return z if shape == "lognormal" else -z
+
+
+def _se(d: np.ndarray) -> float:
+    """As `recording.paired_se` records it: sd / sqrt(n) of the per-seed differences."""
+    return float(d.std(ddof=1) / math.sqrt(d.size))
+
+
+def simulate_history(means, sd: float = 0.02, n: int = 10, margin: float = 0.05, alpha: float = 0.05,
+                     horizon: int = 30, bounds: str = "auto", histories: int = 500, seed: int = 0,
+                     step_alpha: float = STEP_ALPHA, by: tuple[int, ...] = (8,), shape: str = "normal"
+                     ) -> HistoryRates:
+    """Rates over `histories` seeded histories whose commit k (1-based) has true drift `means[k - 1]`.
+
+    `shape` "lognormal": per-seed differences mean + sd * (a centred lognormal, sigma 1, scaled to sd 1),
+    skewed right; "left-lognormal" its mirror image.
+    """
+    rng = np.random.default_rng(seed)
+    means = np.asarray(means, dtype=float)
+    commits = means.size
+    passes, first, steps, alarms = 0, [], 0, 0
+    for _ in range(histories):
+        d = means[:, None] + sd * _noise(rng, shape, (commits, n))
+        previous = np.zeros(n)
+        entries = []
+        for k in range(1, commits + 1):
+            entries.append(_entry(k, d[k - 1] - previous, d[k - 1], margin, alpha, horizon, bounds))
+            previous = d[k - 1]
+        passes += sum(e.verdict == PASS for e in entries)
+        view = group_history(entries, step_alpha)
+        fired = [p.index + 1 for p in view.points if p.drifted]
+        first.append(fired[0] if fired else math.inf)
+        found = bool(view.steps.steps)
+        steps += found
+        alarms += found or bool(fired)
+    first_arr = np.array(first)
+    return HistoryRates(histories, commits, passes / (histories * commits),
+                        {b: float((first_arr <= b).mean()) for b in by}, float(np.isfinite(first_arr).mean()),
+                        steps / histories, alarms / histories, float(np.median(first_arr)))
+

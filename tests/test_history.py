@@ -1,0 +1,181 @@
+"""The gate history (issue 40): check --history lines, re-checks, drift against a pinned reference, steps, the page."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from baselines.analysis.history.drift import drift_alpha
+from baselines.analysis.history.entry import read_history
+from baselines.analysis.history.steps import Point, find_steps, split_statistics
+from baselines.cli import main
+from baselines.core.errors import InputError
+from baselines.core.locked_lines import locked_append, read_complete
+from baselines.core.records import RunRecord, write_records
+
+
+def _records(arm: str, rewards) -> list[RunRecord]:
+    return [RunRecord("w", arm, s, {"rollouts": 1}, float(r), budget={"rollouts": 1}) for s, r in enumerate(rewards)]
+
+
+def _results(path, base_shift=0.0, cand_shift=0.0, seed=0, n=10):
+    level = np.random.default_rng(99).uniform(0.3, 0.6, n)   # each seed's difficulty, the same in every file
+    rng = np.random.default_rng(seed)
+    write_records(path, _records("baseline", level + base_shift + rng.normal(0, 0.02, n))
+                  + _records("candidate", level + cand_shift + rng.normal(0, 0.02, n)))
+    return str(path)
+
+
+def _check(results, history, commit, *extra):
+    return main(["check", results, "--baseline", "baseline", "--candidate", "candidate", "--margin", "0.05",
+                 "--history", str(history), "--commit", commit, *extra])
+
+
+@pytest.fixture(autouse=True)
+def _no_ci(monkeypatch):
+    for name in ("GITHUB_SHA", "GITHUB_SERVER_URL", "GITHUB_REPOSITORY", "GITHUB_STEP_SUMMARY", "GITHUB_REF_NAME"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def test_a_check_appends_one_line_per_group_with_what_was_decided(tmp_path, capsys):
+    results = _results(tmp_path / "r.jsonl")
+    history = tmp_path / "h.jsonl"
+    assert _check(results, history, "abc123", "--branch", "main") == 0
+    (entry,), _ = read_history(str(history))
+    line = json.loads(history.read_text())
+    assert line["schema"] == "costmatch.history/1" and line["commit"] == "abc123" and line["branch"] == "main"
+    assert line["workload"] == "w" and line["budget"] == {"rollouts": 1} and line["verdict"] == "PASS"
+    assert line["baseline"] == "baseline" and line["candidate"] == "candidate" and line["seeds"] == 10
+    assert line["margin"] == 0.05 and line["method"] and line["interval"][0] < line["estimate"] < line["interval"][1]
+    assert len(line["results"][0]["sha256"]) == 64 and line["recheck"] == 0 and line["drift"] is None
+    assert line["time"].endswith("Z") and entry.se > 0
+    assert "appended to" in capsys.readouterr().out
+
+
+def test_a_rerun_replaces_nothing_same_data_adds_nothing_other_data_is_a_recheck(tmp_path, capsys):
+    history = tmp_path / "h.jsonl"
+    first = _results(tmp_path / "r1.jsonl", seed=1)
+    _check(first, history, "c1")
+    _check(first, history, "c1")
+    assert "already recorded at" in capsys.readouterr().out
+    assert len(history.read_text().splitlines()) == 1
+    _check(_results(tmp_path / "r2.jsonl", seed=2), history, "c1")
+    out = capsys.readouterr().out
+    lines = [json.loads(x) for x in history.read_text().splitlines()]
+    assert [x["recheck"] for x in lines] == [0, 1] and "re-check 1 of commit c1" in out
+
+
+def _drifted_pair(tmp_path):
+    """A reference 0.2 above a candidate that equals its base: the base gate PASSes, the reference says DRIFT."""
+    ref = _results(tmp_path / "ref.jsonl", cand_shift=0.2, seed=5)
+    now = _results(tmp_path / "now.jsonl", seed=3)
+    return ref, now
+
+
+def test_drift_against_the_pinned_reference_has_its_own_exit_code_and_sentence(tmp_path, capsys):
+    ref, now = _drifted_pair(tmp_path)
+    history = tmp_path / "h.jsonl"
+    code = _check(now, history, "c1", "--reference", ref, "--reference-label", "v1.2")
+    out = capsys.readouterr().out
+    assert code == 4
+    assert "PASS against the base; DRIFT: 0.19" in out and "below the v1.2 reference (interval [" in out
+    drift = json.loads(history.read_text())["drift"]
+    assert drift["drift"] and drift["verdict"] == "FAIL" and drift["look"] == 1
+    assert drift["alpha"] == pytest.approx(0.05 / 30) and drift["reference"] == "v1.2"
+
+
+def test_each_look_at_a_reference_spends_alpha_over_the_horizon_then_stops(tmp_path, capsys):
+    ref, now = _drifted_pair(tmp_path)
+    history = tmp_path / "h.jsonl"
+    assert _check(now, history, "c1", "--reference", ref, "--drift-horizon", "1") == 4
+    now2 = _results(tmp_path / "now2.jsonl", seed=4)
+    assert _check(now2, history, "c2", "--reference", ref, "--drift-horizon", "1") == 0
+    out = capsys.readouterr().out
+    second = json.loads(history.read_text().splitlines()[1])["drift"]
+    assert second["look"] == 2 and second["alpha"] == 0 and second["verdict"] == "INCONCLUSIVE"
+    assert "looks the" in out and "pin a new reference" in out
+    assert drift_alpha(3, 30, 0.05) == pytest.approx(0.05 / 30) and drift_alpha(31, 30, 0.05) == 0
+
+
+def test_reference_without_history_is_refused_in_one_line(tmp_path, capsys):
+    ref, now = _drifted_pair(tmp_path)
+    code = main(["check", now, "--baseline", "baseline", "--candidate", "candidate", "--margin", "0.05",
+                 "--reference", ref])
+    err = capsys.readouterr().err
+    assert code == 2 and "--reference needs --history FILE" in err
+
+
+def test_reference_commit_pins_the_results_file_a_history_entry_checked(tmp_path, capsys):
+    history = tmp_path / "h.jsonl"
+    ref, now = _drifted_pair(tmp_path)
+    main(["check", ref, "--baseline", "baseline", "--candidate", "candidate", "--margin", "0.05",
+          "--history", str(history), "--commit", "aaaa1111"])
+    assert _check(now, history, "bbbb2222", "--reference-commit", "aaaa") == 4
+    assert json.loads(history.read_text().splitlines()[1])["drift"]["reference"] == "aaaa1111"
+
+
+def test_python_check_writes_the_same_history_line(tmp_path):
+    from baselines import check
+
+    results = _results(tmp_path / "r.jsonl")
+    history = tmp_path / "h.jsonl"
+    out = check(results, baseline="baseline", candidate="candidate", margin=0.05, history=str(history),
+                commit="py1")
+    line = json.loads(history.read_text())
+    assert out.verdict == "PASS" and line["commit"] == "py1" and out.history.recorded[0].appended
+
+
+def test_steps_are_found_where_the_series_moved_and_not_in_a_flat_one():
+    rng = np.random.default_rng(0)
+    pts = [Point(f"c{k}", rng.normal(0 if k < 12 else -0.03, 0.0063), 0.0063, 10) for k in range(20)]
+    report = find_steps(pts)
+    assert [s.commit for s in report.steps] == ["c12"] and report.steps[0].upper < 0 < -report.steps[0].lower
+    flat = find_steps([Point(f"c{k}", rng.normal(0, 0.0063), 0.0063, 10) for k in range(20)])
+    assert flat.steps == [] and abs(flat.false_alarm - 0.025) < 0.01
+
+
+def test_split_statistics_is_the_weighted_mean_difference_in_standard_errors():
+    t = split_statistics(np.array([0.0, 0.0, 1.0]), np.array([1.0, 1.0, 1.0]))
+    assert t[1] == pytest.approx(1.0 / np.sqrt(1 / 2 + 1)) and t[0] == pytest.approx(0.5 / np.sqrt(1 + 1 / 2))
+
+
+def test_a_torn_last_line_is_set_aside_before_the_next_append(tmp_path):
+    path = tmp_path / "h.jsonl"
+    path.write_bytes(b'{"a": 1}\n{"b": 2')
+    appended, warning = locked_append(path, lambda lines: [b'{"c": 3}'])
+    assert path.read_bytes() == b'{"a": 1}\n{"c": 3}\n' and "moved to" in warning
+    assert list(tmp_path.glob("h.torn-*.jsonl"))[0].read_bytes() == b'{"b": 2'
+    assert read_complete(path) == ([b'{"a": 1}', b'{"c": 3}'], False)
+    path.write_bytes(b'{"a": 1}\n{"b": 2}')     # a whole last line without its newline is kept
+    locked_append(path, lambda lines: [b'{"c": %d}' % len(lines)])
+    assert path.read_bytes() == b'{"a": 1}\n{"b": 2}\n{"c": 2}\n'
+
+
+def test_a_bad_history_line_is_one_error_naming_the_line(tmp_path):
+    path = tmp_path / "h.jsonl"
+    path.write_text('{"schema": "costmatch.run/1"}\n')
+    with pytest.raises(InputError, match=r"h.jsonl:1: not a history line"):
+        read_history(str(path))
+
+
+def test_history_verb_prints_steps_and_writes_the_page_and_summary(tmp_path, capsys, monkeypatch):
+    history = tmp_path / "h.jsonl"
+    for k in range(6):
+        _check(_results(tmp_path / f"r{k}.jsonl", cand_shift=0.0 if k < 3 else -0.04, seed=10 + k), history, f"c{k}")
+    summary = tmp_path / "summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    capsys.readouterr()
+    assert main(["history", str(history), "--out", str(tmp_path / "page"), "--last", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "step at c3 (after c2)" in out and "false-alarm rate over these 6 commits" in out
+    page = (tmp_path / "page" / "history.html").read_text()
+    assert "Content-Security-Policy" in page and page.count('class="point"') == 6 and 'class="step"' in page
+    assert "href=\"http" not in page and "href=\"#g0-c5\"" in page   # no commit URL known: points link to their rows
+    md = summary.read_text()
+    assert md == (tmp_path / "page" / "history.md").read_text() and "Last 3 of 6 commit(s)" in md
+
+
+def test_history_verb_refuses_a_missing_file(tmp_path, capsys):
+    assert main(["history", str(tmp_path / "none.jsonl")]) == 2
+    assert "no such history file" in capsys.readouterr().err
