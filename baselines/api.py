@@ -26,6 +26,8 @@ from .analysis.compare.compare_options import CompareOptions
 from .analysis.compare.comparing import options_with
 from .analysis.compare.comparison import Comparison
 from .analysis.gating.gate import GateResult, overall, run_gate
+from .analysis.result import renderers
+from .analysis.result.suite import analyses_by_fixed_unit
 from .analysis.tables.table import RunTable
 from .core.api_arguments import RUN_RULES, check_arguments, check_rules
 from .core.arguments import budget_table, records_argument
@@ -151,10 +153,9 @@ def run(workload: Spec, arms: Mapping[str, Spec] | Iterable[Spec], budget: Budge
                                     stale="keep" if keep_stale else "rerun", words=api_words))
     except InputError as exc:
         raise InputError(api_words(str(exc))) from None
-    # imported here, not at the top: the report loads matplotlib, which a run without `out` never needs
-    from reports.run_report import write_run_report
-
-    write_run_report(suite, records, Path(out), plots=plots)
+    # the report is rendered by the renderer reports/ registers (loaded by name: no api -> reports import,
+    # and a run without `out` never loads matplotlib); the analysis is computed here, once
+    renderers.call("run_report", suite.name, analyses_by_fixed_unit(suite, records), Path(out), plots=plots)
     return records
 
 
@@ -209,7 +210,8 @@ def check(records: list[RunRecord] | str | Path, *, baseline: str, candidate: st
           start: float | None = None, confound_units: Iterable[str] | None = None,
           options: CompareOptions | None = None, history: str | Path | None = None, commit: str | None = None,
           branch: str | None = None, reference: str | Path | None = None, reference_arm: str | None = None,
-          reference_label: str | None = None, drift_horizon: int | None = None) -> CheckResult:
+          reference_label: str | None = None, drift_horizon: int | None = None, claim: str | None = None,
+          max_loss: float | None = None) -> CheckResult:
     """The CI gate in Python, with the options of `costmatch check`: `candidate` against `baseline`.
 
     `records` is a list of records or a results file. `margin` is the largest
@@ -218,6 +220,9 @@ def check(records: list[RunRecord] | str | Path, *, baseline: str, candidate: st
     distribution-free bounds; `workloads` and `budgets` ((unit, value) pairs)
     select groups. The comparison keywords are those of `compare` (and of
     `CompareOptions`, given whole as `options=`; a keyword beside it wins).
+    `claim` is "mean" (default), "typical" (the median paired difference
+    above -margin, exact sign test) or "both"; `max_loss` FAILs when any
+    seed loses more (docs/gate.md).
     Returns a `CheckResult`: `.verdict` is the worst over the groups.
     `history` (a file) appends one line per group as `check --history` does
     (`commit` and `branch` as there); `reference` (a results file, with
@@ -236,7 +241,8 @@ def check(records: list[RunRecord] | str | Path, *, baseline: str, candidate: st
     if isinstance(records, (str, Path)):
         records = read_records(records)
     results, comparison = run_gate(list(records), fixed, baseline, candidate, str(margin),
-                                   lower_is_better=lower_is_better, bounds=bounds, options=merged)
+                                   lower_is_better=lower_is_better, bounds=bounds, options=merged,
+                                   claim=claim or "mean", max_loss=max_loss)
     if history is None:
         if reference is not None:
             raise InputError("check: reference= needs history= (the looks at a reference are counted there)")

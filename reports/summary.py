@@ -10,6 +10,7 @@ import math
 from pathlib import Path
 
 from baselines.analysis.compare.comparison import Comparison, Group
+from baselines.analysis.compare.claims import claim_phrase
 from baselines.core.units import nouns_of
 
 from .text import budget_text
@@ -93,7 +94,8 @@ def group_line(group: Group, errors: dict | None = None) -> str:
     elif group.pairs:
         names = [f"{p.a}>{p.b}" if p.verdict == "a>b" else f"{p.b}>{p.a}" for p in decided[:4]]
         more = f" and {len(decided) - 4} more" if len(decided) > 4 else ""
-        parts.append(f"{len(decided)} of {len(group.pairs)} pairs decided" + (f": {', '.join(names)}{more}"
+        parts.append(f"{len(decided)} of {len(group.pairs)} pairs decided{claim_phrase(group.pairs)}"
+                     + (f": {', '.join(names)}{more}"
                                                                               if names else ""))
     return "; ".join(parts)
 
@@ -117,9 +119,10 @@ def _top_arm(group: Group, arm: str, mean: float, scored: int) -> str:
     others = {a.arm for a in group.arms} - {arm}
     beaten = arms_beaten(group, arm)
     if others <= beaten:
-        return f"leader {arm} {mean:.3g} (better than every other arm, paired)"
+        return f"leader {arm} {mean:.3g} (better than every other arm{claim_phrase(group.pairs)}, paired)"
     plural = "s" if len(others) != 1 else ""
-    support = f" (better than {len(beaten)} of {len(others)} other{plural}, paired)" if group.valid else ""
+    support = (f" (better than {len(beaten)} of {len(others)} other{plural}{claim_phrase(group.pairs)}, paired)"
+               if group.valid else "")
     return f"highest mean {arm} {mean:.3g}{support}"
 
 

@@ -20,6 +20,7 @@ from reports.cost_table import cost_markdown
 from reports.latex import comparison_latex
 from reports.tables import to_csv
 from tests.builders import make_arms
+from tests.helpers import group_analysis
 
 
 def _not_valid_records():
@@ -76,7 +77,7 @@ def test_supported_frontier_needs_a_detected_difference_not_a_higher_mean():
     g = compare(recs, fixed="tokens").groups[0]
     front = supported_frontier(g, "calls")
     assert front.on == ["cheap"] and front.beaten == {"dear": "cheap"}
-    plot = plots.cost_reward_plot(g, recs, "calls", plots.Style(["cheap", "dear"]), "tokens")
+    plot = plots.cost_reward_plot(group_analysis(g, recs), "calls", plots.Style(["cheap", "dear"]), "tokens")
     try:
         assert any(n.startswith("Frontier among fully reported arms") and "dear (beaten by cheap)" in n
                    for n in plot.notes)
@@ -103,12 +104,12 @@ def test_the_terminal_line_names_a_leader_only_with_paired_support_as_the_page_d
     g = compare(recs, fixed="tokens").groups[0]
     line = group_line(g)
     assert max(g.arms, key=lambda a: a.mean).arm == "c"
-    assert "highest mean c " in line and "(better than 1 of 2 others, paired)" in line and "leader" not in line
+    assert "highest mean c " in line and "(better than 1 of 2 others on a typical seed, paired)" in line and "leader" not in line
     assert "highest mean c" in group_headline(g).text
     decided = compare(make_arms({"a": {"tokens": 1000}, "b": {"tokens": 1000}}, seeds=8,
                                 reward_fn=lambda arm, s: (0.9 if arm == "a" else 0.1) + 0.01 * s),
                       fixed="tokens").groups[0]
-    assert "leader a 0.935 (better than every other arm, paired)" in group_line(decided)
+    assert "leader a 0.935 (better than every other arm on a typical seed, paired)" in group_line(decided)
     # a group that is not valid has no verdicts, so no support either: its top arm is only the highest mean
     unequal = compare(make_arms({"a": {"tokens": 1000}, "b": {"tokens": 3000}}, seeds=8,
                                 reward_fn=lambda arm, s: (0.9 if arm == "a" else 0.1) + 0.01 * s),
@@ -121,7 +122,7 @@ def test_the_terminal_line_names_a_leader_only_with_paired_support_as_the_page_d
 def test_cost_reward_points_are_the_tables_median_spend_and_mean_with_its_interval():
     recs = make_arms({"a": {"tokens": 1000, "calls": 10}, "b": {"tokens": 1000, "calls": 20}}, seeds=5, jitter=0.3)
     g = compare(recs, fixed="tokens").groups[0]
-    plot = plots.cost_reward_plot(g, recs, "calls", plots.Style(["a", "b"]), "tokens")
+    plot = plots.cost_reward_plot(group_analysis(g, recs), "calls", plots.Style(["a", "b"]), "tokens")
     try:
         ax = plot.fig.axes[0]
         points = {(round(float(line.get_xdata()[0]), 6), round(float(line.get_ydata()[0]), 6))
@@ -158,7 +159,7 @@ def test_saved_figures_are_exactly_the_documented_width(width, inches):
     names = ["best-of-3", "cost-efficient-puct", "a-rather-long-arm-name-v2", "ucb1"]
     recs = make_arms({n: {"tokens": 1000, "calls": 5 + 3 * i} for i, n in enumerate(names)}, seeds=4)
     g = compare(recs, fixed="tokens").groups[0]
-    plot = plots.cost_reward_plot(g, recs, "calls", plots.Style(names), "tokens", width=width)
+    plot = plots.cost_reward_plot(group_analysis(g, recs), "calls", plots.Style(names), "tokens", width=width)
     try:
         png = Image.open(io.BytesIO(plots.render(plot, "png")))
         assert png.size[0] == round(inches * 300)

@@ -7,7 +7,7 @@ import sys
 from ..core.errors import InputError
 from .gate_output import gate_exit, print_gate, print_history
 from .history_options import add_history_arguments, resolve_reference
-from .options import add_cache_arg, add_results_args, check_results_files, margin, reward_range
+from .options import add_cache_arg, add_results_args, check_results_files, finite, margin, reward_range
 
 HELP = "the CI gate: PASS (0), FAIL (1) or INCONCLUSIVE (3)"
 
@@ -40,14 +40,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--against", metavar="FILE", help="take the baseline arm's runs from this stored results file")
     p.add_argument("--json", action="store_true", dest="as_json",
                    help="print the verdict and each group's interval as JSON")
+    p.add_argument("--max-loss", type=finite("--max-loss", nonneg=True), metavar="L",
+                   help="FAIL when the candidate loses more than L on any one seed (the typical-seed claim's blind "
+                        "spot is a rare large loss; the worst seed's loss is always printed)")
     add_history_arguments(p)
 
 
 def run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_early_stop, alpha, metric, start,
+        claim=None,
         confounds,
         baseline, candidate, margin, lower_is_better, inconclusive, against, as_json,
         bounds="auto", reward_range=None, no_cache=False, history=None, commit=None, branch=None, reference=None,
-        reference_commit=None, reference_arm=None, reference_label=None, drift_horizon=None) -> int:
+        reference_commit=None, reference_arm=None, reference_label=None, drift_horizon=None, max_loss=None) -> int:
     from ..analysis.gating.gate import overall, run_gate  # start-up: only when the verb runs
     from ..core.records import read_records
     from .results import results_options  # start-up: only when the verb runs
@@ -80,7 +84,8 @@ def run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_early
     def gate(anytime: bool | int = False):
         try:
             return run_gate(records, fixed, baseline, candidate, margin, lower_is_better=lower_is_better,
-                            bounds=bounds, anytime=anytime, options=options)
+                            bounds=bounds, anytime=anytime, options=options, claim=claim or "mean",
+                            max_loss=max_loss)
         except ValueError as exc:
             raise InputError(f"check: {exc}") from None
 

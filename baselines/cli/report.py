@@ -30,6 +30,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_early_stop, alpha, metric, start,
+        claim=None,
         confounds, reward_range=None,
         format, baseline, plots, x_unit, out, columns=None, figure_format=None, figure_width="single") -> int:
     from reports.run_report import render_report  # start-up: only when the verb runs
@@ -52,7 +53,7 @@ def run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_early
     comparison = load_comparison("report", results, fixed, tolerance=tolerance, keep_last=keep_last,
                                  allow_early_stop=allow_early_stop, alpha=alpha, metric=metric, start=start,
                                  workloads=workloads, budgets=budgets, baseline=baseline, confounds=confounds,
-                                 reward_range=reward_range, records=records)
+                                 reward_range=reward_range, records=records, claim=claim)
     _check_x_unit(x_unit, records, results)
     try:
         text, files, skipped = render_report(comparison, records, format, baseline=baseline, columns=columns,

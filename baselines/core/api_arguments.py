@@ -235,6 +235,7 @@ def comparison_rules(table_type: type, options_type: type) -> dict[str, tuple[Ru
         "budgets": (optional(unit_values), "a list of (unit, value) pairs such as [('tokens', 1000)], or None"),
         "confound_units": (optional(names), "a unit name or a list of unit names, or None"),
         "reward_range": (optional(value_range), "(lo, hi), two finite numbers with lo < hi, or None"),
+        "claim": (optional(choice("typical", "mean", "both")), "'typical', 'mean', 'both' or None"),
     }
 
 
@@ -259,6 +260,7 @@ def check_rules(table_type: type, options_type: type) -> dict[str, tuple[Rule, s
                            ">= 0)"),
         "lower_is_better": (boolean, "True or False"),
         "bounds": (choice("auto", "t", "betting"), "'auto', 't' or 'betting'"),
+        "max_loss": (optional(number(0)), "a finite number >= 0 (the largest loss on any one seed), or None"),
         # issue 40: the gate history and the pinned reference
         "history": (optional(path), "None or the path of a history file (str or os.PathLike)"),
         "commit": (optional(name), "None or a commit id (a string)"),

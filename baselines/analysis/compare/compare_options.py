@@ -37,6 +37,7 @@ class CompareOptions:
     budgets: tuple[tuple[str, float], ...] = ()   # only groups whose budget gives unit == value
     confound_units: tuple[str, ...] | None = None  # units checked for confounds (None: all but seconds)
     reward_range: tuple[float, float] | None = None  # every reward lies in [lo, hi] (for groups that declare none)
+    claim: str = "typical"               # typical | mean | both: the claims pair verdicts make (issue 37)
 
     def __post_init__(self) -> None:
         for name in ("workloads", "confound_units"):
@@ -58,8 +59,16 @@ class CompareOptions:
             lo, hi = self.reward_range
             if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
                 raise ValueError(f"reward range must be finite LO < HI, got {self.reward_range!r}")
+        from .claims import claims_of
+        claims_of(self.claim)   # raises on a claim that is not one of typical, mean, both
         if not math.isfinite(self.start):
             raise ValueError(f"start must be finite, got {self.start!r}")
+
+    @property
+    def claims(self) -> tuple[str, ...]:
+        """The claims every pair verdict is decided on, in the order their verdicts are preferred."""
+        from .claims import claims_of
+        return claims_of(self.claim)
 
     def checks_confounds_in(self, unit: str, fixed: str) -> bool:
         if unit == fixed:

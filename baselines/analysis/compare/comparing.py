@@ -58,7 +58,7 @@ def compare(records: Iterable[RunRecord] | RunTable, *, fixed: str | None = None
             start: float | None = None, pairs: bool | str | None = None, bootstrap: bool | None = None,
             workloads: Iterable[str] | None = None, budgets: Iterable[tuple[str, float]] | None = None,
             confound_units: Iterable[str] | None = None,
-            reward_range: tuple[float, float] | None = None) -> Comparison:
+            reward_range: tuple[float, float] | None = None, claim: str | None = None) -> Comparison:
     """Compare arms at equal spend, flagging every other unit that diverged.
 
     `fixed` is the unit the arms were matched in; without it each group is
@@ -70,13 +70,14 @@ def compare(records: Iterable[RunRecord] | RunTable, *, fixed: str | None = None
     (`check`'s `margin` is the regression margin of the gate). `pairs` is
     True/"auto" (all pairs up to 20 arms, else against the best arm), "all",
     or False/"none"; `workloads=`, `budgets=` and `confound_units=` select
-    groups and units.
+    groups and units. `claim` ("typical", the default; "mean"; "both") names
+    the claim every pair verdict decides (docs/statistics.md, "Which claim").
     """
     check_arguments("compare", comparison_rules(RunTable, CompareOptions), locals())  # each named, before any work
     options = options_with(options, tolerance=tolerance, alpha=alpha, allow_early_stop=allow_early_stop,
                            baseline=baseline, equivalence_margin=equivalence_margin, seed=seed, metric=metric,
                            start=start, pairs=pairs, bootstrap=bootstrap, workloads=workloads, budgets=budgets,
-                           confound_units=confound_units, reward_range=reward_range)
+                           confound_units=confound_units, reward_range=reward_range, claim=claim)
     with gc_paused():
         return _compare(records, fixed, options)
 

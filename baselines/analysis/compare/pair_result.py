@@ -40,12 +40,25 @@ class PairResult:
     reward_range: tuple[float, float] | None = None
     family: str = ""          # the pairs Holm adjusted together ("all 21 pairs", "6 pairs against base")
     items: int | None = None  # paired items behind a seed-clustered pair (None: per-seed statistics)
+    # issue 37: the claim `verdict` decides ("mean" or "typical"), that claim's estimate and interval
+    # (for "mean" the same as diff and ci), and every claim decided for this pair (Holm over pairs x claims)
+    claim: str = "mean"
+    claim_estimate: float = math.nan
+    claim_ci: tuple[float, float] = (math.nan, math.nan)
+    claim_method: str = ""
+    claim_interval_method: str = ""
+    claim_text: str = ""      # the verdict in words, naming its claim (built in the analysis layer)
+    claims: list = field(default_factory=list)   # ClaimVerdict per claim asked for
+    typical: object = None    # typical_seed.TypicalResult of the per-seed differences (None: not computed)
 
     def __post_init__(self) -> None:
         if not math.isfinite(self.p_decide):
             self.p_decide = _decision_p(self.p, self.p_t, self.paired)
         if not self.method:
             self.method = _decision_method(self.p, self.p_method, self.p_t, self.paired)
+        if self.claim == "mean" and not math.isfinite(self.claim_estimate):
+            self.claim_estimate, self.claim_ci = self.diff, self.ci
+            self.claim_method, self.claim_interval_method = self.method, self.interval_method
 
     def to_json(self) -> dict:
         return {"a": self.a, "b": self.b, "n": self.n, "diff": _num(self.diff),
@@ -55,6 +68,10 @@ class PairResult:
                 "p_adjusted": _num(self.p_adjusted), "paired": self.paired,
                 "mde": _num(self.mde), "verdict": self.verdict, "notes": list(self.notes),
                 "family": self.family, "items": self.items,
+                "claim": self.claim, "claim_estimate": _num(self.claim_estimate),
+                "claim_ci": [_num(self.claim_ci[0]), _num(self.claim_ci[1])], "claim_method": self.claim_method,
+                "claim_interval_method": self.claim_interval_method, "claim_text": self.claim_text,
+                "claims": [c.to_json() for c in self.claims],
                 **({"reward_range": list(self.reward_range)} if self.reward_range is not None else {}),
                 **({"bootstrap_ci": [_num(self.bootstrap_ci[0]), _num(self.bootstrap_ci[1])]}
                    if self.bootstrap_ci is not None else {})}

@@ -42,9 +42,13 @@ def holm(pvalues) -> np.ndarray:
     return out
 
 
-def decide(pairs: list[PairResult], alpha: float = 0.05, margin: float | None = None) -> list[PairResult]:
-    """Holm-adjust the decision p-values of one group's pairs and set each verdict in words.
+def decide(pairs: list[PairResult], alpha: float = 0.05, margin: float | None = None,
+           claims: tuple[str, ...] = ("mean",)) -> list[PairResult]:
+    """Holm-adjust the decision p-values of one group's claims and set each pair's verdict in words.
 
+    `claims` ("mean", "typical", or both, in the order their verdicts are
+    preferred; `claims.py`) are one Holm family: pairs x claims.
+    Mean claim:
     a>b / b>a: the Holm-adjusted decision p (the larger of the t and the exact
     sign-flip/McNemar p, so both tests reject) is below alpha. `method` says
     which of the two was binding.
@@ -54,50 +58,82 @@ def decide(pairs: list[PairResult], alpha: float = 0.05, margin: float | None = 
     at alpha must lie inside too.
     underpowered: n < 3, or no outcome of the exact test could reach alpha.
     no difference detected: otherwise, with the minimum detectable effect.
+    Typical claim: `claims.decide_typical` (exact sign test, ties dropped).
     """
+    from .claims import MEAN, TYPICAL, decide_typical, mean_verdict, set_headline
+
     check_alpha(alpha)
     if margin is not None and (not math.isfinite(margin) or margin <= 0):
         raise ValueError(f"the equivalence margin must be a positive finite number, got {margin}")
-    pvalues = [p.p_decide if math.isfinite(p.p_decide) else 1.0 for p in pairs]
-    # one pair: Holm's adjustment is min(1, p) (the same number holm() gives, without its arrays)
-    adjusted = [min(1.0, pvalues[0])] if len(pvalues) == 1 else holm(pvalues).tolist()
-    for pair, p_adj in zip(pairs, adjusted):
-        pair.p_adjusted = float(p_adj)
-        pair.notes = []
-        if pair.n < 3:
-            pair.verdict = UNDERPOWERED
-            pair.notes.append(f"only {pair.n} paired seed{'s' if pair.n != 1 else ''}; at least 3 are needed")
-            continue
-        if p_adj < alpha and math.isfinite(pair.diff) and pair.diff != 0:
-            if _interval_agrees(pair):
-                pair.verdict = "a>b" if pair.diff > 0 else "b>a"
-                tests = "" if pair.items else "; both the t and the exact test reject"
-                same = pair.interval_method == pair.method
-                interval = "its interval" if same else f"the {pair.interval_method} interval"
-                pair.notes.append(f"decided by {pair.method} (Holm-adjusted p {p_adj:.3g}{tests}); "
-                                  f"{interval} excludes 0")
-                _degenerate_note(pair)
-                continue
-            pair.notes.append(f"the tests reject (Holm-adjusted p {p_adj:.3g}) but the {pair.interval_method} "
-                              "interval printed beside the verdict includes 0, so the pair is not decided: a "
-                              "verdict and its interval come from one inference")
-        if margin is not None and _tost(pair, alpha, margin):
-            pair.verdict = EQUIVALENT
-            pair.equivalent = True
-            continue
-        if pair.paired and min_exact_p(pair.n) > alpha:
-            pair.verdict = UNDERPOWERED
-            pair.notes.append(f"with {pair.n} seeds no exact sign-flip test can reach p<{alpha:g}")
-        else:
-            pair.verdict = NO_DIFFERENCE
-            _family_mde(pair, alpha, len(pairs))
-        _degenerate_note(pair)
+    asked = [c for c in claims if c == MEAN or c == TYPICAL]
+    family_p = []
+    for claim in asked:
+        for p in pairs:
+            x = p.p_decide if claim == MEAN else (p.typical.p if p.typical is not None else 1.0)
+            family_p.append(x if math.isfinite(x) else 1.0)
+    # one test: Holm's adjustment is min(1, p) (the same number holm() gives, without its arrays)
+    adjusted = [min(1.0, family_p[0])] if len(family_p) == 1 else holm(family_p).tolist()
+    family = len(family_p)
+    by_claim = {claim: adjusted[k * len(pairs):(k + 1) * len(pairs)] for k, claim in enumerate(asked)}
+    mean_adjusted = by_claim.get(MEAN) or holm([p.p_decide if math.isfinite(p.p_decide) else 1.0
+                                                for p in pairs]).tolist()
+    for k, pair in enumerate(pairs):
+        _decide_mean(pair, mean_adjusted[k], alpha, margin, family if MEAN in asked else len(pairs))
+        verdicts = []
+        for claim in asked:
+            if claim == MEAN:
+                verdicts.append(mean_verdict(pair, mean_adjusted[k]))
+            elif pair.typical is not None:
+                verdicts.append(decide_typical(pair, by_claim[TYPICAL][k], alpha, family))
+        if MEAN not in asked and pair.equivalent:   # an equivalence asked for (--equivalence-margin) is a mean claim
+            verdicts.append(mean_verdict(pair, mean_adjusted[k]))
+        if not verdicts:                           # typical asked, but the pair is unpaired: the mean route says it
+            verdicts.append(mean_verdict(pair, mean_adjusted[k]))
+        set_headline(pair, verdicts)
+    return pairs
+
+
+def _decide_mean(pair: PairResult, p_adj: float, alpha: float, margin: float | None, family: int) -> None:
+    """The mean claim's verdict and notes on one pair at its Holm-adjusted p (see `decide`)."""
+    pair.p_adjusted = float(p_adj)
+    pair.notes = []
+    pair.equivalent = False
+    if pair.n < 3:
+        pair.verdict = UNDERPOWERED
+        pair.notes.append(f"only {pair.n} paired seed{'s' if pair.n != 1 else ''}; at least 3 are needed")
         if not pair.paired:
             pair.notes.append("unpaired: the arms do not share seeds")
-    for pair in pairs:
-        if not pair.paired and "unpaired: the arms do not share seeds" not in pair.notes:
+        return
+    if p_adj < alpha and math.isfinite(pair.diff) and pair.diff != 0:
+        if _interval_agrees(pair):
+            pair.verdict = "a>b" if pair.diff > 0 else "b>a"
+            tests = "" if pair.items else "; both the t and the exact test reject"
+            same = pair.interval_method == pair.method
+            interval = "its interval" if same else f"the {pair.interval_method} interval"
+            pair.notes.append(f"decided by {pair.method} (Holm-adjusted p {p_adj:.3g}{tests}); "
+                              f"{interval} excludes 0")
+            _degenerate_note(pair)
+            if not pair.paired:
+                pair.notes.append("unpaired: the arms do not share seeds")
+            return
+        pair.notes.append(f"the tests reject (Holm-adjusted p {p_adj:.3g}) but the {pair.interval_method} "
+                          "interval printed beside the verdict includes 0, so the pair is not decided: a "
+                          "verdict and its interval come from one inference")
+    if margin is not None and _tost(pair, alpha, margin):
+        pair.verdict = EQUIVALENT
+        pair.equivalent = True
+        if not pair.paired:
             pair.notes.append("unpaired: the arms do not share seeds")
-    return pairs
+        return
+    if pair.paired and min_exact_p(pair.n) > alpha:
+        pair.verdict = UNDERPOWERED
+        pair.notes.append(f"with {pair.n} seeds no exact sign-flip test can reach p<{alpha:g}")
+    else:
+        pair.verdict = NO_DIFFERENCE
+        _family_mde(pair, alpha, family)
+    _degenerate_note(pair)
+    if not pair.paired:
+        pair.notes.append("unpaired: the arms do not share seeds")
 
 
 def _family_mde(pair: PairResult, alpha: float, family: int) -> None:

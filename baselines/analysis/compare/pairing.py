@@ -14,6 +14,7 @@ import numpy as np
 from .compare_options import ALL_PAIRS_MAX_ARMS, CompareOptions
 from .comparison import Group
 from ..statistics.bootstrap import add_bootstrap
+from .claims import attach_typical
 from .pair_verdict import decide
 from ..statistics.reward_range import PASS_FAIL_RANGE, detect_range, usable_range
 from ..statistics.stats import _complete_pairs, all_pairs
@@ -47,8 +48,10 @@ def pair_group(group: Group, options: CompareOptions) -> None:
     level = 1 - options.alpha
     pairs = all_pairs(arms, matrix, level, options.seed, baseline,
                       reward_range=usable_range(matrix, getattr(group, "reward_range", None)))
-    group.pairs = decide(pairs, options.alpha, options.equivalence_margin)
-    name_family(group.pairs, baseline)
+    if "typical" in options.claims:
+        attach_typical(pairs, arms, matrix, level)
+    group.pairs = decide(pairs, options.alpha, options.equivalence_margin, options.claims)
+    name_family(group.pairs, baseline, options.claims)
     if options.bootstrap:
         add_bootstrap(group.pairs, arms, matrix, level, options.seed)
 
@@ -122,17 +125,24 @@ def _pair_batch(groups: list[Group], group_range, options: CompareOptions) -> No
         spans.append(own)
         pairs += own
     results = _complete_pairs(names, np.vstack(rows), pairs, 1 - options.alpha, options.seed, group_range)
+    typical = "typical" in options.claims
     for group, own in zip(groups, spans):
-        group.pairs = decide([results[p] for p in own], options.alpha, options.equivalence_margin)
-        name_family(group.pairs, None)
+        pairs = [results[p] for p in own]
+        if typical:
+            attach_typical(pairs, group.arm_names, group.scores, 1 - options.alpha)
+        group.pairs = decide(pairs, options.alpha, options.equivalence_margin, options.claims)
+        name_family(group.pairs, None, options.claims)
 
 
-def name_family(pairs: list, baseline: str | None) -> None:
+def name_family(pairs: list, baseline: str | None, claims: tuple[str, ...] = ("mean",)) -> None:
     """Say on each pair which pairs were Holm-adjusted together: a pair's verdict depends on its family, so
-    "all pairs" and "against a baseline" tables of one result can differ and must say which they are."""
+    "all pairs" and "against a baseline" tables of one result can differ and must say which they are.
+    With two claims the family is pairs x claims, and it says so."""
     n = len(pairs)
     what = (f"all {n} pairs" if n != 1 else "1 pair") if baseline is None else \
         f"{n} pair{'s' if n != 1 else ''} against {baseline}"
+    if len(claims) > 1:
+        what += f" x {len(claims)} claims ({', '.join(claims)})"
     for pair in pairs:
         pair.family = f"{what}, Holm"
 
@@ -162,10 +172,11 @@ def item_pairs(groups: list[Group], frame, options: CompareOptions) -> None:
             new = clustered_pair(pair.a, pair.b, pairing.clusters, 1 - options.alpha, pairing)
             if new is not None:
                 new.family = pair.family
+                new.typical = pair.typical
                 group.pairs[k] = new
                 changed = True
         if changed:
-            decide(group.pairs, options.alpha, options.equivalence_margin)
+            decide(group.pairs, options.alpha, options.equivalence_margin, options.claims)
             for p in group.pairs:
                 if p.items:
                     p.notes.append(f"paired by item: {p.items} question(s) over {p.n} seed(s), seed-clustered")

@@ -28,7 +28,9 @@ from ..compare.comparison import Comparison, Group
 from ..statistics.clustered import METHOD as CLUSTERED
 from ..statistics.clustered import clustered_bounds, pair_items
 from ..statistics.clustered import seeds_to_decide as clustered_seeds
-from .gate_bounds import BOUNDS, FAIL, INCONCLUSIVE, PASS, betting_seeds, gate_decision, margin_verdict
+from .gate_bounds import (BOUNDS, FAIL, INCONCLUSIVE, PASS, GateDecision, betting_seeds, gate_decision,
+                          margin_verdict)
+from .typical_gate import GATE_CLAIMS, combine, typical_gate_decision, worst_loss
 from .gate_data import ArmRuns, arm_runs, seed_list
 from ..statistics.reward_range import check_margin, detect_range, usable_range
 from ..statistics.stats import unpaired_test
@@ -61,6 +63,12 @@ class GateResult:
     items: int | None = None        # paired items the verdict rests on (None: decided per seed)
     earlier_looks: list[int] = field(default_factory=list)  # seed counts of earlier checks (looks ledger)
     shared: int = 0                 # seeds both arms scored
+    # issue 37: the claim gated (mean, typical or both), each claim's verdict and bounds, the worst seed's loss
+    claim: str = "mean"
+    claims: list[dict] = field(default_factory=list)
+    worst_loss: float = math.nan
+    worst_seed: int | None = None
+    max_loss: float | None = None
 
     def to_json(self) -> dict[str, Any]:
         num = lambda x: None if x is None or not math.isfinite(x) else float(x)  # noqa: E731
@@ -73,7 +81,10 @@ class GateResult:
                 "confounds": list(self.confounds),
                 "crashed_seeds": {"candidate": list(self.crashed.get("candidate", [])),
                                   "baseline": list(self.crashed.get("baseline", []))},
-                "items": self.items, "earlier_looks": list(self.earlier_looks)}
+                "items": self.items, "earlier_looks": list(self.earlier_looks),
+                "claim": self.claim, "claims": [dict(c) for c in self.claims],
+                "worst_loss": num(self.worst_loss), "worst_seed": self.worst_seed,
+                "max_loss": num(self.max_loss) if self.max_loss is not None else None}
 
 
 def relative_margin(text: str | float, baseline_mean: float) -> float:
@@ -94,7 +105,8 @@ def gate_group(group: Group, baseline: str, candidate: str, margin_text, alpha: 
                lower_is_better: bool, rewards: dict[str, dict[int, float]],
                reward_range: tuple[float, float] | None = None, planned_n: int | None = None,
                alpha_total: float | None = None, bounds: str = "auto", *,
-               runs: dict[str, ArmRuns] | None = None, anytime: bool = False) -> GateResult:
+               runs: dict[str, ArmRuns] | None = None, anytime: bool = False, claim: str = "mean",
+               max_loss: float | None = None) -> GateResult:
     """The verdict for one (workload, budget) group of a comparison.
 
     `reward_range` ([lo, hi], declared by the workload or the records; 0/1
@@ -110,15 +122,16 @@ def gate_group(group: Group, baseline: str, candidate: str, margin_text, alpha: 
         runs = {arm: ArmRuns(dict(rewards.get(arm, {}))) for arm in (baseline, candidate)}
     with nouns_of(group.unit_nouns):
         result = _gate_group(group, baseline, candidate, margin_text, alpha, lower_is_better, runs,
-                             reward_range, planned_n, alpha_total, bounds, anytime)
+                             reward_range, planned_n, alpha_total, bounds, anytime, claim, max_loss)
     result.unit_nouns = dict(group.unit_nouns or {})
     return result
 
 
 def _gate_group(group: Group, baseline: str, candidate: str, margin_text, alpha: float, lower_is_better: bool,
                 runs: dict[str, ArmRuns], reward_range: tuple[float, float] | None,
-                planned_n: int | None, alpha_total: float | None, bounds: str, anytime: bool) -> GateResult:
-    result = GateResult(INCONCLUSIVE, "", group.workload, group.budget, alpha=alpha)
+                planned_n: int | None, alpha_total: float | None, bounds: str, anytime: bool,
+                claim: str = "mean", max_loss: float | None = None) -> GateResult:
+    result = GateResult(INCONCLUSIVE, "", group.workload, group.budget, alpha=alpha, claim=claim, max_loss=max_loss)
     broken = _unfair(result, group, baseline, candidate)
     if broken is not None:
         return broken
@@ -150,7 +163,8 @@ def _gate_group(group: Group, baseline: str, candidate: str, margin_text, alpha:
         if not looks:
             decided = _item_verdict(result, shared, cand_runs, base_runs, sign, margin, alpha, floor,
                                     bounds) or decided
-        verdict, mean, lower, upper, needed = decided
+        verdict, mean, lower, upper, needed = _claims_verdict(result, decided, shared, base, cand, sign, margin,
+                                                              alpha, claim, max_loss)
     else:  # no shared seeds (e.g. a stored baseline from other seeds): Welch, labelled unpaired
         result.paired = False
         verdict, mean, lower, upper, needed = _unpaired(sign, list(base.values()), list(cand.values()),
@@ -160,6 +174,47 @@ def _gate_group(group: Group, baseline: str, candidate: str, margin_text, alpha:
     result.verdict, result.diff, result.lower, result.upper, result.seeds_needed = verdict, mean, lower, upper, needed
     result.reason = _gate_reason(result, lower_is_better)
     return result
+
+
+def _claims_verdict(result: GateResult, mean_route: tuple, shared: list, base: dict, cand: dict, sign: float,
+                    margin: float, alpha: float, claim: str, max_loss: float | None) -> tuple:
+    """The verdict of the claim(s) gated (`typical_gate`), the worst seed's loss, and `--max-loss`."""
+    diffs = {s: sign * (cand[s] - base[s]) for s in shared}
+    result.worst_loss, result.worst_seed = worst_loss(diffs)
+    verdict, mean, lower, upper, needed = mean_route
+    mean_d = GateDecision(verdict, mean, lower, upper, needed, result.method)
+    result.claims = [] if claim == "typical" else [_claim_json("mean", mean_d)]
+    if claim != "mean":
+        typical = typical_gate_decision(list(diffs.values()), margin, alpha)
+        result.claims.append(_claim_json("typical", typical))
+        if claim == "typical":
+            verdict, mean, lower, upper, needed = (typical.verdict, typical.mean, typical.lower, typical.upper,
+                                                   typical.seeds_needed)
+            result.method = typical.method
+            result.items = None
+            result.n = len(shared)
+            result.notes = [n for n in result.notes if "differences are equal" not in n and "loss that hits" not in n]
+        else:
+            split = combine(mean_d, typical)
+            if split != verdict or typical.verdict != verdict:
+                result.notes.append(f"mean claim {mean_d.verdict}, typical-seed claim {typical.verdict}: both must "
+                                    "agree to PASS or FAIL")
+            verdict = split
+            needed = max([x for x in (needed, typical.seeds_needed) if x], default=None)
+        result.notes += typical.notes
+    if math.isfinite(result.worst_loss):
+        where = f" (seed {result.worst_seed})" if result.worst_seed is not None else ""
+        result.notes.append(f"worst seed's loss {result.worst_loss:.4g}{where}")
+    if max_loss is not None and result.worst_loss > max_loss:
+        result.notes.append(f"FAIL by --max-loss {max_loss:g}: seed {result.worst_seed} lost {result.worst_loss:.4g}")
+        verdict = FAIL
+    return verdict, mean, lower, upper, needed
+
+
+def _claim_json(claim: str, g: GateDecision) -> dict:
+    num = lambda x: None if x is None or not math.isfinite(x) else float(x)  # noqa: E731
+    return {"claim": claim, "verdict": g.verdict, "estimate": num(g.mean), "bounds": [num(g.lower), num(g.upper)],
+            "method": g.method, "seeds_needed": g.seeds_needed}
 
 
 CRASH_RULE = ("a candidate seed that ran without a score counts as a loss at the reward range's floor where the "
@@ -275,12 +330,16 @@ def _gate_reason(result: GateResult, lower_is_better: bool) -> str:
     """The one-line reason a gate prints: the verdict, the bounds it rests on, notes and the unpaired label."""
     verdict, mean, lower, upper, needed = result.verdict, result.diff, result.lower, result.upper, result.seeds_needed
     direction = "candidate - baseline" if not lower_is_better else "baseline - candidate (lower is better)"
+    if result.claim == "typical":
+        direction = f"median of {direction} (typical seed)"
     bounds = (f"one-sided {format_level(1 - result.alpha)} bounds [{lower:+.4g}, {upper:+.4g}]"
               if math.isfinite(lower) or math.isfinite(upper) else "no bounds (fewer than 2 seeds per arm)")
     shown = f"{mean:+.4g}" if math.isfinite(mean) else "n/a"
     bound_text = f"{direction} = {shown}, {bounds} ({result.method}), margin {result.margin:.4g}"
     if verdict == PASS:
         reason = f"no regression beyond the margin: {bound_text}"
+    elif verdict == FAIL and any(n.startswith("FAIL by --max-loss") for n in result.notes):
+        reason = f"a seed lost more than --max-loss {result.max_loss:g}: {bound_text}"
     elif verdict == FAIL:
         reason = f"regression beyond the margin: {bound_text}"
     else:
@@ -345,8 +404,8 @@ def run_gate(records, fixed: str | None, baseline: str, candidate: str, margin, 
              reward_range: tuple[float, float] | None = None,
              planned_n: int | None = None, alpha_total: float | None = None,
              bounds: str = "auto", selection: dict | None = None,
-             anytime: bool = False, *, options: CompareOptions | None = None
-             ) -> tuple[list[GateResult], Comparison]:
+             anytime: bool = False, *, options: CompareOptions | None = None, claim: str = "mean",
+             max_loss: float | None = None) -> tuple[list[GateResult], Comparison]:
     """Gate every group where both arms ran; a group missing either arm is skipped.
 
     `options` is the comparison the gate reads (`CompareOptions`: tolerance,
@@ -365,6 +424,10 @@ def run_gate(records, fixed: str | None, baseline: str, candidate: str, margin, 
     options = gate_options(options, tolerance, selection)
     alpha = options.alpha if alpha is None else alpha
     _check_gate_args(baseline, candidate, alpha, bounds, margin)
+    if claim not in GATE_CLAIMS:
+        raise ValueError(f"claim must be one of {', '.join(GATE_CLAIMS)}, got {claim!r}")
+    if max_loss is not None and not (math.isfinite(max_loss) and max_loss >= 0):
+        raise ValueError(f"--max-loss must be a finite non-negative number, got {max_loss!r}")
     subset = _two_arms(records, baseline, candidate)
     comparison = compare(subset, fixed=fixed, options=replace(options, pairs="none"))
     results = []
@@ -377,7 +440,7 @@ def run_gate(records, fixed: str | None, baseline: str, candidate: str, margin, 
                     arm_data.items = {}
             results.append(gate_group(group, baseline, candidate, margin, alpha, lower_is_better,
                                       {}, reward_range, planned_n, alpha_total, bounds, runs=runs,
-                                      anytime=anytime))
+                                      anytime=anytime, claim=claim, max_loss=max_loss))
     if not results:
         raise ValueError(f"no workload and budget where both {baseline!r} and {candidate!r} ran")
     return results, comparison

@@ -1,0 +1,250 @@
+"""The "typical seed" claim: exact sign tests and the order-statistic intervals they invert to.
+
+Claim: arm a beats arm b on a typical seed, i.e. it wins on more of the
+seeds where the two differ than it loses (P(D > 0) > P(D < 0) for the
+per-seed paired difference D = a - b; without ties: the median of D is
+above 0). Why this claim exists: a distribution-free interval for the *mean*
+of rewards in [0, 1] cannot exclude 0 at 10 seeds even when a wins on all 10
+(docs/statistics.md, "How tight a distribution-free bound can be"); the
+sign test needs nothing but independent seeds, holds its size for any shape
+and any n, and rejects at 10 of 10 seeds (p = 2/2^10).
+
+Rules, and the mistake each prevents:
+- Ties (D = 0 to a relative 1e-9) are dropped and the test is the exact
+  binomial test *conditional* on the number of seeds that differ. Given m
+  untied seeds the win count is Binomial(m, pi) with pi = P(D > 0 | D != 0),
+  and pi <= 1/2 under H0, so the size is at most alpha for every m and
+  every tie rate (0/1 rewards, where most seeds tie). Counting ties as half
+  a win tests the same hypothesis but has no exact binomial null; counting
+  them against the claim would make 0/1 rewards undecidable.
+- The interval printed beside the verdict is the order-statistic interval
+  for the median of the untied differences, at the level whose duality
+  with the two-sided sign test is exact: it excludes 0 exactly when p <=
+  alpha, so a decided pair never stands beside an interval through 0.
+- The gate's form (`margin_sign_bounds`) is the unconditional one-sided
+  test of H0: P(D > -M) <= 1/2 (the median loss is at least M); a seed
+  exactly at -M counts against PASS (and against FAIL), so the bounds are
+  order statistics of all n differences.
+- Power is exact (binomial): a sign test's power depends on the win share
+  only, so "would likely be missed" is a win share, not a difference.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats as _stats
+
+TIE_RTOL = 1e-9        # |d| at most this fraction of max|d| (and of 1) is a tie
+
+POWER = 0.8            # "would likely decide" / "would likely be missed" mean: power 0.8 at the level needed
+
+METHOD = "exact sign test (ties dropped)"
+INTERVAL_METHOD = "order statistics (median of untied differences)"
+GATE_METHOD = "exact sign test on the median difference (typical seed)"
+
+
+@dataclass(frozen=True)
+class SignCounts:
+    """Seeds where a - b is above, below and at the null value."""
+
+    wins: int
+    losses: int
+    ties: int
+
+    @property
+    def untied(self) -> int:
+        return self.wins + self.losses
+
+
+@dataclass(frozen=True)
+class TypicalResult:
+    """The typical-seed claim on one pair: counts, exact p, median and win-share intervals."""
+
+    counts: SignCounts
+    p: float                              # two-sided exact sign-test p (ties dropped)
+    median: float                         # median of the untied differences (0 when all tie)
+    ci: tuple[float, float]               # order-statistic interval for that median, level 1 - alpha
+    win_share: float                      # wins / untied
+    win_share_ci: tuple[float, float]     # Clopper-Pearson, level 1 - alpha
+
+
+def tie_tolerance(d: np.ndarray) -> float:
+    """The tolerance below which a difference is a tie: relative to the data, never absolute."""
+    top = float(np.max(np.abs(d))) if d.size else 0.0
+    return TIE_RTOL * max(1.0, top)
+
+
+def sign_counts(d, null: float = 0.0) -> SignCounts:
+    """Wins (d > null), losses (d < null) and ties of paired differences; NaN differences are not counted."""
+    d = np.asarray(d, dtype=float)
+    d = d[np.isfinite(d)] - null
+    tol = tie_tolerance(d)
+    wins, losses = int((d > tol).sum()), int((d < -tol).sum())
+    return SignCounts(wins, losses, int(d.size) - wins - losses)
+
+
+def sign_test_p(wins: int, losses: int) -> float:
+    """Two-sided exact sign-test p on the untied seeds: twice the smaller binomial tail (capped at 1)."""
+    m = wins + losses
+    if m == 0:
+        return 1.0
+    return float(min(1.0, 2.0 * _stats.binom.cdf(min(wins, losses), m, 0.5)))
+
+
+def one_sided_sign_p(successes: int, n: int) -> float:
+    """P(Binomial(n, 1/2) >= successes): the exact p of H0 "P(success) <= 1/2"."""
+    if n <= 0:
+        return 1.0
+    return float(_stats.binom.sf(successes - 1, n, 0.5))
+
+
+def order_rank(n: int, tail: float) -> int:
+    """Largest k >= 1 with P(Binomial(n, 1/2) <= k - 1) <= tail; 0 when none (no bound at this n).
+
+    Then the k-th smallest of n values is a lower bound for their median
+    at level 1 - tail (and the k-th largest an upper bound), for any
+    distribution, continuous or not.
+    """
+    if n <= 0:
+        return 0
+    cdf = _stats.binom.cdf(np.arange(n), n, 0.5)      # cdf[j] = P(K <= j)
+    ok = np.flatnonzero(cdf <= tail * (1 + 1e-12))
+    return int(ok[-1]) + 1 if ok.size else 0
+
+
+def median_interval(values, level: float = 0.95) -> tuple[float, float]:
+    """Distribution-free two-sided interval for the median of `values` (order statistics, exact)."""
+    x = np.sort(np.asarray(values, dtype=float))
+    k = order_rank(x.size, (1 - level) / 2)
+    if k == 0:
+        return -math.inf, math.inf
+    return float(x[k - 1]), float(x[x.size - k])
+
+
+def clopper_pearson(successes: int, n: int, level: float = 0.95) -> tuple[float, float]:
+    """Exact binomial interval for a proportion (the win share among untied seeds)."""
+    if n <= 0:
+        return 0.0, 1.0
+    a = (1 - level) / 2
+    lo = 0.0 if successes == 0 else float(_stats.beta.ppf(a, successes, n - successes + 1))
+    hi = 1.0 if successes == n else float(_stats.beta.ppf(1 - a, successes + 1, n - successes))
+    return lo, hi
+
+
+def typical_claim(d, level: float = 0.95) -> TypicalResult:
+    """The typical-seed claim for paired differences d = a - b (see the module docstring)."""
+    d = np.asarray(d, dtype=float)
+    d = d[np.isfinite(d)]
+    counts = sign_counts(d)
+    tol = tie_tolerance(d)
+    untied = d[np.abs(d) > tol]
+    median = float(np.median(untied)) if untied.size else 0.0
+    ci = median_interval(untied, level) if untied.size else (-math.inf, math.inf)
+    share = counts.wins / counts.untied if counts.untied else math.nan
+    return TypicalResult(counts, sign_test_p(counts.wins, counts.losses), median, ci, share,
+                         clopper_pearson(counts.wins, counts.untied, level))
+
+
+def typical_rows(d: np.ndarray, level: float = 0.95) -> list[TypicalResult]:
+    """`typical_claim` for every row of a block of differences (rows with NaN use their finite entries)."""
+    return [typical_claim(row, level) for row in np.atleast_2d(d)]
+
+
+def min_sign_p(n: int) -> float:
+    """The smallest two-sided p the sign test can give on n untied seeds (2 / 2^n)."""
+    return 1.0 if n < 1 else min(1.0, math.ldexp(1.0, 1 - n))
+
+
+def critical_wins(n: int, level: float) -> int | None:
+    """Fewest wins of n untied seeds whose two-sided p is at most `level`; None when no count reaches it."""
+    if n < 1:
+        return None
+    k = np.arange(n + 1)
+    lower = _stats.binom.cdf(np.minimum(k, n - k), n, 0.5)
+    ok = np.flatnonzero((k > n - k) & (2 * lower <= level * (1 + 1e-12)))
+    return int(ok[0]) if ok.size else None
+
+
+def sign_power(n: int, share: float, level: float) -> float:
+    """Exact power of the two-sided sign test at `level` on n untied seeds won with probability `share` (> 1/2)."""
+    c = critical_wins(n, level)
+    if c is None:
+        return 0.0
+    return float(_stats.binom.sf(c - 1, n, share))
+
+
+def detectable_share(n: int, level: float, power: float = POWER) -> float | None:
+    """Smallest win share the sign test finds with probability `power` at `level` on n untied seeds.
+
+    "A typical-seed advantage below this would likely be missed": exact, the
+    decision procedure's own figure (the verdict is this test).
+    """
+    c = critical_wins(n, level)
+    if c is None:
+        return None
+    lo, hi = 0.5, 1.0
+    if _stats.binom.sf(c - 1, n, hi) < power:
+        return None
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if _stats.binom.sf(c - 1, n, mid) < power else (lo, mid)
+    return hi
+
+
+def seeds_to_decide(share: float, level: float, power: float = POWER, cap: int = 2000) -> int | None:
+    """Fewest untied seeds at which a true win share `share` is decided with probability `power` (exact)."""
+    if not (math.isfinite(share) and share > 0.5):
+        return None
+    if share >= 1.0:
+        share = 1.0
+    for n in range(1, cap + 1):
+        if sign_power(n, share, level) >= power:
+            return n
+    return None
+
+
+@dataclass(frozen=True)
+class MarginBounds:
+    """The gate's typical-seed bounds: order statistics of all n differences (one-sided, each at 1 - alpha)."""
+
+    median: float
+    lower: float
+    upper: float
+    above: int        # seeds with d > -margin
+    below: int        # seeds with d < -margin
+    n: int
+    p_pass: float     # exact p of H0 "median difference <= -margin" (P(D > -M) <= 1/2)
+    p_fail: float     # exact p of H0 "median difference >= -margin"
+
+
+def margin_sign_bounds(d, margin: float, alpha: float) -> MarginBounds:
+    """One-sided order-statistic bounds on the median paired difference, and the exact tests behind them.
+
+    PASS (lower > -margin) exactly when P(Binomial(n, 1/2) >= #(d > -M))
+    <= alpha; FAIL (upper < -margin) likewise for #(d < -M). A seed at
+    exactly -M counts for neither, so both tests stay exact.
+    """
+    d = np.sort(np.asarray(d, dtype=float)[np.isfinite(np.asarray(d, dtype=float))])
+    n = d.size
+    k = order_rank(n, alpha)
+    lower = float(d[k - 1]) if k else -math.inf
+    upper = float(d[n - k]) if k else math.inf
+    tol = tie_tolerance(d + margin) if n else 0.0
+    above, below = int((d + margin > tol).sum()), int((d + margin < -tol).sum())
+    median = float(np.median(d)) if n else math.nan
+    return MarginBounds(median, lower, upper, above, below, n, one_sided_sign_p(above, n),
+                        one_sided_sign_p(below, n))
+
+
+def margin_seeds_to_decide(share: float, alpha: float, power: float = POWER, cap: int = 2000) -> int | None:
+    """Fewest seeds at which the one-sided margin sign test at alpha has `power` when P(D > -M) = share."""
+    if not (math.isfinite(share) and share > 0.5):
+        return None
+    share = min(share, 1.0)
+    for n in range(1, cap + 1):
+        k = order_rank(n, alpha)
+        if k and _stats.binom.sf(n - k, n, share) >= power:   # need at least n - k + 1 seeds above
+            return n
+    return None
