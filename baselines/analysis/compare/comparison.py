@@ -163,6 +163,7 @@ class Group:
     seeds: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
     rows: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
     degraded: list = field(default_factory=list)  # `degradation.Degraded`: arms whose governor dropped stages
+    over_budget: Any = None  # `over_budget.OverBudget`: runs above the allowance in the fixed unit, else None
 
     @property
     def valid(self) -> bool:
@@ -199,7 +200,8 @@ class Group:
                 "unreported": [u.to_json() for u in self.unreported],
                 "notes": list(self.notes), "early_stopped": list(self.early_stopped),
                 "pairs": [p.to_json() for p in self.pairs],
-                "degraded": [d.to_json() for d in self.degraded]}
+                "degraded": [d.to_json() for d in self.degraded],
+                "over_budget": None if self.over_budget is None else self.over_budget.to_json()}
 
 
 def runs_by_arm(records, group: Group) -> dict[str, list]:
