@@ -89,8 +89,11 @@ def run(*, suite, out, jobs, backend, fresh, retry_errors, quiet, no_plots, look
         return EXIT_INTERRUPTED
     from reports.run_report import write_run_report  # start-up: only when the verb runs
 
+    from ..analysis.result.suite import analyses_by_fixed_unit  # start-up: only when the verb runs
+
     earlier = _report_files(out_dir)
-    comparisons = write_run_report(loaded, outcome.records, out_dir, plots=not no_plots)
+    comparisons = write_run_report(loaded.name, analyses_by_fixed_unit(loaded, outcome.records), out_dir,
+                                   plots=not no_plots)
     _name_stale_files(out_dir, earlier)
     if not quiet:
         from reports.summary import run_summary  # start-up: only when the verb runs

@@ -97,7 +97,8 @@ def order_flips(ranking: dict[str, dict[str, tuple]]) -> list[tuple[str, str, st
     return out
 
 
-def unit_verdicts(ranking: dict[str, dict[str, tuple]], alpha: float = RANK_ALPHA) -> dict[str, dict]:
+def unit_verdicts(ranking: dict[str, dict[str, tuple]], alpha: float = RANK_ALPHA,
+                  reward_range: tuple[float, float] | None = None) -> dict[str, dict]:
     """unit -> {(a, b): PairResult} with a < b, by the main table's rule on the per-seed scores at that level.
 
     Empty for a unit whose entries carry no per-seed scores or with more
@@ -117,7 +118,8 @@ def unit_verdicts(ranking: dict[str, dict[str, tuple]], alpha: float = RANK_ALPH
             for seed, v in entries[a][3]:
                 if math.isfinite(v):
                     matrix[i, col[seed]] = v
-        out[unit] = {(p.a, p.b): p for p in decide(all_pairs(arms, matrix), alpha)}
+        # the main table's procedure, range included: one pair never gets a t interval here and a betting one there
+        out[unit] = {(p.a, p.b): p for p in decide(all_pairs(arms, matrix, reward_range=reward_range), alpha)}
     return out
 
 
@@ -158,10 +160,11 @@ class Ranking:
         return {a for a, _, _, _ in self.supported} | {b for _, b, _, _ in self.supported}
 
 
-def group_ranking(by_arm: dict, alpha: float = RANK_ALPHA) -> Ranking:
-    """The group's `Ranking` from its runs by arm (a `RunIndex.of(group)`)."""
+def group_ranking(by_arm: dict, alpha: float = RANK_ALPHA,
+                  reward_range: tuple[float, float] | None = None) -> Ranking:
+    """The group's `Ranking` from its runs by arm (a `RunIndex.of(group)`); `reward_range` as the main table's."""
     by_unit, unranked = ranking_across_units(by_arm)
-    verdicts = unit_verdicts(by_unit, alpha)
+    verdicts = unit_verdicts(by_unit, alpha, reward_range)
     kinds = {anytime.score_field(r.trace) for rs in by_arm.values() for r in rs if r.trace}
     kind = None if not kinds else "reward" if kinds == {"reward"} else "dev" if kinds == {"best"} else "mixed"
     return Ranking(by_unit, unranked, verdicts, order_flips(by_unit), reversals(by_unit, verdicts=verdicts), kind)
