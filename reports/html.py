@@ -348,8 +348,8 @@ def _figures_html(figures: list[Figure], start: int = 0) -> str:
     for i, f in enumerate(figures):
         if f.svg:
             drawn.append(f"<figure data-arms=\"{esc(json.dumps(f.arms, ensure_ascii=False, sort_keys=True))}\">"
-                         f"{inline_svg(_sans(f.svg), f.prefix or f'fig{start + i}')}<figcaption>{esc(f.title)}"
-                         "</figcaption></figure>")
+                         f"{inline_svg(_sans(f.svg), f.prefix or f'fig{start + i}')}<figcaption>{esc(f.title)}."
+                         + "".join(f" {esc(n)}" for n in f.notes) + "</figcaption></figure>")
         else:
             out.append(f"<p class=\"note\">Not drawn: {esc(f.title)}: {esc(f.reason)}</p>")
     return (f"<div class=\"figs\">{''.join(drawn)}</div>" if drawn else "") + "\n".join(out)
