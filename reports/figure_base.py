@@ -85,14 +85,15 @@ class Style:
 
         Why: arm 8 shared arm 0's colour and arm 1's marker and dash, so in a
         9-arm figure two arms differed only in colour and two only in marker.
-        Colour cycles every 8 arms; each cycle shifts the marker by 3 and the
-        dash by 1, so arms of one colour differ in marker and dash, and arms of
-        one marker (i and i + 5k) differ in colour.
+        Colour cycles every 8 arms; each cycle shifts the marker by 1 and the
+        dash by 2, so arms of one colour differ in marker and dash, and arms
+        whose colours a colour-blind reader confuses differ in marker (both
+        checked by tests for 16 arms).
         """
         i = self.order.index(arm) if arm in self.order else len(self.order)
         cycle = i // len(PALETTE)
-        return {"color": PALETTE[i % len(PALETTE)], "marker": MARKERS[(i + 3 * cycle) % len(MARKERS)],
-                "linestyle": LINESTYLES[(i + cycle) % len(LINESTYLES)]}
+        return {"color": PALETTE[i % len(PALETTE)], "marker": MARKERS[(i + cycle) % len(MARKERS)],
+                "linestyle": LINESTYLES[(i + 2 * cycle) % len(LINESTYLES)]}
 
 
 @dataclass
