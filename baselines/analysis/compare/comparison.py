@@ -257,7 +257,7 @@ class Comparison:
         return _views().to_latex(self.analysis(baseline), columns)
 
     def to_html(self, baseline: str | None = None, title: str = "costmatch report") -> str:
-        """One self-contained HTML page with the tables and per-seed runs."""
+        """One self-contained HTML page with the tables, per-seed runs and figures, as `report --format html`."""
         return _views().to_html(self.analysis(baseline), title)
 
     def plot(self, x_unit: str | None = None, width: str = "single") -> Any:
