@@ -34,7 +34,8 @@ def comparisons_by_fixed_unit(suite, records: list[RunRecord]) -> list[tuple[str
         keys = {(w.name, b.key()) for w in suite.workloads if w.fixed == unit for b in w.budgets}
         subset = [r for r in records if (r.workload, budget_key(r.budget)) in keys]
         if subset:
-            out.append((unit, compare(subset, fixed=unit, tolerance=suite.tolerance_of(unit))))
+            out.append((unit, compare(subset, fixed=unit, tolerance=suite.tolerance_of(unit),
+                                      claim=getattr(suite, "claim", None))))
     return out
 
 

@@ -152,7 +152,7 @@ def _family_mde(pair: PairResult, alpha: float, family: int) -> None:
         pair.mde = pair.mde * mde_factor(pair.n, level) / mde_factor(pair.n, alpha)
     if not (math.isfinite(pair.mde) and pair.mde > 0):
         return
-    where = f"at n={pair.n}" if family == 1 else f"at n={pair.n} with {family} pairs (Holm: p<{level:.2g} first)"
+    where = f"at n={pair.n}" if family == 1 else f"at n={pair.n} with {family} tests (Holm: p<{level:.2g} first)"
     pair.notes.append(f"differences smaller than {pair.mde:.3g} would likely be missed {where}")
     if pair.paired and family > 1 and min_exact_p(pair.n) > level:
         pair.notes.append(f"the exact sign-flip test cannot reach p<{level:.2g} at n={pair.n}: "
