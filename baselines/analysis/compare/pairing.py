@@ -178,5 +178,12 @@ def item_pairs(groups: list[Group], frame, options: CompareOptions) -> None:
         if changed:
             decide(group.pairs, options.alpha, options.equivalence_margin, options.claims)
             for p in group.pairs:
-                if p.items:
-                    p.notes.append(f"paired by item: {p.items} question(s) over {p.n} seed(s), seed-clustered")
+                if p.items:   # the mean claim is the one paired by item; the typical-seed claim stays per seed
+                    note = f"paired by item: {p.items} question(s) over {p.n} seed(s), seed-clustered"
+                    for c in p.claims:
+                        if c.claim == "mean":
+                            c.notes.append(note)
+                    if p.claim == "mean":
+                        p.notes.append(note)
+                    elif any(c.claim == "mean" for c in p.claims):
+                        p.notes.append(f"mean: {note}")
