@@ -92,7 +92,7 @@ def test_the_suite_claim_key_is_checked():
     import tomllib
     from baselines.cli.options import default_suite
     suite = tomllib.loads(default_suite().read_text(encoding="utf-8"))
-    assert parse_suite(suite, "s.toml", check_imports=False).claim == "typical"
+    assert parse_suite(suite, "s.toml", check_imports=False).claim == "auto"
     suite["claim"] = "median"
     with pytest.raises(InputError, match="'claim' must be"):
         parse_suite(suite, "s.toml", check_imports=False)

@@ -142,7 +142,7 @@ class Suite:
     timeout: float | None = None
     out: str = "costmatch-out"
     fixed_units: list[str] = field(default_factory=list)
-    claim: str = "typical"     # the claim the run report's pair verdicts make (issue 37), fixed before the data
+    claim: str = "auto"        # the claim the run report's pair verdicts make (issue 37), fixed before the data
 
     def tolerance_of(self, unit: str) -> float:
         """The drift tolerance of the comparison at equal `unit`: the strictest of its workloads'.
@@ -299,13 +299,13 @@ def parse_suite(data: dict, source: str, check_imports: bool = True, root: str |
         workloads.append(workload)
     return Suite(name, source, arms, workloads, jobs, backend,
                  None if timeout is None else float(timeout), out,
-                 sorted({w.fixed for w in workloads}), _claim(data.get("claim", "typical"), source))
+                 sorted({w.fixed for w in workloads}), _claim(data.get("claim", "auto"), source))
 
 
 def _claim(value, where: str) -> str:
     """The suite's `claim` key: which claim the run report's verdicts make (decided before any data)."""
-    if value not in ("typical", "mean", "both"):
-        raise InputError(f"{where}: 'claim' must be \"typical\", \"mean\" or \"both\", got {show(value)}")
+    if value not in ("auto", "typical", "mean", "both"):
+        raise InputError(f"{where}: 'claim' must be \"auto\", \"typical\", \"mean\" or \"both\", got {show(value)}")
     return value
 
 
