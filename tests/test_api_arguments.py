@@ -39,12 +39,12 @@ COMPARE_CASES = {
     "records": [5], "fixed": 3, "options": {"tolerance": 0.1}, "tolerance": "x", "alpha": 0.7,
     "allow_early_stop": "no", "baseline": 5, "equivalence_margin": -0.1, "seed": 1.5, "metric": 3,
     "start": float("nan"), "pairs": "some", "bootstrap": 1, "workloads": [1], "budgets": [("tokens", "x")],
-    "confound_units": 5, "reward_range": (1, 0),
+    "confound_units": 5, "reward_range": (1, 0), "claim": "median",
 }
 CHECK_CASES = {**{k: v for k, v in COMPARE_CASES.items() if k not in ("equivalence_margin", "seed", "pairs",
                                                                         "bootstrap")},
                "records": 5, "baseline": None, "candidate": 3, "margin": -0.5, "lower_is_better": "yes",
-               "bounds": 3}
+               "bounds": 3, "max_loss": -1.0}
 
 
 def _message(call) -> str:
