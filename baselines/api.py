@@ -26,6 +26,8 @@ from .analysis.compare.compare_options import CompareOptions
 from .analysis.compare.comparing import options_with
 from .analysis.compare.comparison import Comparison
 from .analysis.gating.gate import GateResult, overall, run_gate
+from .analysis.result import renderers
+from .analysis.result.suite import analyses_by_fixed_unit
 from .analysis.tables.table import RunTable
 from .core.api_arguments import RUN_RULES, check_arguments, check_rules
 from .core.arguments import budget_table, records_argument
@@ -151,10 +153,9 @@ def run(workload: Spec, arms: Mapping[str, Spec] | Iterable[Spec], budget: Budge
                                     stale="keep" if keep_stale else "rerun", words=api_words))
     except InputError as exc:
         raise InputError(api_words(str(exc))) from None
-    # imported here, not at the top: the report loads matplotlib, which a run without `out` never needs
-    from reports.run_report import write_run_report
-
-    write_run_report(suite, records, Path(out), plots=plots)
+    # the report is rendered by the renderer reports/ registers (loaded by name: no api -> reports import,
+    # and a run without `out` never loads matplotlib); the analysis is computed here, once
+    renderers.call("run_report", suite.name, analyses_by_fixed_unit(suite, records), Path(out), plots=plots)
     return records
 
 

@@ -402,6 +402,8 @@ if __name__ == "__main__":
     text += "\n" + gate_power.section(gate_power.run(min(a.sims, 1000)), min(a.sims, 1000))
     from benchmarks import skew_gate  # issue 27's section: every shape, skewed unbounded differences
     text += "\n\n" + skew_gate.section(a.sims)
+    from benchmarks import history_simulation  # issue 40's section: a gate history across commits
+    text += "\n\n" + history_simulation.section(a.sims)
     from baselines.core.fileio import atomic_write_text
     atomic_write_text(Path(a.out), text + "\n")
     print(text)

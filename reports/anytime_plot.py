@@ -14,17 +14,18 @@ Rules, and the mistake each prevents:
   is across problems.
 - An arm whose trace does not report the unit is drawn in the "unknown"
   strip at its table value, not dropped.
+- Points only where a trace has them: the curves come computed
+  (`baselines.analysis.curves.anytime_series`), NaN before a run's first
+  point, and an arm with fewer than three trace points is drawn as markers
+  at those points only (a best-of-1 arm has two: a line between them drew
+  a reward nobody measured at every sample in between).
 """
 from __future__ import annotations
 
-import warnings
-
-import numpy as np
-
-from baselines.analysis.curves import anytime
 from baselines.analysis.compare.comparison import Group
+from baselines.analysis.curves.anytime_series import AnytimeSeries
+from baselines.analysis.result.model import GroupAnalysis
 from baselines.core.fileio import slug
-from baselines.analysis.tables.group_runs import as_index
 from baselines.core.units import unit_noun
 
 from .figure_base import (
@@ -43,118 +44,96 @@ from .figure_base import (
     not_valid_note,
     unknown_strip,
 )
-from .ranges import range_for
 from .text import budget_tag, budget_text
-
-
-def trace_score_kind(records) -> str | None:
-    """``reward`` when every traced run has held-out points, ``dev`` when none has, ``mixed`` or None."""
-    kinds = {anytime.score_field(r.trace) for r in records if r.trace}
-    if not kinds:
-        return None
-    return {"reward"} == kinds and "reward" or {"best"} == kinds and "dev" or "mixed"
 
 
 SCORE_LABEL = {"reward": "held-out reward of the current choice",
                "dev": "dev score of the best so far (not held out)"}
 
 
-def _curves(by_arm: dict, unit: str, grid) -> tuple[dict, list, list]:
-    """(arm -> runs x grid matrix, arms whose traces miss the unit, notes of arms with no trace)."""
-    curves, missing, left_off = {}, [], []
-    for arm in sorted(by_arm):
-        runs = [r for r in by_arm[arm] if r.trace]
-        if not runs:
-            left_off.append(f"{arm} (no trace)")
-            continue
-        matrix = np.array([[anytime.best_at(r.trace, unit, x) for x in grid] for r in runs])
-        if matrix.size and not np.isnan(matrix).all():
-            curves[arm] = matrix
-        else:
-            missing.append(arm)
-    return curves, missing, left_off
+SPARSE = 3   # an arm with fewer trace points than this is drawn as markers only
 
 
-def _draw_lines(ax, grid, curves: dict, style: Style, invalid: dict) -> list:
+def _draw_lines(ax, series: AnytimeSeries, style: Style, invalid: dict) -> list:
     out = []
-    n = len(curves)
-    for i, (arm, matrix) in enumerate(curves.items()):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            mean = np.nanmean(matrix, axis=0)
+    n = len(series.means)
+    for i, (arm, mean) in enumerate(series.means.items()):
         st = style(arm)
         faint = arm in invalid
-        (line,) = ax.plot(grid, mean, color=st["color"], ls=st["linestyle"], lw=0.9 if faint else 1.2,
-                          marker=st["marker"], ms=3.2, markevery=(2 + 3 * i % max(n, 1), 12),
-                          mfc="white" if faint else st["color"], alpha=0.6 if faint else 1.0)
+        points = series.points.get(arm, [])
+        common = dict(color=st["color"], marker=st["marker"], ms=3.2, mfc="white" if faint else st["color"],
+                      alpha=0.6 if faint else 1.0)
+        if len(points) < SPARSE:   # markers at the measured points, no line between them
+            (line,) = ax.plot([x for x, _ in points], [y for _, y in points], ls="none", **common)
+        else:
+            (line,) = ax.plot(series.grid, mean, ls=st["linestyle"], lw=0.9 if faint else 1.2,
+                              markevery=(2 + 3 * i % max(n, 1), 12), **common)
         out.append((arm, line))
     return out
 
 
-def _table_bars(ax, group: Group, arms: list[str], limit: float, style: Style, rng) -> None:
+def _table_bars(ax, ga: GroupAnalysis, arms: list[str], limit: float, style: Style) -> None:
     """At the budget, each drawn arm's table mean and 95% interval, side by side just right of the line."""
-    by = {a.arm: a for a in group.arms}
+    by = {a.arm: a for a in ga.arms}
     for i, arm in enumerate(arms):
         a = by.get(arm)
-        if a is None or not np.isfinite(a.mean):
+        if a is None or not _finite(a.mean):
             continue
-        y, ci = (rng.clip(a.mean), (rng.clip(a.ci[0]), rng.clip(a.ci[1]))) if rng else (a.mean, a.ci)
         st = style(arm)
-        ax.errorbar([limit * (1.015 + 0.012 * i)], [y], yerr=_yerr(y, ci), fmt=st["marker"], color=st["color"],
-                    ms=3, lw=0.8, capsize=1.5, clip_on=False)
+        ax.errorbar([limit * (1.015 + 0.012 * i)], [a.mean], yerr=_yerr(a.mean, (a.interval.lo, a.interval.hi)),
+                    fmt=st["marker"], color=st["color"], ms=3, lw=0.8, capsize=1.5, clip_on=False)
 
 
-def _strip_items(group: Group, arms: list[str], rng) -> dict:
-    by = {a.arm: a for a in group.arms}
-    out = {}
-    for arm in arms:
-        a = by.get(arm)
-        if a is not None and np.isfinite(a.mean):
-            out[arm] = (rng.clip(a.mean), (rng.clip(a.ci[0]), rng.clip(a.ci[1]))) if rng else (a.mean, a.ci)
-    return out
+def _strip_items(ga: GroupAnalysis, arms: list[str]) -> dict:
+    """The table's (clipped) mean and interval of each arm drawn in the unknown strip."""
+    by = {a.arm: a for a in ga.arms}
+    return {arm: (by[arm].mean, (by[arm].interval.lo, by[arm].interval.hi)) for arm in arms
+            if arm in by and _finite(by[arm].mean)}
 
 
-def anytime_plot(group: Group, records, unit: str, style: Style, width: str = "single",
-                 ranges: dict | None = None, name: str | None = None, reward_name: str | None = None) -> Plot:
+def anytime_plot(ga: GroupAnalysis, unit: str, style: Style, width: str = "single",
+                 name: str | None = None, reward_name: str | None = None) -> Plot:
     """Mean score against cumulative spend in `unit`; the table's mean and 95% CI at the budget."""
+    group, series = ga.group, ga.anytime
     title = f"{group.workload} at {budget_text(group.budget)}: anytime"
     name = name or f"anytime-{slug(group.workload)}-{budget_tag(group.budget)}"
     limit = group.budget.get(unit)
-    by_arm = as_index(records).of(group)
-    traced = [r for rs in by_arm.values() for r in rs if r.trace]
+    by_arm = ga.runs
     if not limit:
         return Plot(name, title, reason=f"the budget does not name {unit_noun(unit)}, so there is no axis to 100%")
     if not _finite(limit):
         return Plot(name, title, reason=f"the {unit_noun(unit)} budget is too large to draw")
-    if not traced:
+    if series is None or series.kind is None:
         return Plot(name, title, reason="no run recorded a trace")
-    kind = trace_score_kind(traced)
+    if series.unit != unit:
+        return Plot(name, title, reason=f"the analysis holds anytime curves in {unit_noun(series.unit)} only")
+    kind = series.kind
     if kind == "mixed":
         return Plot(name, title, reason="some traces carry held-out rewards and others only dev scores; "
                                         "one axis cannot show both")
-    grid = np.linspace(0, limit, 101)
-    curves, missing, left_off = _curves(by_arm, unit, grid)
-    if not curves:
-        return Plot(name, title, reason=f"no trace reports {unit_noun(unit)}", notes=left_off)
+    if not series.means:
+        return Plot(name, title, reason=f"no trace reports {unit_noun(unit)}", notes=list(series.left_off))
     invalid = not_valid_arms(group)
     title = marked_title(title, group, invalid)
-    rng = range_for(ranges, group)
+    rng = ga.reward_range
     plt = _mpl()
     fig, ax = plt.subplots(figsize=(WIDTHS[width], _height(width, 2.4)))
-    pairs = _draw_lines(ax, grid, curves, style, invalid)
+    pairs = _draw_lines(ax, series, style, invalid)
     if kind == "reward":
-        _table_bars(ax, group, list(curves), limit, style, rng)
-    strip = _strip_items(group, missing, rng if kind == "reward" else None)
+        _table_bars(ax, ga, list(series.means), limit, style)
+    strip = _strip_items(ga, series.missing)
     if strip:
         pairs += unknown_strip(fig, ax, strip, style, invalid, f"{STRIP}\n{unit_noun(unit)}\n(final)")
     handles = [h for _, h in pairs]
     labels = [f"{a} (not valid)" if a in invalid else a for a, _ in pairs]
-    _axes(ax, group, kind, unit, limit, rng, reward_name, len(curves))
+    _axes(ax, group, kind, unit, limit, rng, reward_name, len(series.means))
     ax.set_title(title)
-    notes = _notes(group, kind, unit, by_arm, left_off, strip)
+    notes = _notes(group, kind, unit, by_arm, list(series.left_off), strip)
+    if any(len(series.points.get(a, [])) < SPARSE for a in series.means):
+        notes.append("Markers without a line: arms whose traces have fewer than three points, drawn only there.")
     _finish(fig, ax, handles, labels, notes)
     plot = Plot(name, title, fig, notes=notes)
-    plot.arms = {a: "drawn" for a in curves} | {a: STRIP for a in strip}
+    plot.arms = {a: "drawn" for a in series.means} | {a: STRIP for a in strip}
     return plot
 
 

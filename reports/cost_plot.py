@@ -21,7 +21,6 @@ import math
 
 from baselines.analysis.compare.comparison import Group
 from baselines.core.fileio import slug
-from baselines.analysis.compare.frontier import supported_frontier
 from baselines.core.units import unit_noun
 
 from .figure_base import (
@@ -42,7 +41,7 @@ from .figure_base import (
     not_valid_note,
     unknown_strip,
 )
-from .ranges import range_for
+from baselines.analysis.result.model import GroupAnalysis
 from .text import budget_tag, budget_text, quantity
 
 
@@ -56,14 +55,16 @@ def pareto_front(points: dict[str, tuple[float, float]]) -> list[str]:
     return sorted(front, key=lambda a: points[a][0])
 
 
-def _place(group: Group, unit: str, rng) -> tuple[dict, dict, list]:
-    """(arm -> (x, y, ci, status) placed on the axes, arm -> (y, ci) for the unknown strip, notes of arms left off)."""
+def _place(ga: GroupAnalysis, unit: str) -> tuple[dict, dict, list]:
+    """(arm -> (x, y, ci, status) placed on the axes, arm -> (y, ci) for the unknown strip, notes of arms left off).
+
+    y and ci are the arm table's (clipped to the reward's range by the analysis)."""
     placed, strip, left_off = {}, {}, []
-    for a in group.arms:
+    for a in ga.arms:
         if not math.isfinite(a.mean):
             left_off.append(f"{a.arm} (no scored runs)")
             continue
-        y, ci = (rng.clip(a.mean), (rng.clip(a.ci[0]), rng.clip(a.ci[1]))) if rng else (a.mean, a.ci)
+        y, ci = a.mean, (a.interval.lo, a.interval.hi)
         s = a.spend.get(unit)
         if s is None or s.status == "unreported" or s.median is None:
             strip[a.arm] = (y, ci)
@@ -92,22 +93,23 @@ def _draw_points(ax, placed: dict, style: Style, invalid: dict, on_front: set, l
     return handles
 
 
-def cost_reward_plot(group: Group, records, unit: str, style: Style, fixed: str | None = None,
-                     metric: str = "reward", width: str = "single", ranges: dict | None = None,
+def cost_reward_plot(ga: GroupAnalysis, unit: str, style: Style, fixed: str | None = None,
+                     metric: str = "reward", width: str = "single",
                      name: str | None = None, reward_name: str | None = None) -> Plot:
     """Mean reward (table's 95% CI) against median spend in `unit`; unknown spend in a strip, frontier ringed."""
+    group = ga.group
     title = f"{group.workload} at {budget_text(group.budget)}"
     name = name or f"cost-reward-{slug(group.workload)}-{budget_tag(group.budget)}-{slug(unit)}"
     if unit in set(group.budget) | ({fixed} if fixed else set()):
         return Plot(name, title, reason=f"the x axis would be the fixed unit ({unit_noun(unit)}): every arm "
                                         "sits at the budget, so the plot shows nothing")
-    rng = range_for(ranges, group) if metric == "reward" else None
-    placed, strip, left_off = _place(group, unit, rng)
+    rng = ga.reward_range if metric == "reward" else None
+    placed, strip, left_off = _place(ga, unit)
     if not placed:
         return Plot(name, title, reason=f"no arm reports {unit_noun(unit)}", notes=left_off)
     invalid = not_valid_arms(group)
     title = marked_title(title, group, invalid)
-    front = supported_frontier(group, unit)
+    front = ga.frontiers[unit]
     plt = _mpl()
     fig, ax = plt.subplots(figsize=(WIDTHS[width], _height(width, 2.4)))
     xs = [p[0] for p in placed.values()]

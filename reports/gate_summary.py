@@ -7,17 +7,22 @@ from __future__ import annotations
 
 import math
 
-from baselines.analysis.gating.gate import FAIL, INCONCLUSIVE, PASS, GateResult, overall
+from baselines.analysis.gating.gate import FAIL, INCONCLUSIVE, PASS, GateResult
 from baselines.core.units import nouns_of
 
 from .text import budget_text, md
 
 
-def gate_markdown(results: list[GateResult], baseline: str, candidate: str, fixed: str | None) -> str:
-    """GitHub job-summary markdown (appended to $GITHUB_STEP_SUMMARY); `fixed` None: each group's budget unit."""
+def gate_markdown(results: list[GateResult], baseline: str, candidate: str, fixed: str | None,
+                  verdict: str) -> str:
+    """GitHub job-summary markdown (appended to $GITHUB_STEP_SUMMARY); `fixed` None: each group's budget unit.
+
+    `verdict` is the gate's overall verdict (`baselines.analysis.gating.gate.overall`), decided by the
+    caller: the summary prints it, it does not decide it.
+    """
     icon = {PASS: "✅", FAIL: "❌", INCONCLUSIVE: "⚠️"}
     at = f"at equal {md(fixed)}" if fixed else "at equal spend in the unit each group's budget names"
-    lines = [f"### costmatch check: {icon[overall(results)]} {overall(results)}", "",
+    lines = [f"### costmatch check: {icon[verdict]} {verdict}", "",
              f"Candidate **{md(candidate)}** against baseline **{md(baseline)}** {at}.", "",
              "| workload | budget | verdict | n | diff | bounds | margin | reason |",
              "|---|---|---|---|---|---|---|---|"]

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from baselines.analysis.compare.comparison import Group
 from baselines.analysis.compare.claims import claim_phrase
-from baselines.core.units import unit_noun
+from baselines.analysis.result.model import GroupAnalysis
 
 from .figure_base import not_valid_arms
 from .summary import arms_beaten, group_state
@@ -28,21 +28,20 @@ class Headline:
     text: str
 
 
-def main_confound(group: Group) -> str:
-    """The confound furthest from its reference, as a phrase ("ucb1 spent 1.9x the median tokens"), or ""."""
-    flags = [f for f in group.confounded if f.reference]
-    if not flags:
-        return ""
-    for unit in ("tokens", "usd", "calls", "rollouts"):  # the totals a reader budgets in, before their parts
-        if any(f.unit == unit for f in flags):
-            flags = [f for f in flags if f.unit == unit]
-            break
-    f = max(flags, key=lambda f: abs(math.log(max(f.spend, 1e-300) / f.reference)))
-    bound = "at least " if f.lower_bound else ""
-    return f"{f.arm} spent {bound}{f.spend / f.reference:.2g}\u00d7 the median {unit_noun(f.unit)}"
+def main_confound(ga: GroupAnalysis) -> str:
+    """The leader's spend against each arm it is compared with ("b spent 3× a's tokens"), or "".
+
+    A ratio to a named arm, from the analysis (`GroupAnalysis.headline_confound`): a ratio to the median of
+    two arms turned "b spent 3x a" into "a spent 0.5x the median".
+    """
+    return "; ".join(c.sentence for c in ga.headline_confound[:3]) + (
+        f" (and {len(ga.headline_confound) - 3} more)" if len(ga.headline_confound) > 3 else "")
 
 
-def group_headline(group: Group) -> Headline:
+def group_headline(ga: GroupAnalysis) -> Headline:
+    """The group's headline from its analysis (a bare Group reads its own, `Comparison.analysis`-free: no confound
+    ratio is invented for it)."""
+    group = ga.group if isinstance(ga, GroupAnalysis) else ga
     state = group_state(group)
     where = f"{group.workload} at {budget_text(group.budget)}"
     if state in ("NOT VALID", "NOT A COMPARISON"):
@@ -56,10 +55,12 @@ def group_headline(group: Group) -> Headline:
     decided = sum(p.verdict in ("a>b", "b>a") for p in group.pairs)
     if group.pairs:
         parts.append(f"{decided} of {len(group.pairs)} pairs decided{claim_phrase(group.pairs)}")
-    confound = main_confound(group)
+    confound = main_confound(ga) if isinstance(ga, GroupAnalysis) else ""
     if confound:
         parts.append(f"main confound: {confound}")
-    level = "warn" if confound or state == "INCOMPLETE" else "ok" if decided else "info"
+    elif group.confounded:  # the leader's spend matches its rivals'; other arms' spend differs
+        parts.append("confounded: other arms' spend differs (see the confound table)")
+    level = "warn" if confound or group.confounded or state == "INCOMPLETE" else "ok" if decided else "info"
     return Headline(level, "; ".join(parts) + ".")
 
 

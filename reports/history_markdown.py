@@ -22,7 +22,7 @@ def drift_line(entry: HistoryEntry) -> str:
     if d is None:
         return ""
     sentence = drift_sentence(d.estimate, d.lower, d.upper, d.alpha, d.verdict, d.reference, d.look, d.horizon,
-                              entry.margin)
+                              entry.margin, entry.lower_is_better)
     tail = f"; {d.note}" if d.note else ""
     return f"{entry.workload} at {budget_text(entry.budget)}: {entry.verdict} against the base; {sentence}{tail}"
 

@@ -24,20 +24,19 @@ from dataclasses import replace as dataclass_replace
 import json
 
 from baselines.analysis.compare.comparison import Comparison, Group
-from baselines.analysis.tables.group_runs import as_index
+from baselines.analysis.result.model import Analysis, GroupAnalysis
 from baselines.core.records import budget_key
-from baselines.core.records import RunRecord
 from baselines.core.units import nouns_of, unit_noun
 
 from .degraded import degraded_sentence
 from .flags import (clip_note, comparison_headline, group_caption, run_notes, unequal_sentence, unreported_grouped,
                     unverified_sentence)
-from .ranges import range_for
 from .headline import group_headline, informative_first
 from .confounds import confound_matrix, confound_reference
-from .table_rows import (CLAIM_WORDS, VERDICT_LEGEND, claim_rows, baseline_pairs, clip_pair, family_line, pair_verdict, rows, shown_units,
-                         verdict_words)
-from .text import DASH, NA, budget_text, decimals_for, fixed, interval, quantity
+from .markdown import claim_rows, p_header
+from .ranking_view import oracle_text, ranking_rows, weak_pair_lines
+from .table_rows import VERDICT_LEGEND, baseline_pairs, family_line, shown_units
+from .text import DASH, NA, budget_text, fixed, interval, quantity
 
 CSP = ("default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:; "
        "font-src 'none'; connect-src 'none'; form-action 'none'; base-uri 'none'")
@@ -153,58 +152,62 @@ class Figure:
     prefix: str = ""              # the SVG id prefix, unique on the page (set by report_html)
 
 
-def _group_html(group: Group, comparison: Comparison, records, baseline: str | None,
-                ranges: dict | None, confound_units: list[str] | None, gid: str,
+def _group_html(ga: GroupAnalysis, comparison: Comparison, confound_units: list[str] | None, gid: str,
                 figures: list[Figure] | None = None) -> str:
-    rng = range_for(ranges, group) if comparison.metric == "reward" else None
-    head = group_headline(group)
+    group, rng, present = ga.group, ga.reward_range, ga.baseline
+    head = group_headline(ga)
     parts = [f"<h3 id=\"{gid}\"><span class=\"name\">{esc(group.workload)}</span> at "
              f"{esc(budget_text(group.budget))}</h3>",
              f"<p class=\"headline {head.level}\" data-valid=\"{str(group.valid).lower()}\">{esc(head.text)}</p>",
              f"<p class=\"note\">{esc(group_caption(group, comparison.fixed, comparison.tolerance, comparison.metric))}"
              "</p>"]
-    present = baseline if baseline and any(a.arm == baseline for a in group.arms) else None
-    rs = rows(group, present, rng)
-    dec = decimals_for((r.ci[1] - r.ci[0]) / 2 for r in rs)
     units = shown_units(group, drop_unreported=True)
-    headers = ["arm", "seeds", "errors"] + [f"{unit_noun(u)} (median)" for u in units] + \
-        [f"{comparison.metric} (mean)", "95% CI low", "95% CI high"]
-    if present:
-        headers += [f"vs {present}", "verdict"]
-    errors = {a.arm: a.errors for a in group.arms}
-    body = []
-    for r in rs:
-        cells = [f"<td class=\"name\" data-v=\"{esc(r.arm)}\">{esc(r.arm)}</td>",
-                 _cell(r.seeds, r.seeds.split("/")[0]), _cell(errors.get(r.arm, 0), errors.get(r.arm, 0),
-                                                              "bad" if errors.get(r.arm) else "")]
-        for u in units:
-            median, status = r.spend[u]
-            text = DASH if status == "unreported" or median is None else quantity(median, status == "partial")
-            cells.append(_cell(text, median if median is not None else ""))
-        cells += [_cell(fixed(r.mean, dec), r.mean), _cell(fixed(r.ci[0], dec), r.ci[0]),
-                  _cell(fixed(r.ci[1], dec), r.ci[1])]
-        if present:
-            if r.arm == present:
-                cells += [_cell("baseline", ""), _cell("", "")]
-            elif r.vs is None:
-                cells += [_cell("n/a", ""), _cell("", "")]
-            else:
-                vs_dec = decimals_for([(r.vs.claim_ci[1] - r.vs.claim_ci[0]) / 2])
-                cells += [_cell(f"{fixed(r.vs.claim_estimate, vs_dec, True)} {interval(*r.vs.claim_ci, vs_dec, True)}", r.vs.claim_estimate),
-                          _cell(verdict_words(r.vs, group.valid), r.vs.verdict if group.valid else "", "t")]
-        body.append("".join(cells))
-    parts.append(_table(headers, body))
-    family = family_line(baseline_pairs(group, present))
+    parts.append(_arm_table(ga, comparison.metric, units))
+    if ga.baseline_note:
+        parts.append(f"<p class=\"note baseline\">{esc(ga.baseline_note)}.</p>")
+    family = family_line(baseline_pairs(ga))
     if family:
         parts.append(f"<p class=\"note family\">{esc(family)}</p>")
     if rng is not None:
         parts.append(f"<p class=\"note\">{esc(rng.note())}</p>")
     parts.append(_figures_html(figures or []))
     parts.append(_flags_html(group, comparison.tolerance, confound_units, units))
-    if group.pairs:
-        parts.append(_pairs_html(group, rng))
-    parts.append(_runs_html(group, records))
-    return "\n".join(parts)
+    if ga.pairs:
+        parts.append(_pairs_html(ga))
+    parts.append(_ranking_html(ga))
+    parts.append(_oracle_html(ga))
+    parts.append(_runs_html(ga))
+    return "\n".join(p for p in parts if p)
+
+
+def _arm_table(ga: GroupAnalysis, metric: str, units: list[str]) -> str:
+    """The arm table: the key columns (arm, mean with its interval, verdict) first, so a phone shows them."""
+    present, dec, vs_dec = ga.baseline, ga.decimals, ga.pair_decimals
+    headers = ["arm", f"{metric} (mean)", "95% CI"] + ([f"vs {present}", "verdict"] if present else []) + \
+        ["seeds", "errors"] + [f"{unit_noun(u)} (median)" for u in units]
+    errors = {a.arm: a.errors for a in ga.group.arms}
+    body = []
+    for r in ga.arms:
+        cells = [f"<td class=\"name\" data-v=\"{esc(r.arm)}\">{esc(r.arm)}</td>",
+                 _cell(fixed(r.mean, dec), r.mean, "key"),
+                 _cell(interval(r.interval.lo, r.interval.hi, dec), r.interval.lo, "key")]
+        if present:
+            vs = r.vs_baseline
+            if r.arm == present:
+                cells += [_cell("baseline", ""), _cell("", "")]
+            elif vs is None:
+                cells += [_cell("n/a", ""), _cell("", "")]
+            else:
+                cells += [_cell(f"{fixed(vs.estimate, vs_dec, True)} {interval(vs.interval.lo, vs.interval.hi, vs_dec, True)}",
+                                vs.estimate), _cell(vs.against_word, vs.verdict if ga.valid else "", "t key")]
+        cells += [_cell(r.seeds, r.seeds.split("/")[0]),
+                  _cell(errors.get(r.arm, 0), errors.get(r.arm, 0), "bad" if errors.get(r.arm) else "")]
+        for u in units:
+            median, status = r.spend[u].median, r.spend[u].status
+            text = DASH if status == "unreported" or median is None else quantity(median, status == "partial")
+            cells.append(_cell(text, median if median is not None else ""))
+        body.append("".join(cells))
+    return _table(headers, body, cls="sortable arms")
 
 
 def _flags_html(group: Group, tolerance: float, confound_units: list[str] | None,
@@ -231,28 +234,51 @@ def _flags_html(group: Group, tolerance: float, confound_units: list[str] | None
     return "\n".join(out)
 
 
-def _pairs_html(group: Group, rng) -> str:
-    pairs = [clip_pair(p, rng) for p in group.pairs]
-    shown = [(p, c) for p in pairs for c in claim_rows(p)]
-    dec = decimals_for((c.ci[1] - c.ci[0]) / 2 for _, c in shown if math.isfinite(c.ci[0]) and math.isfinite(c.ci[1]))
+def _pairs_html(ga: GroupAnalysis) -> str:
+    dec, shown = ga.pair_decimals, claim_rows(ga)
+    head = p_header(shown)
     body = []
     for p, c in shown:
+        p_text = f"{c.p:.3g}" if head else f"{c.p:.3g} ({c.p_label})"
         notes = c.notes if len(p.claims) > 1 else p.notes
         body.append("".join([
             f"<td class=\"name\">{esc(p.a)}</td>", f"<td class=\"name\" style=\"text-align:left\">{esc(p.b)}</td>",
-            _cell(p.n, p.n), _cell(CLAIM_WORDS.get(c.claim, c.claim), c.claim, "t"),
-            _cell(fixed(c.estimate, dec, True), c.estimate), _cell(fixed(c.ci[0], dec, True), c.ci[0]),
-            _cell(fixed(c.ci[1], dec, True), c.ci[1]), _cell(f"{c.p:.3g}", c.p),
-            _cell(f"{c.p_adjusted:.3g}", c.p_adjusted),
-            _cell(pair_verdict(dataclass_replace(p, verdict=c.verdict), group.valid),
-                  c.verdict if group.valid else "", "t"),
-            _cell("; ".join(notes) if group.valid else "", "", "t note")]))
+            _cell(fixed(c.estimate, dec, True), c.estimate, "key"),
+            _cell(interval(c.interval.lo, c.interval.hi, dec, True), c.interval.lo, "key"),
+            _cell(c.verdict_word, c.verdict if ga.valid else "", "t key"), _cell(c.claim_word, c.claim, "t"),
+            _cell(p.n, p.n), _cell(p_text, c.p), _cell(f"{c.p_adjusted:.3g}", c.p_adjusted),
+            _cell("; ".join(notes), "", "t note")]))
+    family = family_line(ga.pairs)
+    sentences = [p.sentence for p in ga.pairs if p.decided and p.sentence]
     return ("<details open><summary>Pairs (a \u2212 b, paired by seed)</summary>"
-            + _table(["a", "b", "n", "claim", "a \u2212 b", "95% CI low", "95% CI high", "p", "p (Holm)",
-                      "verdict", "notes"], body,
-                     caption=VERDICT_LEGEND)
-            + (f"<p class=\"note family\">{esc(family_line(pairs))}</p>" if family_line(pairs) else "")
+            + _table(["a", "b", "a \u2212 b", "95% CI", "verdict", "claim", "n", head or "p", "p (Holm)", "notes"],
+                     body, cls="sortable pairs", caption=VERDICT_LEGEND)
+            + ("<ul class=\"claims\">" + "".join(f"<li>{esc(s)}</li>" for s in sentences) + "</ul>" if sentences else "")
+            + (f"<p class=\"note family\">{esc(family)}</p>" if family else "")
             + "</details>")
+
+
+def _ranking_html(ga: GroupAnalysis) -> str:
+    """The rank at equal spend in each unit, and the pairs whose order differs (the md report's section)."""
+    if ga.ranking is None or len(ga.ranking.by_unit) < 2:
+        return ""
+    headers, rows_ = ranking_rows(ga.ranking)
+    body = ["".join([f"<td class=\"name\">{esc(r[0])}</td>"] + [_cell(c, "") for c in r[1:]]) for r in rows_]
+    weak = weak_pair_lines(ga)
+    return ("<details><summary>Ranking at equal spend in each unit, from the same runs</summary>"
+            + _table(headers, body, cls="sortable ranking")
+            + ("<p class=\"note\">Order differs between units, not significant:</p><ul>"
+               + "".join(f"<li>{esc(line)}</li>" for line in weak) + "</ul>" if weak else "")
+            + "</details>")
+
+
+def _oracle_html(ga: GroupAnalysis) -> str:
+    if not ga.oracle:
+        return ""
+    intro, lines = oracle_text(ga)
+    return ("<details><summary>The selected choice against the best alternative (oracle)</summary>"
+            f"<p class=\"note\">{esc(intro)}</p><ul>" + "".join(f"<li>{esc(x)}</li>" for x in lines)
+            + "</ul></details>")
 
 
 def _error_text(error) -> tuple[str, str]:
@@ -274,8 +300,8 @@ def _notes_cell(notes: list[str]) -> str:
             + "<br>".join(esc(clip_note(n, MAX_NOTE_CHARS)) for n in notes) + "</td>")
 
 
-def _runs_html(group: Group, records: list[RunRecord]) -> str:
-    by_arm = as_index(records).of(group)
+def _runs_html(ga: GroupAnalysis) -> str:
+    group, by_arm = ga.group, ga.runs
     if not by_arm:
         return ""
     units = shown_units(group, drop_unreported=True)
@@ -340,12 +366,12 @@ def _sans(svg: str) -> str:
 def _glance(sections: list, gids: dict) -> str:
     """The answer first: every group's headline, most informative first, linking to its section."""
     items = []
-    for _, comparison in sections:
-        for g in comparison.groups:
-            with nouns_of(g.unit_nouns):
-                head = group_headline(g)
-            items.append((g, f"<li><a href=\"#{gids[id(g)]}\" class=\"headline {head.level}\" "
-                             f"style=\"display:block;text-decoration:none\">{esc(head.text)}</a></li>"))
+    for _, analysis in sections:
+        for ga in analysis.groups:
+            with nouns_of(ga.group.unit_nouns):
+                head = group_headline(ga)
+            items.append((ga.group, f"<li><a href=\"#{gids[id(ga.group)]}\" class=\"headline {head.level}\" "
+                                    f"style=\"display:block;text-decoration:none\">{esc(head.text)}</a></li>"))
     order = {id(g): i for i, g in enumerate(informative_first([g for g, _ in items]))}
     items.sort(key=lambda t: order[id(t[0])])
     return "<h2 id=\"glance\">At a glance</h2><ul class=\"glance\" style=\"list-style:none;padding:0\">" + \
@@ -358,26 +384,34 @@ def _key(group: Group) -> tuple[str, str]:
 
 def _informative_sections(sections: list) -> list:
     """Sections ordered by their best group, groups inside each most informative first."""
-    out = [(h, dataclass_replace(c, groups=informative_first(c.groups))) for h, c in sections]
-    rank = {id(g): i for i, g in enumerate(informative_first([g for _, c in out for g in c.groups]))}
-    return sorted(out, key=lambda s: min((rank[id(g)] for g in s[1].groups), default=len(rank)))
+    out = []
+    for h, a in sections:
+        order = {id(g): i for i, g in enumerate(informative_first([ga.group for ga in a.groups]))}
+        out.append((h, dataclass_replace(a, groups=sorted(a.groups, key=lambda ga: order[id(ga.group)]))))
+    rank = {id(g): i for i, g in enumerate(informative_first([ga.group for _, a in out for ga in a.groups]))}
+    return sorted(out, key=lambda s: min((rank[id(ga.group)] for ga in s[1].groups), default=len(rank)))
 
 
-def report_html(sections: list[tuple[str, Comparison]], records, title: str = "costmatch report",
+def report_html(sections: list[tuple[str, Analysis]], records=None, title: str = "costmatch report",
                 baseline: str | None = None, ranges: dict | None = None, figures: list[Figure] | None = None,
                 confound_units: list[str] | None = None, extra_html: str = "") -> str:
-    """The whole page: the headlines first, then one section per comparison, each group's figures beside its
-    table, and figures of no one group (budget sweeps) at the end."""
-    index = as_index(records)
+    """The whole page: the headlines first, then one section per analysis, each group's figures beside its
+    table, and figures of no one group (budget sweeps) at the end.
+
+    `sections`: (heading, Analysis); a Comparison in its place prints its own
+    `Comparison.analysis(baseline, records, ranges)`.
+    """
+    sections = [(h, a if isinstance(a, Analysis) else a.analysis(baseline, records, ranges)) for h, a in sections]
     sections = _informative_sections(sections)
     by_group: dict = {}
     for i, f in enumerate(figures or []):
         by_group.setdefault(f.group, []).append(dataclass_replace(f, prefix=f"fig{i}"))
     nav, body, gids = [], [], {}
-    for s_i, (_, comparison) in enumerate(sections):
-        for g_i, group in enumerate(comparison.groups):
-            gids[id(group)] = f"s{s_i}g{g_i}"
-    for s_i, (heading, comparison) in enumerate(sections):
+    for s_i, (_, analysis) in enumerate(sections):
+        for g_i, ga in enumerate(analysis.groups):
+            gids[id(ga.group)] = f"s{s_i}g{g_i}"
+    for s_i, (heading, analysis) in enumerate(sections):
+        comparison = analysis.comparison
         sid = f"s{s_i}"
         body.append(f"<h2 id=\"{sid}\">{esc(heading)}</h2>")
         shared = [g.unit_nouns for g in comparison.groups]
@@ -387,14 +421,15 @@ def report_html(sections: list[tuple[str, Comparison]], records, title: str = "c
         body.extend(f"<p class=\"warning\">\u26a0\ufe0e warning: {esc(w)}</p>" for w in comparison.warnings)
         if comparison.metric_note:
             body.append(f"<p class=\"note\">{esc(comparison.metric_note)}</p>")
-        for group in comparison.groups:
+        for ga in analysis.groups:
+            group = ga.group
             gid = gids[id(group)]
             mark = "" if group.valid else ' <b class="bad">not valid</b>'
             mine = by_group.pop(_key(group), [])
             with nouns_of(group.unit_nouns):  # the workload's words: bbob counts function evaluations
                 nav.append(f"<li><a href=\"#{gid}\">{esc(heading)}: {esc(group.workload)} at "
                            f"{esc(budget_text(group.budget))}</a>{mark}</li>")
-                body.append(_group_html(group, comparison, index, baseline, ranges, confound_units, gid, mine))
+                body.append(_group_html(ga, comparison, confound_units, gid, mine))
     rest = [f for fs in by_group.values() for f in fs]
     figures_html = ""
     if rest:

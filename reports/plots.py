@@ -4,53 +4,40 @@ ranking of arms at equal rollouts, calls and tokens.
 This module chooses which figures a comparison gets and yields them one at a
 time; each figure lives in its own module (`cost_plot`, `anytime_plot`,
 `sweep_plot`, `ranking_view`) and shares style and placement through
-`figure_base`. The records are indexed once (`baselines.analysis.tables.group_runs.RunIndex`)
-and the ranking is computed once per group (`baselines.analysis.curves.ranking`): figures
-render, they do not re-derive.
+`figure_base`. Everything drawn comes from one `baselines.analysis.result.model.Analysis`
+(the runs indexed once, the ranking, frontiers, anytime curves and sweeps computed once):
+figures render, they do not re-derive.
 """
 from __future__ import annotations
 
 from pathlib import Path
 
 from baselines.analysis.compare.comparison import Comparison, Group
+from baselines.analysis.curves.ranking import RANK_ALPHA, RANK_TEST_MAX_ARMS, RANK_UNITS, RankEntry, Ranking
+from baselines.analysis.result.model import Analysis, GroupAnalysis
 from baselines.core.fileio import slug
-from baselines.analysis.tables.group_runs import RunIndex, as_index
-from baselines.analysis.curves.ranking import (RANK_ALPHA, RANK_TEST_MAX_ARMS, RANK_UNITS, RankEntry, Ranking, group_ranking,
-                               order_flips, reversals, unit_verdicts)
 from baselines.core.records import budget_key
 from baselines.core.units import nouns_of
 
-from .anytime_plot import SCORE_LABEL, anytime_plot, trace_score_kind
+from .anytime_plot import SCORE_LABEL, anytime_plot
 from .cost_plot import cost_reward_plot, pareto_front
 from .figure_base import (FORMATS, LINESTYLES, MARKERS, OKABE_ITO, PALETTE, WIDTH, WIDTHS, Plot, Style, close,
                           contrast_ratio, not_valid_arms, not_valid_note, render, save)
 from .ranking_view import RANK_RULE, ranking_markdown, ranking_plot
-from .sweep_plot import _fixed_of, budget_sweep, budget_sweep_plot, sweep_crossings
+from .sweep_plot import _fixed_of, budget_sweep, budget_sweep_plot
 from .text import budget_tag, budget_text
 
 __all__ = ["FORMATS", "LINESTYLES", "MARKERS", "OKABE_ITO", "PALETTE", "WIDTH", "WIDTHS", "Plot", "Style",
            "RANK_ALPHA", "RANK_RULE", "RANK_TEST_MAX_ARMS", "RANK_UNITS", "RankEntry", "Ranking", "SCORE_LABEL",
            "anytime_plot", "budget_sweep", "budget_sweep_plot", "close", "comparison_plots", "contrast_ratio",
-           "cost_reward_plot", "cost_units", "not_valid_arms", "not_valid_note", "order_flips", "pareto_front",
-           "ranking_across_units", "ranking_markdown", "ranking_plot", "render", "reversals", "save",
-           "sweep_crossings", "trace_score_kind", "unit_verdicts", "write_comparison_plots", "reward_name"]
-
-
-def ranking_across_units(group: Group, records) -> dict[str, dict[str, RankEntry]]:
-    """unit -> arm -> RankEntry for the group (the ranking's table; `baselines.analysis.curves.ranking.group_ranking` has it all)."""
-    return group_ranking(as_index(records).of(group)).by_unit
+           "cost_reward_plot", "cost_units", "not_valid_arms", "not_valid_note", "pareto_front",
+           "ranking_markdown", "ranking_plot", "render", "save",
+           "write_comparison_plots"]
 
 
 def group_key(group: Group) -> tuple[str, str]:
     """(workload, budget key): which group a figure shows, to place it beside that group's table."""
     return (group.workload, budget_key(group.budget))
-
-
-def reward_name(index: RunIndex, group: Group) -> str | None:
-    """What the group's reward measures when every run that says agrees (bbob: "digits of precision")."""
-    names = {r.extra.get("reward_name") for r in index.runs(group) if r.extra}
-    names.discard(None)
-    return next(iter(names)) if len(names) == 1 and isinstance(next(iter(names)), str) else None
 
 
 def cost_units(group: Group, fixed: str, x_unit: str | None = None) -> list[str]:
@@ -82,50 +69,56 @@ def cost_units(group: Group, fixed: str, x_unit: str | None = None) -> list[str]
     return fallback
 
 
-def _group_plots(g: Group, comparison: Comparison, index: RunIndex, st, x_unit, width, ranges):
+def _group_plots(ga: GroupAnalysis, comparison: Comparison, st, x_unit, width):
     """One group's cost-reward, anytime and ranking figures (drawn inside its unit-noun scope)."""
+    g = ga.group
     tag = f"{slug(g.workload)}-{budget_tag(g.budget)}"
     fixed = _fixed_of(g, comparison)
     units = cost_units(g, fixed, x_unit)
-    name = reward_name(index, g)
+    name = ga.reward_name
     if not units:
         yield Plot(f"cost-reward-{tag}", f"{g.workload} at {budget_text(g.budget)}",
                    reason="no unit other than the one the budget holds fixed is reported by every arm "
                           "(wall time is drawn only on request: --x-unit seconds)")
     for unit in units:
-        yield cost_reward_plot(g, index, unit, st, fixed, comparison.metric, width, ranges,
+        yield cost_reward_plot(ga, unit, st, fixed, comparison.metric, width,
                                name=f"cost-reward-{tag}-{slug(unit)}", reward_name=name)
     if fixed:
-        yield anytime_plot(g, index, fixed, st, width, ranges, name=f"anytime-{tag}", reward_name=name)
-    if len(g.arms) > 1:
-        rank = ranking_plot(group_ranking(index.of(g), comparison.alpha), st, f"ranking-{tag}",
-                            f"{g.workload} at {budget_text(g.budget)}: rank by unit", width, group=g)
-        if rank is not None:
-            yield rank
+        yield anytime_plot(ga, fixed, st, width, name=f"anytime-{tag}", reward_name=name)
+    rank = None if ga.ranking is None else ranking_plot(
+        ga.ranking, st, f"ranking-{tag}", f"{g.workload} at {budget_text(g.budget)}: rank by unit", width, group=g)
+    if rank is not None:
+        yield rank
+    else:   # said, not left out in silence (issue 39: a notebook promised a ranking and got nothing)
+        yield Plot(f"ranking-{tag}", f"{g.workload} at {budget_text(g.budget)}: rank by unit",
+                   reason="one arm: nothing to rank" if len(g.arms) < 2 else
+                   "a ranking by unit needs spend in at least two units that every arm reports")
 
 
-def comparison_plots(comparison: Comparison, records, x_unit: str | None = None,
+def comparison_plots(analysis: Analysis, records=None, x_unit: str | None = None,
                      width: str = "single", ranges: dict | None = None, style: Style | None = None):
     """Yield every figure the data allow, and a not-drawn Plot (with its reason) for each that they do not.
 
-    Colours are assigned per workload from all of its arms in `records`, so an
-    arm has one colour in every figure of that workload. Plots are yielded one
-    at a time so a caller can save and close each before the next is drawn.
+    `analysis`: the `Analysis` to draw (a Comparison draws its own,
+    `Comparison.analysis(records=records, ranges=ranges)`). Colours are
+    assigned per workload from all of its arms, so an arm has one colour in
+    every figure of that workload. Plots are yielded one at a time so a
+    caller can save and close each before the next is drawn.
     """
-    index = as_index(records)
-    styles = {w: style or Style(r.arm for r in index.records if r.workload == w)
-              for w in {g.workload for g in comparison.groups}}
-    for g in comparison.groups:
-        with nouns_of(g.unit_nouns):  # the group's own words for its units in every title and axis
-            plots = list(_group_plots(g, comparison, index, styles[g.workload], x_unit, width, ranges))
+    if not isinstance(analysis, Analysis):
+        analysis = analysis.analysis(records=records, ranges=ranges)
+    comparison = analysis.comparison
+    workloads = {ga.group.workload for ga in analysis.groups}
+    styles = {w: style or Style(a for ga in analysis.groups if ga.group.workload == w
+                                for a in [*ga.runs, *(x.arm for x in ga.arms)]) for w in workloads}
+    for ga in analysis.groups:
+        with nouns_of(ga.group.unit_nouns):  # the group's own words for its units in every title and axis
+            plots = list(_group_plots(ga, comparison, styles[ga.group.workload], x_unit, width))
         for plot in plots:
-            plot.group = group_key(g)
+            plot.group = group_key(ga.group)
         yield from plots
-    for workload in sorted(styles):
-        for fixed in sorted({_fixed_of(g, comparison) or "" for g in comparison.groups} - {""}):
-            sweep = budget_sweep_plot(comparison, workload, styles[workload], width, ranges, fixed)
-            if sweep is not None:
-                yield sweep
+    for sweep in analysis.sweeps:
+        yield budget_sweep_plot(sweep, comparison.metric, styles[sweep.workload], width)
 
 
 def write_comparison_plots(comparison: Comparison, records, out_dir: Path,
@@ -140,7 +133,7 @@ def write_comparison_plots(comparison: Comparison, records, out_dir: Path,
     """
     files: list[Path] = []
     taken: set[str] = set()
-    for plot in comparison_plots(comparison, records, x_unit, width, ranges, style):
+    for plot in comparison_plots(comparison, records, x_unit, width, ranges, style):  # a Comparison or Analysis
         if not plot.drawn:
             if skipped is not None:
                 skipped.append((plot.name, plot.reason))

@@ -13,30 +13,18 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from baselines import compare
 from baselines.analysis.compare.comparison import Comparison
+from baselines.analysis.result import renderers
+from baselines.analysis.result.model import Analysis
 from baselines.core.fileio import atomic_write_text, ensure_dir
-from baselines.analysis.tables.group_runs import RunIndex, as_index
-from baselines.analysis.curves.ranking import group_ranking
-from baselines.core.records import RunRecord, budget_key
+from baselines.core.units import unit_noun
 
 from .latex import comparison_latex, parse_columns
 from .markdown import comparison_markdown
 from .plots import FORMATS, WIDTHS, close, comparison_plots, ranking_markdown, save
-from .ranges import ranges_for, reward_ranges
+from .ranking_view import oracle_text
 from .tables import to_csv
-from .text import md
-
-
-def comparisons_by_fixed_unit(suite, records: list[RunRecord]) -> list[tuple[str, Comparison]]:
-    out = []
-    for unit in suite.fixed_units:
-        keys = {(w.name, b.key()) for w in suite.workloads if w.fixed == unit for b in w.budgets}
-        subset = [r for r in records if (r.workload, budget_key(r.budget)) in keys]
-        if subset:
-            out.append((unit, compare(subset, fixed=unit, tolerance=suite.tolerance_of(unit),
-                                      claim=getattr(suite, "claim", None))))
-    return out
+from .text import budget_text, md
 
 
 @dataclass
@@ -49,16 +37,16 @@ class Figures:
     notes: list[tuple[str, list[str]]] = field(default_factory=list)  # (title, notes) of each drawn figure with notes
 
 
-def draw_figures(comparison: Comparison, records: list[RunRecord], out_dir: Path | None,
+def draw_figures(analysis: Analysis, out_dir: Path | None,
                  formats=("png", "svg"), inline: bool = False, width: str = "single", x_unit: str | None = None,
-                 ranges: dict | None = None, taken: set | None = None) -> Figures:
+                 taken: set | None = None) -> Figures:
     """Draw each figure once: save it under `out_dir` (if given) and/or keep its SVG for the HTML page."""
     from .html import Figure
     from .plots import render
 
     result = Figures()
     taken = set() if taken is None else taken
-    for plot in comparison_plots(comparison, records, x_unit, width, ranges):
+    for plot in comparison_plots(analysis, x_unit=x_unit, width=width):
         if not plot.drawn:
             result.skipped.append((plot.title, plot.reason))
             if inline:
@@ -82,43 +70,33 @@ def draw_figures(comparison: Comparison, records: list[RunRecord], out_dir: Path
     return result
 
 
-def _ranking_sections(comparison: Comparison, index: RunIndex) -> list[str]:
+def _ranking_sections(analysis: Analysis) -> list[str]:
     out = []
-    for group in comparison.groups:
-        if len(group.arms) < 2:  # one arm has no ranking
-            continue
-        ranking = group_ranking(index.of(group), comparison.alpha)
-        if len(ranking.by_unit) > 1:
-            out += [f"#### {md(group.workload)}: ranking at equal spend in each unit, from the same runs", "",
-                    ranking_markdown(ranking), ""]
+    for ga in analysis.groups:
+        if ga.ranking is not None and len(ga.ranking.by_unit) > 1:
+            out += [f"#### {md(ga.group.workload)} at {md(_budget(ga))}: ranking at equal spend in each unit, "
+                    "from the same runs", "", ranking_markdown(ga), ""]
     return out
 
 
-def oracle_lines(comparison: Comparison, records: list[RunRecord] | None) -> list[str]:
+def _budget(ga) -> str:
+    return budget_text(ga.group.budget)
+
+
+def oracle_lines(analysis: Analysis) -> list[str]:
     """Arms that scored their unselected alternatives (forks): the selected reward beside the best alternative's.
 
     Kept apart from the table on purpose: the oracle picks with the held-out
     score, which no arm can do, so it shows the room a better selector has,
-    never a result.
+    never a result. Each heading names its group's budget (two groups of one
+    workload never share a heading).
     """
     out = []
-    index = as_index(records)
-    forked = any(r.extra and "oracle_reward" in r.extra for r in index.records)
-    for group in comparison.groups if forked else ():
-        lines = []
-        for arm, runs in sorted(index.of(group).items()):
-            runs = [r for r in runs if r.extra and "oracle_reward" in r.extra]
-            both = [(r.reward, r.extra.get("oracle_reward")) for r in runs
-                    if r.reward is not None and isinstance(r.extra.get("oracle_reward"), (int, float))]
-            if both:
-                selected = sum(s for s, _ in both) / len(both)
-                oracle = sum(o for _, o in both) / len(both)
-                lines.append(f"- {md(arm)}: selected {selected:.3f}, best alternative {oracle:.3f} over "
-                             f"{len(both)} seed(s)")
-        if lines:
-            out += [f"#### {md(group.workload)}: the selected choice against the best alternative (oracle)", "",
-                    "The oracle picks with the held-out score, which no arm can: it shows the room a better "
-                    "selector has, not a result.", ""] + lines + [""]
+    for ga in analysis.groups:
+        if ga.oracle:
+            intro, lines = oracle_text(ga)
+            out += [f"#### {md(ga.group.workload)} at {md(_budget(ga))}: the selected choice against the best "
+                    "alternative (oracle)", "", intro, ""] + [f"- {md(line)}" for line in lines] + [""]
     return out
 
 
@@ -144,35 +122,31 @@ def _rel(path: Path, root: Path) -> str:
         return str(path)
 
 
-def write_run_report(suite, records: list[RunRecord], out_dir: Path, plots: bool = True,
+def write_run_report(title: str, analyses: list[tuple[str, Analysis]], out_dir: Path, plots: bool = True,
                      formats=("png", "svg"), html: bool = True) -> list[Comparison]:
-    """report.md, report.html, comparison-UNIT.json and plots/ under `out_dir`; returns the comparisons made.
+    """report.md, report.html, comparison-UNIT.json and plots/ under `out_dir`; returns the comparisons reported.
 
+    `analyses`: (fixed unit, Analysis) as `baselines.analysis.result.suite.analyses_by_fixed_unit`
+    computes them (the CLI and `run(out=...)` both call it): this module renders, it does not compare.
     Returned so the caller's printed summary reuses them instead of comparing the records again.
     """
     out_dir = ensure_dir(out_dir)
-    records = RunIndex(records)  # grouped by (workload, budget) and arm once, for every table and figure
-    declared = reward_ranges(records.records)
-    sections = [f"# costmatch report: {md(suite.name)}", ""]
+    sections = [f"# costmatch report: {md(title)}", ""]
     html_sections, inline, written = [], [], []
     taken: set[str] = set()
-    ranges: dict = {}
-    comparisons = comparisons_by_fixed_unit(suite, records.records)
-    for unit, comparison in comparisons:
-        ranges.update(ranges_for(comparison) | declared)
-        sections += [f"## At equal {md(unit)}", "",
-                     comparison_markdown(comparison, paper=True, ranges=ranges, compact_confounds=True,
-                                         records=records)]
-        sections += _ranking_sections(comparison, records)
-        sections += oracle_lines(comparison, records)
+    for unit, analysis in analyses:
+        heading = _unit_heading(unit, analysis)
+        sections += [f"## {md(heading)}", "",
+                     comparison_markdown(analysis, paper=True, compact_confounds=True)]
+        sections += _ranking_sections(analysis)
+        sections += oracle_lines(analysis)
         target = out_dir / f"comparison-{unit}.json"
-        atomic_write_text(target, json.dumps(comparison.to_json(), ensure_ascii=False, allow_nan=False,
+        atomic_write_text(target, json.dumps(analysis.to_json(), ensure_ascii=False, allow_nan=False,
                                              indent=1) + "\n", what="comparison JSON")
         written.append(target)
-        html_sections.append((f"At equal {unit}", comparison))
+        html_sections.append((heading, analysis))
         if plots:  # --no-plots: no figure files and none inline (drawing is most of the report's time)
-            figs = draw_figures(comparison, records, out_dir / "plots", formats,
-                                inline=html, ranges=ranges, taken=taken)
+            figs = draw_figures(analysis, out_dir / "plots", formats, inline=html, taken=taken)
             written += figs.files
             inline += figs.inline
             sections += _files_markdown(figs.files, figs.skipped, out_dir, figs.notes)
@@ -183,22 +157,30 @@ def write_run_report(suite, records: list[RunRecord], out_dir: Path, plots: bool
             f"<li class=\"name\">{esc(_rel(p, out_dir))}</li>" for p in written + [out_dir / "report.md"])
             + "</ul>")
         atomic_write_text(out_dir / "report.html",
-                          report_html(html_sections, records, f"costmatch report: {suite.name}", ranges=ranges,
+                          report_html(html_sections, title=f"costmatch report: {title}",
                                       figures=inline, extra_html=listing), what="HTML report")
     atomic_write_text(out_dir / "report.md", text, what="report")
-    return [c for _, c in comparisons]
+    return [a.comparison for _, a in analyses]
 
 
-def render_report(comparison: Comparison, records: list[RunRecord] | None, fmt: str = "md",
+def _unit_heading(unit: str, analysis: Analysis) -> str:
+    """"At equal function evaluations": the unit's display noun (the workloads' own words when they agree)."""
+    nouns = {ga.fixed_noun for ga in analysis.groups if ga.fixed_noun}
+    return f"At equal {nouns.pop() if len(nouns) == 1 else unit_noun(unit)}"
+
+
+def render_report(analysis: Analysis, records=None, fmt: str = "md",
                   baseline: str | None = None, columns: str | None = None, plots_dir: str | Path | None = None,
                   figure_format: str | None = None, width: str = "single", x_unit: str | None = None,
                   confound_units: list[str] | None = None) -> tuple[str, list[Path], list[tuple[str, str]]]:
     """The `costmatch report` verb without its I/O of arguments: (text, figure files written, figures skipped).
 
-    `fmt` is md, latex, csv or html; `columns` the LaTeX columns
-    (``arm,seeds,tokens,mean,ci,diff,diff_ci,verdict``); `figure_format` one
-    of png, svg, pdf (default: png and svg); `width` single (3.33 in) or
-    double (6.8 in). Raises ValueError with a one-line message on a bad option.
+    `analysis`: the `Analysis` to render (a Comparison renders its own,
+    `Comparison.analysis(baseline, records)`). `fmt` is md, latex, csv or
+    html; `columns` the LaTeX columns (``arm,seeds,tokens,mean,ci,diff,
+    diff_ci,verdict``); `figure_format` one of png, svg, pdf (default: png and
+    svg); `width` single (3.33 in) or double (6.8 in). Raises ValueError with
+    a one-line message on a bad option.
     """
     if fmt not in ("md", "latex", "csv", "html"):
         raise ValueError(f"--format must be md, latex, csv or html, got {fmt!r}")
@@ -207,27 +189,28 @@ def render_report(comparison: Comparison, records: list[RunRecord] | None, fmt: 
     if figure_format is not None and figure_format not in FORMATS:
         raise ValueError(f"--figure-format must be one of {', '.join(FORMATS)}, got {figure_format!r}")
     formats = (figure_format,) if figure_format else ("png", "svg")
-    records = as_index(records)
-    ranges = ranges_for(comparison, records.records)
+    if not isinstance(analysis, Analysis):
+        analysis = analysis.analysis(baseline, records)
     figs = Figures()
     if plots_dir is not None or fmt == "html":
-        figs = draw_figures(comparison, records, Path(plots_dir) if plots_dir is not None else None, formats,
-                            inline=fmt == "html", width=width, x_unit=x_unit, ranges=ranges)
+        figs = draw_figures(analysis, Path(plots_dir) if plots_dir is not None else None, formats,
+                            inline=fmt == "html", width=width, x_unit=x_unit)
     if fmt == "md":
-        text = comparison_markdown(comparison, baseline=baseline, paper=True, ranges=ranges,
-                                   confound_units=confound_units, compact_confounds=True, records=records)
-        oracle = oracle_lines(comparison, records)
-        if oracle:
-            text = text.rstrip() + "\n\n" + "\n".join(oracle).rstrip() + "\n"
+        text = comparison_markdown(analysis, paper=True, confound_units=confound_units, compact_confounds=True)
+        extra = _ranking_sections(analysis) + oracle_lines(analysis)
+        if extra:
+            text = text.rstrip() + "\n\n" + "\n".join(extra).rstrip() + "\n"
     elif fmt == "latex":
-        units = sorted({u for g in comparison.groups for u in g.units})
-        text = comparison_latex(comparison, baseline=baseline, columns=parse_columns(columns, units), ranges=ranges)
+        units = sorted({u for g in analysis.comparison.groups for u in g.units})
+        text = comparison_latex(analysis, columns=parse_columns(columns, units))
     elif fmt == "csv":
-        text = to_csv(comparison, baseline=baseline, ranges=ranges)
+        text = to_csv(analysis)
     else:
         from .html import report_html
-        heading = f"At equal {comparison.fixed}" if comparison.fixed else "Comparison"
-        text = report_html([(heading, comparison)], records, baseline=baseline,
-                           ranges=ranges, figures=figs.inline, confound_units=confound_units)
+        fixed = analysis.comparison.fixed
+        heading = _unit_heading(fixed, analysis) if fixed else "Comparison"
+        text = report_html([(heading, analysis)], figures=figs.inline, confound_units=confound_units)
     return text, figs.files, figs.skipped
 
+
+renderers.register("run_report", write_run_report)

@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import pandas as pd
 
-from baselines.analysis.compare.comparison import Comparison, Group
+from baselines.analysis.result.model import Analysis, GroupAnalysis
 from baselines.core.units import unit_noun
 
 from .degraded import degraded_sentence
-from .ranges import RewardRange
-from .table_rows import group_range, present_baseline, rows, shown_units, spend_text, verdict_words
-from .text import decimals_for, fixed, interval, md, pipe_table
+from .table_rows import shown_units, spend_text
+from .text import fixed, interval, md, pipe_table
 
 
 def budget_cell(budget: dict) -> str:
@@ -23,39 +22,63 @@ def budget_cell(budget: dict) -> str:
     return ", ".join(f"{u}={format(float(v), '.17g')}" for u, v in budget.items())
 
 
-def frame(comparison: Comparison, baseline: str | None = None, ranges: dict | None = None) -> pd.DataFrame:
-    """Long-form DataFrame: one row per (workload, budget, arm); NaN/None where unreported.
+def frame(analysis: Analysis, baseline: str | None = None) -> pd.DataFrame:
+    """Long-form DataFrame: one row per (workload, budget, arm), then one per pair; NaN/None where unreported.
 
     Columns `vs_*` only with a baseline (`vs_verdict`: the word every other format
     prints, `vs_verdict_text`: the analysis's verdict text, `vs_family`: the pairs
     Holm adjusted the verdict with); `degraded` only when some arm dropped governor stages (the
     sentence the other formats print, empty for an arm that ran every stage).
+    `kind` is "arm" or "pair": a pair row carries a, b, n, the estimate
+    (`diff`), its interval (`ci_low`, `ci_high`, `interval_method`), the test
+    that decided, the printed p with its method, the Holm p and the verdict:
+    the same numbers md, LaTeX and HTML print, at full precision.
     """
+    analysis = _analysis(analysis, baseline)
+    metric = analysis.metric
     records = []
-    any_degraded = any(g.degraded for g in comparison.groups)
-    for g in comparison.groups:
+    any_degraded = any(ga.group.degraded for ga in analysis.groups)
+    for ga in analysis.groups:
+        g = ga.group
         degraded = {d.arm: degraded_sentence(d, str) for d in g.degraded}
-        for r in rows(g, baseline, group_range(comparison, g, ranges)):
+        for r in ga.arms:
             rec = {"workload": g.workload, "budget": budget_cell(g.budget),
-                   "arm": r.arm, "seeds": r.seeds, f"{comparison.metric}_mean": r.mean,
-                   "ci_low": r.ci[0], "ci_high": r.ci[1]}
-            for u, (median, status) in r.spend.items():
-                rec[f"{u}_median"] = median
-                rec[f"{u}_status"] = status
-            if baseline is not None:
-                rec.update({"vs_baseline": r.vs.claim_estimate if r.vs else None,
-                            "vs_ci_low": r.vs.claim_ci[0] if r.vs else None,
-                            "vs_ci_high": r.vs.claim_ci[1] if r.vs else None,
+                   "arm": r.arm, "seeds": r.seeds, f"{metric}_mean": r.mean,
+                   "ci_low": r.interval.lo, "ci_high": r.interval.hi}
+            for u, cell in r.spend.items():
+                rec[f"{u}_median"] = cell.median
+                rec[f"{u}_status"] = cell.status
+            if analysis.baseline is not None:
+                vs = r.vs_baseline
+                rec.update({"vs_baseline": vs.estimate if vs else None,
+                            "vs_ci_low": vs.interval.lo if vs else None,
+                            "vs_ci_high": vs.interval.hi if vs else None,
                             # the word markdown prints (better, worse, n.d., underpowered); the
                             # analysis's own text (a>b, no difference detected) in vs_verdict_text
-                            "vs_verdict": verdict_words(r.vs) if r.vs and g.valid else None,
-                            "vs_family": r.vs.family if r.vs and r.vs.family else None,
-                            "vs_verdict_text": r.vs.verdict if r.vs and g.valid else None})
+                            "vs_verdict": vs.against_word if vs and g.valid else None,
+                            "vs_family": vs.family if vs and vs.family else None,
+                            "vs_verdict_text": vs.verdict if vs and g.valid else None})
             rec["valid"] = g.valid
             if any_degraded:  # the note md, HTML and LaTeX print below the table, on the arm's own row
                 rec["degraded"] = degraded.get(r.arm)
+            rec["kind"] = "arm"
             records.append(rec)
-    return pd.DataFrame.from_records(records)
+        for p in ga.pairs:
+            for c in p.claims:  # one row per claim, as every other format prints them
+                records.append({"workload": g.workload, "budget": budget_cell(g.budget), "ci_low": c.interval.lo,
+                                "ci_high": c.interval.hi, "valid": g.valid, "kind": "pair", "a": p.a, "b": p.b,
+                                "n": p.n, "claim": c.claim, "diff": c.estimate,
+                                "interval_method": c.interval.method, "test": c.test, "p": c.p,
+                                "p_method": c.p_label, "p_holm": c.p_adjusted, "verdict": c.verdict_word})
+    df = pd.DataFrame.from_records(records)
+    if "degraded" in df.columns:  # contract 5.10: `degraded` stays the last column
+        df = df[[c for c in df.columns if c != "degraded"] + ["degraded"]]
+    return df
+
+
+def _analysis(analysis, baseline: str | None = None) -> Analysis:
+    """An `Analysis` as given, or a Comparison's own (`Comparison.analysis`, computed once and cached)."""
+    return analysis if isinstance(analysis, Analysis) else analysis.analysis(baseline)
 
 
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
@@ -68,8 +91,8 @@ def csv_cell(value):
     return value
 
 
-def to_csv(comparison: Comparison, baseline: str | None = None, ranges: dict | None = None) -> str:
-    df = frame(comparison, baseline, ranges)
+def to_csv(analysis: Analysis, baseline: str | None = None) -> str:
+    df = frame(analysis, baseline)
     for column in df.columns:
         if not (pd.api.types.is_numeric_dtype(df[column]) or pd.api.types.is_bool_dtype(df[column])):
             df[column] = df[column].astype(object).map(csv_cell)
@@ -77,25 +100,22 @@ def to_csv(comparison: Comparison, baseline: str | None = None, ranges: dict | N
     return df.to_csv(index=False, lineterminator="\n")
 
 
-def group_markdown(group: Group, metric: str, baseline: str | None, drop_unreported: bool = False,
-                   rng: RewardRange | None = None) -> str:
-    baseline = present_baseline(group, baseline)
-    rs = rows(group, baseline, rng)
-    units = shown_units(group, drop_unreported)
-    dec = decimals_for((r.ci[1] - r.ci[0]) / 2 for r in rs)
-    vs_dec = decimals_for((r.vs.claim_ci[1] - r.vs.claim_ci[0]) / 2 for r in rs if r.vs)
+def group_markdown(ga: GroupAnalysis, metric: str, drop_unreported: bool = False) -> str:
+    """The arm table: spend, mean with its interval and, with a baseline that ran here, the paired column."""
+    baseline = ga.baseline
+    units = shown_units(ga.group, drop_unreported)
+    dec, vs_dec = ga.decimals, ga.pair_decimals
     headers = ["arm", "seeds"] + [f"{md(unit_noun(u))} (median)" for u in units] + [f"{md(metric)} (mean, 95% CI)"]
     if baseline:
         headers.append(f"vs {md(baseline)} (paired)")
     body = []
-    for r in rs:
-        line = [md(r.arm), r.seeds] + [spend_text(*r.spend[u], latex=False) for u in units]
-        line.append(f"{fixed(r.mean, dec)} {interval(r.ci[0], r.ci[1], dec)}")
+    for r in ga.arms:
+        line = [md(r.arm), r.seeds] + [spend_text(r.spend[u].median, r.spend[u].status, latex=False) for u in units]
+        line.append(f"{fixed(r.mean, dec)} {interval(r.interval.lo, r.interval.hi, dec)}")
         if baseline:
+            vs = r.vs_baseline
             line.append("baseline" if r.arm == baseline else (
-                f"{fixed(r.vs.claim_estimate, vs_dec, True)} {interval(r.vs.claim_ci[0], r.vs.claim_ci[1], vs_dec, True)} "
-                f"{verdict_words(r.vs, group.valid)}" if r.vs else "n/a"))
+                f"{fixed(vs.estimate, vs_dec, True)} {interval(vs.interval.lo, vs.interval.hi, vs_dec, True)} "
+                f"{vs.against_word}" if vs else "n/a"))
         body.append(line)
     return pipe_table(body, headers, align="l" + "r" * (len(headers) - 1 - bool(baseline)) + "l" * bool(baseline))
-
-

@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 import re
 
+
 DASH = "\u2014"          # shown for an unreported unit: unknown, not zero
 GE = "\u2265"            # lower-bound marker for a partly reported unit
 
@@ -188,21 +189,6 @@ def budget_text(budget: dict) -> str:
 def budget_tag(budget: dict) -> str:
     """The budget part of a file name: ``tokens1500000``, ``rollouts80``, exact like `budget_text`."""
     return "-".join(f"{u}{exact_quantity(v).replace(',', '')}" for u, v in budget.items()) or "nobudget"
-
-
-def decimals_for(half_widths) -> int:
-    """Decimals an interval of this half-width supports (2 significant digits of it).
-
-    Taking the largest across a column keeps a column consistent.
-    """
-    best = 0
-    seen = False
-    for hw in half_widths:
-        if hw is None or not math.isfinite(hw) or hw <= 1e-9:
-            continue
-        seen = True
-        best = max(best, min(6, max(0, 1 - math.floor(math.log10(hw)))))
-    return best if seen else 3
 
 
 MAX_DECIMALS = 6  # the most decimals a table cell grows to so a small nonzero number keeps a digit

@@ -3,60 +3,60 @@
 Why here and registered: the views need tables and matplotlib, which live in
 this layer, above the analysis types; `baselines.comparison` must not import
 them (tests/test_layers.py), and `import baselines` must not load matplotlib.
-So this module registers itself with `baselines.comparison.register_views`
+So this module registers itself with `baselines.analysis.result.renderers`
 when imported, and `Comparison.to_markdown()` and the rest load it by name on
-first use. The texts are exactly the `costmatch report` ones (same functions).
+first use, each handing over the comparison's `Analysis` (computed once,
+`Comparison.analysis`). The texts are exactly the `costmatch report` ones.
 """
 from __future__ import annotations
 
 import sys
 
-from baselines.analysis.compare.comparison import Comparison, register_views
-from baselines.core.records import RunRecord
+from baselines.analysis.result import renderers
+from baselines.analysis.result.model import Analysis
 from baselines.core.units import nouns_of
 
 from .flags import comparison_headline
 from .html import STYLE, _group_html, esc, inline_svg, report_html
 from .markdown import comparison_markdown
 from .plots import close, comparison_plots, render
-from .ranges import ranges_for
 from .latex import comparison_latex, parse_columns
 
 
-def to_markdown(comparison: Comparison, records: list[RunRecord] | None = None, baseline: str | None = None) -> str:
-    """The markdown `costmatch report` prints (`records` adds each group's run notes)."""
-    return comparison_markdown(comparison, baseline=baseline, paper=True, ranges=ranges_for(comparison, records),
-                               compact_confounds=True, records=records)
+def to_markdown(analysis: Analysis) -> str:
+    """The markdown `costmatch report` prints (with each group's run notes when the records were kept)."""
+    return comparison_markdown(analysis, paper=True, compact_confounds=True)
 
 
-def to_latex(comparison: Comparison, records: list[RunRecord] | None = None, baseline: str | None = None,
-             columns: str | None = None) -> str:
+def to_latex(analysis: Analysis, columns: str | None = None) -> str:
     """The booktabs tables of `costmatch report --format latex`."""
-    units = sorted({u for g in comparison.groups for u in g.units})
-    return comparison_latex(comparison, baseline=baseline, columns=parse_columns(columns, units),
-                            ranges=ranges_for(comparison, records))
+    units = sorted({u for g in analysis.comparison.groups for u in g.units})
+    return comparison_latex(analysis, columns=parse_columns(columns, units))
 
 
-def to_html(comparison: Comparison, records: list[RunRecord] | None = None, baseline: str | None = None,
-            title: str = "costmatch report") -> str:
-    """A self-contained page like `costmatch report --format html` (tables and per-seed runs, no figures)."""
-    heading = f"At equal {comparison.fixed}" if comparison.fixed else "Comparison"
-    return report_html([(heading, comparison)], records or [], title=title, baseline=baseline,
-                       ranges=ranges_for(comparison, records))
+def to_html(analysis: Analysis, title: str = "costmatch report") -> str:
+    """The page `costmatch report --format html` writes for these records: tables, per-seed runs and the same
+    figures inline (issue 39: the notebook's page had none while the command's had them)."""
+    from .run_report import _unit_heading, draw_figures  # matplotlib: only when a page is asked for
+
+    comparison = analysis.comparison
+    heading = _unit_heading(comparison.fixed, analysis) if comparison.fixed else "Comparison"
+    figures = draw_figures(analysis, None, ("svg",), inline=True)
+    return report_html([(heading, analysis)], title=title, figures=figures.inline)
 
 
-def html_fragment(comparison: Comparison, records: list[RunRecord] | None = None) -> str:
+def html_fragment(analysis: Analysis) -> str:
     """The tables without a page around them: what a notebook shows for a Comparison (`_repr_html_`)."""
-    ranges = ranges_for(comparison, records)
+    comparison = analysis.comparison
     shared = [g.unit_nouns for g in comparison.groups]
     with nouns_of(shared[0] if shared and all(n == shared[0] for n in shared) else None):
         headline = comparison_headline(comparison)
     parts = [f"<div class=\"costmatch\"><style>{_scoped(STYLE)}</style>",
              f"<p class=\"{'ok' if comparison.valid else 'bad'}\">{esc(headline)}</p>"]
     parts += [f"<p class=\"bad\">warning: {esc(w)}</p>" for w in comparison.warnings]
-    for i, group in enumerate(comparison.groups):
-        with nouns_of(group.unit_nouns):
-            parts.append(_group_html(group, comparison, records or [], None, ranges, None, f"cm{id(comparison)}g{i}"))
+    for i, ga in enumerate(analysis.groups):
+        with nouns_of(ga.group.unit_nouns):
+            parts.append(_group_html(ga, comparison, None, f"cm{id(comparison)}g{i}"))
     return "\n".join(parts) + "</div>"
 
 
@@ -99,13 +99,12 @@ class Figures(list):
             close(p)
 
 
-def plot(comparison: Comparison, records: list[RunRecord] | None = None, x_unit: str | None = None,
-         width: str = "single") -> Figures:
+def plot(analysis: Analysis, x_unit: str | None = None, width: str = "single") -> Figures:
     """Every figure `costmatch report --plots` draws for this comparison (records give the cost axes and traces)."""
     drawn, skipped = [], []
-    for p in comparison_plots(comparison, records or [], x_unit, width, ranges_for(comparison, records)):
+    for p in comparison_plots(analysis, x_unit=x_unit, width=width):
         (drawn if p.drawn else skipped).append(p if p.drawn else (p.name, p.reason))
     return Figures(drawn, skipped)
 
 
-register_views(sys.modules[__name__])
+renderers.register("views", sys.modules[__name__])

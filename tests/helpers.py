@@ -98,3 +98,19 @@ class RangedToy(Toy):
 
     reward_range = (0.0, 1.0)
     unit_nouns = {"rollouts": "noisy guesses"}
+
+
+def group_analysis(group, records=(), metric: str = "reward"):
+    """The `GroupAnalysis` of one compare-step group and its records: what a figure or table renders."""
+    from baselines.analysis.compare.comparison import Comparison
+    from baselines.analysis.result.build import analyse
+
+    return analyse(Comparison(group.fixed or None, 0.1, [group], metric=metric), list(records)).groups[0]
+
+
+def sweep_plot(comparison, workload: str, style, width: str = "single"):
+    """The budget-sweep figure of `workload` in a comparison (None when it ran at fewer than two budgets)."""
+    from reports import plots
+
+    sweep = next((s for s in comparison.analysis().sweeps if s.workload == workload), None)
+    return None if sweep is None else plots.budget_sweep_plot(sweep, comparison.metric, style, width)

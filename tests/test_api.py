@@ -177,14 +177,14 @@ def test_run_with_out_writes_the_report_the_cli_writes(tmp_path):
 
 def test_a_comparison_renders_itself_as_the_report_does():
     from reports.markdown import comparison_markdown
-    from reports.ranges import ranges_for
+    from baselines.analysis.result.ranges import ranges_for
 
     records = run("tests.helpers:Toy", {"a": "tests.helpers:Guess", "b": ("tests.helpers:Guess", {"spin": 1})},
                   Budget(rollouts=5), seeds=3, backend="sequential")
     c = compare(records)
     assert c.to_markdown() == comparison_markdown(c, paper=True, ranges=ranges_for(c, records),
                                                   compact_confounds=True, records=records)
-    assert c.to_latex().count("\\begin{table") == 1
+    assert c.to_latex().count("\\begin{table") == 2   # the arm table and the pairs (verdicts by default)
     assert c.to_html().startswith("<!DOCTYPE html>") and "<table" in c.to_html()
     fragment = c._repr_html_()
     assert fragment.startswith('<div class="costmatch">') and "<html" not in fragment and "<table" in fragment

@@ -72,16 +72,20 @@ def _verbs(fifo, results, tmp_path):
         "import lm-eval": ["import", "lm-eval", str(fifo), "-o", out],
         "import promptfoo": ["import", "promptfoo", str(fifo), "-o", out],
         "curves --folder": ["curves", "--folder", str(folder), "--models", "m"],
+        "history": ["history", str(fifo)],
+        "check --reference": ["check", str(results), "--baseline", "A", "--candidate", "B", "--margin", "0.1",
+                              "--history", str(tmp_path / "h.jsonl"), "--commit", "abc", "--reference", str(fifo)],
     }
 
 
 VERBS = ["plan", "run", "compare", "report", "check", "check --against", "import agentdescent", "import csv",
-         "import inspect", "import lm-eval", "import promptfoo", "curves --folder"]
+         "import inspect", "import lm-eval", "import promptfoo", "curves --folder", "history", "check --reference"]
 
 
 @pytest.mark.parametrize("verb", VERBS)
 def test_a_fifo_with_no_writer_is_refused_in_one_line(verb, fifo, results, tmp_path, capsys):
-    """Failed before for plan, run, import and curves: blocked in open() until the guard's timeout."""
+    """Failed before for plan, run, import and curves (blocked in open() until the guard's timeout); history and
+    check --reference said "no such file" / "does not exist" of a FIFO that was there."""
     argv = _verbs(fifo, results, tmp_path)[verb]
     assert main(argv) == 2
     err = _one_line(capsys)
@@ -129,3 +133,14 @@ def test_a_fifo_whose_writer_comes_is_read_as_the_file(fifo, results, capsys):
     assert main(["compare", str(fifo), "--json"]) == 0
     writer.join(10)
     assert '"A"' in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("verb", ["plan", "run"])
+def test_a_local_suite_that_is_a_fifo_is_refused_not_replaced_by_the_demo(verb, tmp_path, monkeypatch, capsys):
+    """Failed before: ./costmatch-suite.toml as a FIFO was skipped in silence and the built-in demo ran instead."""
+    monkeypatch.chdir(tmp_path)
+    os.mkfifo(tmp_path / "costmatch-suite.toml")
+    argv = [verb] + (["--out", str(tmp_path / "out")] if verb == "run" else [])
+    assert main(argv) == 2
+    assert "costmatch-suite.toml: the suite is a named pipe (FIFO)" in _one_line(capsys)
+    assert not (tmp_path / "out").exists()

@@ -338,7 +338,7 @@ def test_provenance_warnings_name_the_arm_with_two_code_versions(tmp_path):
     suite = write_suite(tmp_path, seeds=2, arms='"guess"')
     run_in_process(suite, tmp_path / "out", "--backend", "sequential")
     records = read_records(tmp_path / "out" / "results.jsonl")
-    records[1].extra["provenance"] = dict(records[1].extra["provenance"], arm_module="0" * 16)
+    records[1].extra["provenance"] = dict(records[1].extra["provenance"], arm_code="0" * 16)
     [warning] = provenance_warnings(records)
     assert "arm 'guess' on workload 'toy'" in warning and "0" * 16 in warning and "1 run(s)" in warning
 

@@ -12,6 +12,9 @@ from matplotlib.colors import to_rgba
 
 from baselines import RunRecord, compare
 from reports import plots
+from tests.helpers import group_analysis, sweep_plot
+from baselines.analysis.curves.ranking import group_ranking
+from baselines.analysis.tables.group_runs import as_index
 
 WHITE = to_rgba("white")
 NO_MARKER = ("None", "", None, "_", "|")  # no marker, or an error bar's cap
@@ -51,7 +54,7 @@ def test_sweep_draws_a_not_valid_budget_open_and_names_it():
     recs = _sweep_records()
     c = compare(recs, fixed="tokens")
     assert [g.valid for g in c.groups] == [False, True]
-    plot = plots.budget_sweep_plot(c, "w", plots.Style(["greedy", "random"]))
+    plot = sweep_plot(c, "w", plots.Style(["greedy", "random"]))
     try:
         ax = plot.fig.axes[0]
         def drawn_at(line, x):  # the line has a (finite) point at x
@@ -89,7 +92,7 @@ def test_sweep_crossing_is_not_claimed_from_a_not_valid_budget():
                 recs.append(RunRecord("w", arm, s, {"tokens": spent}, (0.9 if arm == lead else 0.5) + 0.01 * s,
                                       budget={"tokens": b}))
     c = compare(recs, fixed="tokens")
-    plot = plots.budget_sweep_plot(c, "w", plots.Style(["greedy", "random"]))
+    plot = sweep_plot(c, "w", plots.Style(["greedy", "random"]))
     try:
         texts = [t.get_text() for t in plot.fig.axes[0].texts]
         assert not any("\u2192" in t for t in texts), texts
@@ -106,7 +109,7 @@ def test_cost_reward_draws_the_off_budget_arm_open_and_keeps_it_off_the_frontier
                                   budget={"tokens": 1000}))
     g = compare(recs, fixed="tokens").groups[0]
     assert not g.valid
-    plot = plots.cost_reward_plot(g, recs, "calls", plots.Style(["greedy", "random", "third"]), "tokens")
+    plot = plots.cost_reward_plot(group_analysis(g, recs), "calls", plots.Style(["greedy", "random", "third"]), "tokens")
     try:
         ax = plot.fig.axes[0]
         markers = {(float(line.get_xdata()[0]), round(float(line.get_ydata()[0]), 3)): line for line in ax.lines
@@ -131,7 +134,7 @@ def test_anytime_marks_the_arm_that_broke_the_budget():
                        for k in range(1, 5)]
             recs.append(r)
     g = compare(recs, fixed="tokens").groups[0]
-    plot = plots.anytime_plot(g, recs, "tokens", plots.Style(["a", "b", "lavish"]))
+    plot = plots.anytime_plot(group_analysis(g, recs), "tokens", plots.Style(["a", "b", "lavish"]))
     try:
         _, legend = _boxes(plot.fig)
         labels = [t.get_text() for t in legend.get_texts()]
@@ -152,7 +155,7 @@ def test_anytime_names_an_arm_without_a_trace():
                 r.trace = [{"spend": {"tokens": 50}, "best": 0.1}, {"spend": {"tokens": 100}, "best": 0.2 + 0.1 * s}]
             recs.append(r)
     g = compare(recs, fixed="tokens").groups[0]
-    plot = plots.anytime_plot(g, recs, "tokens", plots.Style(["alpha", "beta", "gamma"]))
+    plot = plots.anytime_plot(group_analysis(g, recs), "tokens", plots.Style(["alpha", "beta", "gamma"]))
     try:
         assert "Not drawn: gamma (no trace)" in plot.notes
         assert "Not drawn: gamma (no trace)" in plots.render(plot, "svg").decode()
@@ -168,7 +171,7 @@ def test_anytime_names_an_arm_whose_trace_lacks_the_unit():
             r.trace = [{"spend": {"tokens": 100} if arm == "alpha" else {"calls": 3}, "best": 0.5}]
             recs.append(r)
     g = compare(recs, fixed="tokens").groups[0]
-    plot = plots.anytime_plot(g, recs, "tokens", plots.Style(["alpha", "beta"]))
+    plot = plots.anytime_plot(group_analysis(g, recs), "tokens", plots.Style(["alpha", "beta"]))
     try:
         assert plot.arms == {"alpha": "drawn", "beta": "unknown"}   # in the "unknown" strip, not dropped
         assert any(n.startswith("Trace without tokens") and "beta" in n for n in plot.notes)
@@ -204,7 +207,7 @@ def _assert_clear(plot):
 def test_sweep_legend_with_eight_arms_is_outside_the_axes(width):
     """The audit's R2: the legend sat inside the axes (outside=False) and covered the data."""
     c = _many_arm_sweep([f"llama-3.1-8b-instruct/strategy-{i}" for i in range(8)])
-    plot = plots.budget_sweep_plot(c, "w", plots.Style([f"llama-3.1-8b-instruct/strategy-{i}" for i in range(8)]),
+    plot = sweep_plot(c, "w", plots.Style([f"llama-3.1-8b-instruct/strategy-{i}" for i in range(8)]),
                                    width)
     try:
         _assert_clear(plot)
@@ -220,8 +223,8 @@ def test_thirty_two_long_names_fit_below_the_axes_and_the_figure_grows(width):
     c = _many_arm_sweep(names)
     style = plots.Style(names)
     base = plots.WIDTHS[width]
-    sweep = plots.budget_sweep_plot(c, "w", style, width)
-    cost = plots.cost_reward_plot(c.groups[0], [], "calls", style, "tokens", width=width)
+    sweep = sweep_plot(c, "w", style, width)
+    cost = plots.cost_reward_plot(group_analysis(c.groups[0], []), "calls", style, "tokens", width=width)
     try:
         for plot in (sweep, cost):
             leg, (fig_w, fig_h) = _assert_clear(plot)
@@ -239,7 +242,7 @@ def test_thirty_two_long_names_fit_below_the_axes_and_the_figure_grows(width):
 
 def test_many_short_names_get_several_columns():
     names = [f"arm-{i:02d}" for i in range(32)]
-    plot = plots.budget_sweep_plot(_many_arm_sweep(names), "w", plots.Style(names), "double")
+    plot = sweep_plot(_many_arm_sweep(names), "w", plots.Style(names), "double")
     try:
         _, legend = _boxes(plot.fig)
         assert legend._ncols > 1
@@ -258,7 +261,7 @@ def test_anytime_with_thirty_arms_keeps_the_title_clear():
             r.trace = [{"spend": {"tokens": 500}, "best": 0.01 * i}, {"spend": {"tokens": 1000}, "best": 0.02 * i}]
             recs.append(r)
     g = compare(recs, fixed="tokens").groups[0]
-    plot = plots.anytime_plot(g, recs, "tokens", plots.Style(names))
+    plot = plots.anytime_plot(group_analysis(g, recs), "tokens", plots.Style(names))
     try:
         _assert_clear(plot)
     finally:
@@ -273,7 +276,7 @@ def test_not_drawn_note_sits_below_the_x_label():
             recs.append(RunRecord("bbh", arm, s, {"rollouts": 48, "tokens": tokens, "calls": 900 + s},
                                   0.2 + 0.01 * s, budget={"rollouts": 48}))
     g = compare(recs, fixed="rollouts").groups[0]
-    plot = plots.cost_reward_plot(g, recs, "tokens", plots.Style(["on", "off", "base"]), "rollouts")
+    plot = plots.cost_reward_plot(group_analysis(g, recs), "tokens", plots.Style(["on", "off", "base"]), "rollouts")
     try:
         renderer, legend = _boxes(plot.fig)
         ax = plot.fig.axes[0]
@@ -324,7 +327,7 @@ def _ranking_records(seeds: int, effect: float, noise: float, rng_seed: int = 0)
 
 def _ranking(recs):
     g = compare(recs, fixed="rollouts").groups[0]
-    return plots.ranking_across_units(g, recs)
+    return group_ranking(as_index(recs).of(g))
 
 
 def test_a_flip_from_noise_is_not_a_reversal():
@@ -332,9 +335,9 @@ def test_a_flip_from_noise_is_not_a_reversal():
     flips = 0
     for rep in range(30):
         ranking = _ranking(_ranking_records(seeds=10, effect=0.0, noise=0.05, rng_seed=rep))
-        flipped = bool(plots.order_flips(ranking))
+        flipped = bool(ranking.flips)
         flips += flipped
-        assert plots.reversals(ranking) == []
+        assert ranking.supported == []
         text = plots.ranking_markdown(ranking)
         assert "**" not in text and "Reversals" not in text
         if flipped:
@@ -344,7 +347,7 @@ def test_a_flip_from_noise_is_not_a_reversal():
 
 def test_a_real_reversal_is_claimed_with_scores_beside_the_ranks():
     ranking = _ranking(_ranking_records(seeds=10, effect=0.3, noise=0.05))
-    assert ("frugal", "lavish", "tokens", "rollouts") in plots.reversals(ranking)
+    assert ("frugal", "lavish", "tokens", "rollouts") in ranking.supported
     text = plots.ranking_markdown(ranking)
     assert "**frugal**" in text and "Reversals (bold arms): frugal ahead of lavish at equal tokens" in text
     assert "1 (0.8" in text  # the score beside the rank
@@ -375,7 +378,7 @@ def test_the_demo_flip_puct_thompson_is_not_bold():
                     {"spend": {"rollouts": 80, "tokens": 2000}, "best": pu, "reward": pu}]
         recs += [th, pc]
     ranking = _ranking(recs)
-    assert plots.order_flips(ranking) and plots.reversals(ranking) == []
+    assert ranking.flips and ranking.supported == []
     plot = plots.ranking_plot(ranking, plots.Style(["puct", "thompson"]), "r", "t")
     try:
         assert all(line.get_linewidth() < 1.5 for line in plot.fig.axes[0].lines)
@@ -389,7 +392,7 @@ def test_report_markdown_carries_the_figure_notes(tmp_path):
     from reports.run_report import _files_markdown, draw_figures
 
     recs = _sweep_records()
-    figs = draw_figures(compare(recs, fixed="tokens"), recs, tmp_path, formats=("png",))
+    figs = draw_figures(compare(recs, fixed="tokens").analysis(records=recs), tmp_path, formats=("png",))
     assert any("not valid: w at 1,000 tokens" in " ".join(n) for _, n in figs.notes)
     text = "\n".join(_files_markdown(figs.files, figs.skipped, tmp_path, figs.notes))
     assert "w: budget sweep in tokens (1 of 2 budgets NOT VALID): not valid: w at 1,000 tokens: greedy" in text

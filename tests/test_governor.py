@@ -278,7 +278,7 @@ def test_compare_lists_the_degraded_arm_beside_the_confounds(governed_records, t
     assert ("- **degraded**: **projected** degraded in the last 5% of its budget in 3 of 3 runs (median): "
             "dropped verify from 95%") in text
     assert "ended: 3 cleanly by projection" in text and "not like for like" in text
-    latex = group_latex(group, comparison, None, "tab:toy")
+    latex = group_latex(comparison.analysis().of(group), comparison, "tab:toy")
     assert "Degraded: overrun degraded in the last 18\\% of its budget in 3 of 3 runs" in latex
     table = {r["arm"]: r for r in csv.DictReader(io.StringIO(to_csv(comparison)))}
     assert table["overrun"]["degraded"].startswith("overrun degraded in the last 18% of its budget in 3 of 3 runs")

@@ -16,10 +16,13 @@ import re
 import numpy as np
 import pytest
 
+from reports.text import tex
+
 from baselines.cli import main
 
 NUM = r"([+\-−]?\d+(?:\.\d+)?)"
 BRACKET = re.compile(NUM + r" \[(?:\$)?" + NUM + r"(?:\$)?, (?:\$)?" + NUM + r"(?:\$)?\]")
+PAIR_CELL = re.compile(r"(>)\[" + NUM + r", " + NUM + r"\]<")   # a pairs row's interval cell (HTML)
 
 
 @pytest.fixture(scope="module")
@@ -97,18 +100,23 @@ def _decided_md(text: str) -> list[tuple[str, float, float]]:
 
 
 def _decided_latex(text: str) -> list[tuple[str, float, float]]:
+    """Rows against the baseline (better/worse) and pairs-table rows (a>b/b>a): LaTeX prints verdicts by default."""
     out = []
+    words = {"better": "better", "worse": "worse", tex("a>b"): "better", tex("b>a"): "worse"}
     for r in text.splitlines():
-        verdict = r.rstrip(" \\").rsplit("& ", 1)[-1]
-        if verdict in ("better", "worse"):
+        verdict = words.get(r.rstrip(" \\").rsplit("& ", 1)[-1])
+        if verdict:
             lo, hi = re.findall(r"\[([^\]]*)\]", r)[-1].split(", ")
             out.append((verdict, _num(lo), _num(hi)))
     return out
 
 
 def _decided_csv(text: str) -> list[tuple[str, float, float]]:
+    rows = list(csv.DictReader(io.StringIO(text)))
     return [(r["vs_verdict"], float(r["vs_ci_low"]), float(r["vs_ci_high"]))
-            for r in csv.DictReader(io.StringIO(text)) if r.get("vs_verdict") in ("better", "worse")]
+            for r in rows if r.get("vs_verdict") in ("better", "worse")] + \
+        [("better" if r["verdict"] == "a>b" else "worse", float(r["ci_low"]), float(r["ci_high"]))
+         for r in rows if r.get("kind") == "pair" and r.get("verdict") in ("a>b", "b>a")]
 
 
 def _decided_html(text: str) -> list[tuple[str, float, float]]:
@@ -117,9 +125,8 @@ def _decided_html(text: str) -> list[tuple[str, float, float]]:
         values = re.findall(r'data-v="([^"]*)"', row)
         for verdict, side in (("a&gt;b", "better"), ("b&gt;a", "worse")):
             if verdict in values:
-                m = BRACKET.search(row)   # the cell against the baseline; a pairs row has low and high cells
-                out.append((side, *((_num(m.group(2)), _num(m.group(3))) if m else
-                                    (float(values[2]), float(values[3])))))
+                m = BRACKET.search(row) or PAIR_CELL.search(row)   # against the baseline, or a pairs row's CI
+                out.append((side, _num(m.group(2)), _num(m.group(3))))
     return out
 
 
@@ -131,9 +138,6 @@ DECIDED = {"json": _decided_json, "md": _decided_md, "latex": _decided_latex, "c
 @pytest.mark.parametrize("fmt", DECIDED)
 def test_every_decided_pair_in_every_format_has_an_interval_excluding_0(outputs, fmt, key):
     decided = DECIDED[fmt](outputs[(fmt, key)])
-    if fmt in ("latex", "csv") and key == "all":
-        assert decided == []   # without a baseline these formats print no differences
-        return
     assert len(decided) >= 3   # the unbounded workload decides its pairs (the check is not vacuous)
     for side, lo, hi in decided:
         assert _agrees(side, lo, hi), (side, lo, hi)
@@ -147,11 +151,12 @@ def test_every_format_says_which_family_its_verdicts_belong_to(outputs, key):
     assert {p["family"] for g in data["groups"] for p in g["pairs"]} == {family}
     assert outputs[("md", key)].count(line) == 2    # once per group, below its pairs table
     assert outputs[("html", key)].count(f'<p class="note family">{line}</p>') == (4 if key == "vs-a" else 2)
-    if key == "all":   # LaTeX and CSV print no differences without a baseline, so no family either
-        assert "Family" not in outputs[("latex", key)] and "vs_family" not in outputs[("csv", key)]
+    # LaTeX prints every pair by default (a note below each pairs table), and with a baseline below its table too
+    assert outputs[("latex", key)].count(line + r"\par") == (4 if key == "vs-a" else 2)
+    if key == "all":
+        assert "vs_family" not in outputs[("csv", key)]
         return
-    assert outputs[("latex", key)].count(line + r"\par") == 2   # a note below each table
-    table = list(csv.DictReader(io.StringIO(outputs[("csv", key)])))
+    table = [r for r in csv.DictReader(io.StringIO(outputs[("csv", key)])) if r["kind"] == "arm"]
     assert {r["vs_family"] for r in table if r["arm"] != "a"} == {family}
     assert {r["vs_family"] for r in table if r["arm"] == "a"} == {""}   # the baseline row has no pair
 

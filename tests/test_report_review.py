@@ -20,6 +20,7 @@ from reports.cost_table import cost_markdown
 from reports.latex import comparison_latex
 from reports.tables import to_csv
 from tests.builders import make_arms
+from tests.helpers import group_analysis
 
 
 def _not_valid_records():
@@ -76,7 +77,7 @@ def test_supported_frontier_needs_a_detected_difference_not_a_higher_mean():
     g = compare(recs, fixed="tokens").groups[0]
     front = supported_frontier(g, "calls")
     assert front.on == ["cheap"] and front.beaten == {"dear": "cheap"}
-    plot = plots.cost_reward_plot(g, recs, "calls", plots.Style(["cheap", "dear"]), "tokens")
+    plot = plots.cost_reward_plot(group_analysis(g, recs), "calls", plots.Style(["cheap", "dear"]), "tokens")
     try:
         assert any(n.startswith("Frontier among fully reported arms") and "dear (beaten by cheap)" in n
                    for n in plot.notes)
@@ -121,7 +122,7 @@ def test_the_terminal_line_names_a_leader_only_with_paired_support_as_the_page_d
 def test_cost_reward_points_are_the_tables_median_spend_and_mean_with_its_interval():
     recs = make_arms({"a": {"tokens": 1000, "calls": 10}, "b": {"tokens": 1000, "calls": 20}}, seeds=5, jitter=0.3)
     g = compare(recs, fixed="tokens").groups[0]
-    plot = plots.cost_reward_plot(g, recs, "calls", plots.Style(["a", "b"]), "tokens")
+    plot = plots.cost_reward_plot(group_analysis(g, recs), "calls", plots.Style(["a", "b"]), "tokens")
     try:
         ax = plot.fig.axes[0]
         points = {(round(float(line.get_xdata()[0]), 6), round(float(line.get_ydata()[0]), 6))
@@ -158,7 +159,7 @@ def test_saved_figures_are_exactly_the_documented_width(width, inches):
     names = ["best-of-3", "cost-efficient-puct", "a-rather-long-arm-name-v2", "ucb1"]
     recs = make_arms({n: {"tokens": 1000, "calls": 5 + 3 * i} for i, n in enumerate(names)}, seeds=4)
     g = compare(recs, fixed="tokens").groups[0]
-    plot = plots.cost_reward_plot(g, recs, "calls", plots.Style(names), "tokens", width=width)
+    plot = plots.cost_reward_plot(group_analysis(g, recs), "calls", plots.Style(names), "tokens", width=width)
     try:
         png = Image.open(io.BytesIO(plots.render(plot, "png")))
         assert png.size[0] == round(inches * 300)

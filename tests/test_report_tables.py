@@ -92,12 +92,12 @@ def _captions(tex: str) -> list[str]:
 def test_latex_caption_stays_short_for_32_arms_and_confounds_go_to_their_own_table():
     tex = comparison_latex(compare(_many_arms(), fixed="rollouts"))
     captions = _captions(tex)
-    assert len(captions) == 2                                       # the results and their confounds
+    assert len(captions) == 3                        # the results, their confounds and the pairs (verdicts by default)
     assert all(len(c) < 600 for c in captions), [len(c) for c in captions]
     assert "policy-number" not in captions[0]                      # no per-arm text in the caption
     assert "Confounded: dollars, model calls, prompt tokens, tokens" in captions[0]
     assert r"\ref{tab:costmatch-w-0-confounds}" in captions[0]
-    conf = tex.split(r"\label{tab:costmatch-w-0-confounds}")[1]
+    conf = tex.split(r"\label{tab:costmatch-w-0-confounds}")[1].split(r"\label{tab:costmatch-w-0-pairs}")[0]
     assert conf.count("policy-number-") == 28       # arms 14-17 are within the tolerance in every unit
     assert r"\resizebox" not in tex and "graphicx" not in tex
 
@@ -245,7 +245,7 @@ def test_one_seed_is_singular_and_its_undefined_interval_is_n_a_not_a_dash():
     assert md_row.rstrip(" |").endswith("n/a") and "\u2014" not in md_row.split("|")[-2]
     page = report_html([("x", c)], records)
     first = page.split("<tbody>")[1].split("</tr>")[0]
-    assert first.count(">n/a</td>") == 2                             # CI low and high
+    assert first.count(">n/a</td>") == 1                             # the interval (one cell, as in md)
     assert "n/a = not defined" in page
 
 

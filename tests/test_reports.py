@@ -20,13 +20,16 @@ from baselines.core.fileio import DiskError
 from baselines.core.records import write_records
 from reports import plots
 from reports.markdown import comparison_markdown
-from reports.ranges import RewardRange, reward_ranges
+from baselines.analysis.result.ranges import RewardRange, reward_ranges
 from reports.confounds import confound_markdown
 from reports.latex import comparison_latex, parse_columns
 from reports.tables import frame, to_csv
 from reports.text import budget_tag, budget_text, md, quantity
 from tests.builders import make_arms
 from tests.sizes import examples
+from tests.helpers import group_analysis
+from baselines.analysis.curves.ranking import group_ranking
+from baselines.analysis.tables.group_runs import as_index
 
 B = {"tokens": 1000}
 
@@ -114,7 +117,7 @@ def test_unreported_arm_is_drawn_in_the_unknown_strip_not_dropped():
     recs = spec_records({"a": {"tokens": 1000, "usd": 1.0}, "b": {"tokens": 1000, "usd": 2.0},
                          "cli": {"tokens": 1000, "usd": None}})
     c = compare(recs, fixed="tokens")
-    plot = plots.cost_reward_plot(c.groups[0], recs, "usd", plots.Style(["a", "b", "cli"]), "tokens")
+    plot = plots.cost_reward_plot(group_analysis(c.groups[0], recs), "usd", plots.Style(["a", "b", "cli"]), "tokens")
     try:
         assert plot.arms == {"a": "drawn", "b": "drawn", "cli": "unknown"}
         assert len(plot.fig.axes) == 2                       # the main axes and the shaded "unknown" strip
@@ -131,7 +134,7 @@ def test_svg_output_is_deterministic():
     style = plots.Style(["a", "b"])
     out = []
     for _ in range(2):
-        plot = plots.cost_reward_plot(c.groups[0], recs, "calls", style, "tokens")
+        plot = plots.cost_reward_plot(group_analysis(c.groups[0], recs), "calls", style, "tokens")
         out.append(plots.render(plot, "svg"))
         plots.close(plot)
     assert out[0] == out[1]
@@ -157,20 +160,32 @@ def test_ranking_across_units_finds_a_reversal():
         recs.append(_traced("frugal", seed, [({"rollouts": 5, "tokens": 1000}, 0.6),
                                               ({"rollouts": 10, "tokens": 2000}, 0.7)], {"rollouts": 10, "tokens": 2000}))
     g = compare(recs, fixed="rollouts").groups[0]
-    ranking = plots.ranking_across_units(g, recs)
-    assert ranking["rollouts"]["lavish"][0] == 1 and ranking["tokens"]["frugal"][0] == 1
-    assert ranking["tokens"]["lavish"][2] == 2000  # compared at the level every arm reached
-    assert ("frugal", "lavish", "tokens", "rollouts") in plots.order_flips(ranking)
+    ranking = group_ranking(as_index(recs).of(g))
+    assert ranking.by_unit["rollouts"]["lavish"][0] == 1 and ranking.by_unit["tokens"]["frugal"][0] == 1
+    assert ranking.by_unit["tokens"]["lavish"][2] == 2000  # compared at the level every arm reached
+    assert ("frugal", "lavish", "tokens", "rollouts") in ranking.flips
     # 3 seeds (and no lavish score at 2,000 tokens): the order flips, but no test supports it, so no reversal
-    assert plots.reversals(ranking) == []
+    assert ranking.supported == []
     text = plots.ranking_markdown(ranking)
     assert "**frugal**" not in text and "Order differs between units, not significant" in text
     assert "- frugal vs lavish: " in text
 
 
-def test_sweep_crossings():
-    series = {"a": [(100, 0.5), (1000, 0.6)], "b": [(100, 0.4), (1000, 0.8)]}
-    assert plots.sweep_crossings(series) == [(100, 1000, "a", "b")]
+def _sweep_of(levels: dict, seeds: int = 10, noise: float = 0.01):
+    recs = [RunRecord("w", arm, seed, {"tokens": budget}, level + noise * ((seed * 7) % 5 - 2), budget={"tokens": budget})
+            for budget, rewards in levels.items() for arm, level in rewards.items() for seed in range(seeds)]
+    return compare(recs, fixed="tokens").analysis().sweeps[0]
+
+
+def test_a_sweep_band_needs_both_orders_decided_and_both_arms_at_both_budgets():
+    """Issue 36: the replay sweep shaded a leader change no test decided, across a budget one arm never ran."""
+    decided = _sweep_of({100: {"a": 0.6, "b": 0.4}, 1000: {"a": 0.6, "b": 0.8}})
+    assert [(b.lo, b.hi, b.before, b.after) for b in decided.bands] == [(100, 1000, "a", "b")]
+    noisy = _sweep_of({100: {"a": 0.52, "b": 0.5}, 1000: {"a": 0.5, "b": 0.52}}, seeds=4, noise=0.1)
+    assert noisy.bands == [] and "no paired test decided both orders" in " ".join(noisy.notes)
+    missing = _sweep_of({100: {"a": 0.6, "c": 0.4}, 1000: {"a": 0.6, "b": 0.8}})
+    assert missing.bands == [] and "did not run at both budgets" in " ".join(missing.notes)
+    assert [y for _, y, _, _ in missing.series["b"]][0] != [y for _, y, _, _ in missing.series["b"]][0]  # NaN
 
 
 def test_report_cli_writes_table_and_plots(tmp_path, capsys):
@@ -190,11 +205,11 @@ def test_budget_sweep_figure_marks_the_crossing(tmp_path):
     recs = []
     for budget, rewards in ((1000, {"a": 0.6, "b": 0.4}), (4000, {"a": 0.7, "b": 0.9})):
         for arm, level in rewards.items():
-            for seed in range(4):
+            for seed in range(10):  # 10 seeds: both orders decided, so the band is drawn (4 would be underpowered)
                 recs.append(RunRecord("w", arm, seed, {"tokens": budget}, level + 0.01 * seed,
                                       budget={"tokens": budget}))
     c = compare(recs, fixed="tokens")
-    files = plots.budget_sweep(c, "w", plots.Style(["a", "b"]), tmp_path / "sweep")
+    files = plots.budget_sweep(c.analysis(), "w", plots.Style(["a", "b"]), tmp_path / "sweep")
     assert [f.suffix for f in files] == [".png", ".svg"]
     assert "a → b" in (tmp_path / "sweep.svg").read_text() or "a \u2192 b" in (tmp_path / "sweep.svg").read_text()
 
@@ -286,7 +301,7 @@ def test_anytime_axis_says_dev_score_unless_points_are_held_out():
     for held_out, label in ((True, "held-out reward"), (False, "dev score")):
         recs = _traced_group(held_out=held_out)
         g = compare(recs, fixed="tokens").groups[0]
-        plot = plots.anytime_plot(g, recs, "tokens", plots.Style(["a", "b", "c"]))
+        plot = plots.anytime_plot(group_analysis(g, recs), "tokens", plots.Style(["a", "b", "c"]))
         texts = " ".join(_axis_texts(_svg(plot)))
         assert label in texts
         assert ("dev score" in " ".join(plot.notes)) == (not held_out)
@@ -295,7 +310,7 @@ def test_anytime_axis_says_dev_score_unless_points_are_held_out():
 def test_anytime_ticks_are_compact_and_never_run_together():
     recs = _traced_group(limit=20_000)
     g = compare(recs, fixed="tokens").groups[0]
-    texts = _axis_texts(_svg(plots.anytime_plot(g, recs, "tokens", plots.Style(["a", "b", "c"]))))
+    texts = _axis_texts(_svg(plots.anytime_plot(group_analysis(g, recs), "tokens", plots.Style(["a", "b", "c"]))))
     xticks = [t for t in texts if re.fullmatch(r"[\d.,]+k?", t)]
     assert "20k" in xticks and len([t for t in xticks if t.endswith("k")]) <= 5
     assert not any("e+" in t or "1e" in t for t in texts)
@@ -304,14 +319,14 @@ def test_anytime_ticks_are_compact_and_never_run_together():
 def test_mixed_trace_scores_are_not_drawn_with_a_reason():
     recs = _traced_group(held_out=True) + [r for r in _traced_group(arms=("d",), held_out=False)]
     g = compare(recs, fixed="tokens").groups[0]
-    plot = plots.anytime_plot(g, recs, "tokens", plots.Style(["a", "b", "c", "d"]))
+    plot = plots.anytime_plot(group_analysis(g, recs), "tokens", plots.Style(["a", "b", "c", "d"]))
     assert not plot.drawn and "held-out" in plot.reason
 
 
 def test_cost_reward_is_never_drawn_against_the_fixed_unit():
     recs = _traced_group()
     g = compare(recs, fixed="tokens").groups[0]
-    plot = plots.cost_reward_plot(g, recs, "tokens", plots.Style(["a"]), fixed="tokens")
+    plot = plots.cost_reward_plot(group_analysis(g, recs), "tokens", plots.Style(["a"]), fixed="tokens")
     assert not plot.drawn and "fixed unit" in plot.reason
     assert plots.cost_units(g, "tokens") == ["calls"]
 
@@ -320,7 +335,7 @@ def test_names_are_drawn_literally_and_underscore_names_reach_the_legend():
     names = ["$\\frac{$", "$x^2$", "_hidden"]
     recs = make_arms({n: {"tokens": 1000, "calls": 3 + i} for i, n in enumerate(names)}, budget=B)
     g = compare(recs, fixed="tokens").groups[0]
-    svg = _svg(plots.cost_reward_plot(g, recs, "calls", plots.Style(names), "tokens"))
+    svg = _svg(plots.cost_reward_plot(group_analysis(g, recs), "calls", plots.Style(names), "tokens"))
     texts = _axis_texts(svg)
     assert "$x^2$" in texts and "_hidden" in texts and "$\\frac{$" in texts
 
@@ -332,7 +347,7 @@ def test_rank_ticks_are_integers():
             recs.append(_traced(arm, seed, [({"rollouts": 5, "tokens": t / 2}, r - 0.1),
                                             ({"rollouts": 10, "tokens": t}, r)], {"rollouts": 10, "tokens": t}))
     g = compare(recs, fixed="rollouts").groups[0]
-    plot = plots.ranking_plot(plots.ranking_across_units(g, recs), plots.Style("abc"), "r", "t")
+    plot = plots.ranking_plot(group_ranking(as_index(recs).of(g)), plots.Style("abc"), "r", "t")
     ticks = [t.get_text() for t in plot.fig.axes[0].get_yticklabels()]
     plots.close(plot)
     assert ticks == ["1", "2", "3"]
@@ -432,7 +447,8 @@ def test_csv_neutralises_formula_cells():
                          "-d": {"tokens": 1000}})
     text = to_csv(compare(recs, fixed="tokens"))
     df = pd.read_csv(io.StringIO(text))
-    assert set(df.arm) == {"'=HYPERLINK(1)", "'+b", "'@c", "'-d"}
+    assert set(df[df.kind == "arm"].arm) == {"'=HYPERLINK(1)", "'+b", "'@c", "'-d"}
+    assert set(df[df.kind == "pair"].a) | set(df[df.kind == "pair"].b) <= {"'=HYPERLINK(1)", "'+b", "'@c", "'-d"}
     assert all(not str(cell).startswith(("=", "+", "@")) for cell in df.astype(str).to_numpy().ravel()
                if not _is_number(cell))
 
@@ -506,7 +522,7 @@ def test_wall_time_is_a_cost_axis_only_on_request():
     c = compare(recs, fixed="calls")
     assert plots.cost_units(c.groups[0], "calls") == []
     assert plots.cost_units(c.groups[0], "calls", "seconds") == ["seconds"]
-    plot = plots.cost_reward_plot(c.groups[0], recs, "seconds", plots.Style("ab"), "calls")
+    plot = plots.cost_reward_plot(group_analysis(c.groups[0], recs), "seconds", plots.Style("ab"), "calls")
     assert plot.drawn and plot.fig.axes[0].get_xscale() == "log"  # 0.01 to 9 seconds: decades apart
     plots.close(plot)
 

@@ -38,7 +38,7 @@ def print_gate(results, verdict: str, *, baseline: str, candidate: str, fixed: s
     summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if summary:
         with open(summary, "a", encoding="utf-8") as handle:
-            handle.write(gate_markdown(results, baseline, candidate, fixed))
+            handle.write(gate_markdown(results, baseline, candidate, fixed, verdict))
             if history is not None:
                 from reports.history_markdown import drift_markdown
 

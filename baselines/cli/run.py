@@ -89,8 +89,11 @@ def run(*, suite, out, jobs, backend, fresh, retry_errors, quiet, no_plots, look
         return EXIT_INTERRUPTED
     from reports.run_report import write_run_report  # start-up: only when the verb runs
 
+    from ..analysis.result.suite import analyses_by_fixed_unit  # start-up: only when the verb runs
+
     earlier = _report_files(out_dir)
-    comparisons = write_run_report(loaded, outcome.records, out_dir, plots=not no_plots)
+    comparisons = write_run_report(loaded.name, analyses_by_fixed_unit(loaded, outcome.records), out_dir,
+                                   plots=not no_plots)
     _name_stale_files(out_dir, earlier)
     if not quiet:
         from reports.summary import run_summary  # start-up: only when the verb runs
@@ -101,7 +104,7 @@ def run(*, suite, out, jobs, backend, fresh, retry_errors, quiet, no_plots, look
         print(f"costmatch: {failed} cell(s) failed; their records carry the error "
               "(rerun with --retry-errors to try them again)", file=sys.stderr)
         return EXIT_NEGATIVE
-    return EXIT_OK
+    return EXIT_NEGATIVE if outcome.stopped else EXIT_OK   # the stop was said in one line when it happened
 
 
 def _report_files(out_dir: Path) -> dict[Path, tuple[int, int]]:
@@ -177,6 +180,7 @@ def _run_sequential(suite, out_dir: Path, *, looks, gate, margin, alpha, lower_i
     for arm in (baseline, candidate):
         if arm not in suite.arms:
             raise InputError(f"run: --gate: arm {arm!r} is not in {suite.source}; arms: {', '.join(suite.arms)}")
+    _check_margin_before_cells(suite, gate, margin, reward_range)
 
     from ..running.suite import isolated_workers  # start-up: only when the verb runs
 
@@ -201,3 +205,24 @@ def _run_sequential(suite, out_dir: Path, *, looks, gate, margin, alpha, lower_i
     print_gate(results, verdict, baseline=baseline, candidate=candidate, fixed=None, as_json=as_json,
                seeds_used=used)
     return gate_exit(verdict, inconclusive)
+
+
+def _check_margin_before_cells(suite, gate: str, margin: str, reward_range) -> None:
+    """A gate margin no difference can exceed (at least a declared range's width) is refused before any cell runs,
+    not after the first look has spent the budget (issue 41; the gate itself refuses it too, per group)."""
+    from ..analysis.statistics.reward_range import check_margin  # start-up: only when the verb runs
+    from ..running.suite import resolve
+
+    if str(margin).strip().endswith("%"):   # relative to the baseline's mean: known only after a look
+        return
+    try:
+        value = float(margin)
+    except ValueError:
+        return   # the gate names a margin that is not a number
+    for w in suite.workloads:
+        declared = reward_range or getattr(resolve(w.path, f"workload {w.name!r}", w.root), "reward_range", None)
+        if declared is not None:
+            try:
+                check_margin(value, declared, [], "--margin", f"workload {w.name!r}")
+            except ValueError as exc:
+                raise InputError(f"run: --gate {gate}: {exc}; nothing was run") from None

@@ -26,10 +26,13 @@ scored (`error_retries`) are kept as `notes`.
 """
 from __future__ import annotations
 
+import zipfile
 from pathlib import Path
 from typing import Any
 
+from ..core.archives import check_archive
 from ..core.errors import InputError
+from ..core.input_files import check_input
 from ..core.json_line import quote
 from ..core.records import RunRecord
 from .common import make_record
@@ -53,7 +56,32 @@ def _inspect():
     return read_eval_log, value_to_float
 
 
+def check_log_file(path: str | Path) -> None:
+    """What costmatch checks before inspect_ai opens a log: a FIFO or a device, and for a zip (.eval) its
+    limits (a zip bomb, a member named ../x, thousands of members): each one line, inspect_ai not imported."""
+    check_input(path, "inspect log")
+    if zipfile.is_zipfile(path):   # reads only the end-of-directory record
+        _zstd_members()
+        check_archive(path, "inspect log")
+
+
+def _zstd_members() -> None:
+    """Let zipfile inflate zstd members (method 93), which inspect_ai writes into every .eval log.
+
+    Why: the check inflates each member before inspect_ai is imported, and only
+    inspect_ai's import registered zstd with zipfile: in a fresh process every
+    real log was refused as "not a readable zip" (issue 43's schema test found
+    it). zipfile_zstd is inspect_ai's own dependency and loads in milliseconds.
+    """
+    try:
+        import zipfile_zstd  # noqa: F401 - registers the method with zipfile on import
+    except ImportError:  # inspect_ai absent: say how to install it, not "not a readable zip"
+        _inspect()
+
+
 def read_log(path: str | Path):
+    """One log, read by inspect_ai once `check_log_file` has passed it."""
+    check_log_file(path)
     read_eval_log, _ = _inspect()
     try:
         log = read_eval_log(str(path))
@@ -109,8 +137,8 @@ def import_inspect(path: str | Path, arm: str | None = None, arm_suffix: str | N
 def import_inspect_files(paths: list[str | Path], arm: str | None = None,
                          arm_suffix: str | None = None) -> list[RunRecord]:
     """Records of several logs, with one arm rule for all of them (see the module docstring)."""
+    logs = [(Path(p), read_log(p)) for p in paths]   # each checked before inspect_ai is imported
     _, value_to_float = _inspect()
-    logs = [(Path(p), read_log(p)) for p in paths]
     spec = check_arm_spec(arm) if arm else default_arm_spec([log for _, log in logs])
     out: list[RunRecord] = []
     for path, log in logs:

@@ -29,6 +29,7 @@ from ..core.scoped import scoped_env
 from .cell_journal import IN_PROCESS, CellJournal, forget, journaled, resume_message, unfinished
 from .cell_lines import HEAD_OVER, cell_line, dump_line, failure_line, trusted_record  # noqa: F401 - public
 from .code_check import StartCode, module_paths
+from .fail_fast import FailFast
 from .engines import ClusterLost, ExecOptions, open_pool, run_cells
 from .engines.probe import check_address
 from .execute import arm_rng, execute_cell, execute_record  # noqa: F401 - public names of the runner
@@ -48,6 +49,7 @@ class RunOutcome:
     errors: int = 0
     interrupted: bool = False
     lost: str | None = None  # the cluster was lost: the message; finished cells are kept
+    stopped: dict = field(default_factory=dict)  # (workload, arm) -> why: arms the fail-fast rule stopped
     records: list[RunRecord] = field(default_factory=list)
 
 
@@ -102,8 +104,11 @@ def run_suite(suite: Suite, out_dir: Path, jobs: int | None = None, backend: str
             prepare = functools.partial(_said_then, [f"costmatch: --jobs {explicit_jobs} is not used with the cluster "
                                                      f"at {address}: every worker thread (Dask) or CPU (Ray) there "
                                                      "runs cells"], prepare)
+        fail_fast = FailFast.of(suite)
+        fail_fast.observe_all(kept)    # an arm that broke the contract and was not edited since is not run again
         _run_todo(todo, results, outcome, new_records, progress, backend, jobs, address, worker_wait, retries,
-                  meanwhile, prepare, first, code)
+                  meanwhile, prepare, first, code, fail_fast)
+        outcome.stopped = dict(fail_fast.stopped)
     # kept records of cells the suite no longer has are left out; new records all come from its cells
     outcome.records = kept + new_records
     return outcome
@@ -136,16 +141,18 @@ def _cells_to_run(suite: Suite, existing: list[RunRecord], out_dir: Path, backen
 def _run_todo(todo: list, results: Path, outcome: RunOutcome, new_records: list[RunRecord], progress,
               backend: str, jobs: int, address: str | None, worker_wait: float, retries: int,
               meanwhile: Callable[[], None] | None = None, prepare: Callable[[], None] | None = None,
-              first: list | None = None, code: StartCode | None = None) -> None:
+              first: list | None = None, code: StartCode | None = None, fail_fast: FailFast | None = None) -> None:
     """Run the missing cells, appending each line as it finishes; SIGTERM and a lost cluster end the run cleanly.
 
     ``prepare`` changes the results file (--fresh, --retry-errors) once the engine is up; ``first``: cells
     an in-process run ended inside (`cell_journal`), run before `todo`, each alone in a worker process;
-    ``code`` refuses a line whose worker ran other code than this run's, before it is written (code_check.py).
+    ``code`` refuses a line whose worker ran other code than this run's, before it is written (code_check.py);
+    ``fail_fast`` stops an arm at its first record that breaks the contract (fail_fast.py).
     """
     previous = signal.getsignal(signal.SIGTERM)
     signal.signal(signal.SIGTERM, _interrupt)
-    engines = _Engines(results.parent, None if code is None else functools.partial(failure_line, start=code))
+    engines = _Engines(results.parent, None if code is None else functools.partial(failure_line, start=code),
+                       None if fail_fast is None else fail_fast.skips)
     sink = None
     refused: OSError | None = None
     try:  # the engine first: a bad address leaves the folder as it was
@@ -162,7 +169,7 @@ def _run_todo(todo: list, results: Path, outcome: RunOutcome, new_records: list[
             if sink.size and not _ends_with_newline(results):
                 sink.append(b"\n")  # a kept last line without its newline
             if lines is not None:
-                _take_all(lines, functools.partial(_keep, sink, outcome, progress))
+                _take_all(lines, functools.partial(_keep, sink, outcome, progress, fail_fast))
             _sync(handle)
     except KeyboardInterrupt:
         outcome.interrupted = True
@@ -186,9 +193,11 @@ def _interrupt(signum, frame):
     raise KeyboardInterrupt
 
 
-def _keep(sink: LineSink, outcome: RunOutcome, progress, item) -> None:
-    """One finished line: appended, counted, shown."""
+def _keep(sink: LineSink, outcome: RunOutcome, progress, fail_fast: FailFast | None, item) -> None:
+    """One finished line: appended, counted, shown, and judged by the fail-fast rule."""
     record = sink.take(item)
+    if fail_fast is not None:
+        fail_fast.observe(record)
     outcome.ran += 1
     outcome.errors += record.error is not None
     if progress is not None:
@@ -203,8 +212,9 @@ class _Engines:
     (rerun alone, then a record), so the resume goes on instead of dying.
     """
 
-    def __init__(self, out_dir: Path, on_failure: Callable = failure_line):
+    def __init__(self, out_dir: Path, on_failure: Callable = failure_line, skip: Callable | None = None):
         self.out_dir = out_dir
+        self.skip = skip
         self.on_failure = on_failure or failure_line  # the parent's line for a cell: stamped with the start code
         self.pools: list = []
         self.journal: CellJournal | None = None
@@ -225,7 +235,8 @@ class _Engines:
         if not runs:
             return None
         return _in_turn([run_cells(cells, pool, opts.retries, opts.batch_seconds, self.on_failure,
-                                   meanwhile=meanwhile if k == 0 else None) for k, (cells, pool) in enumerate(runs)])
+                                   meanwhile=meanwhile if k == 0 else None, skip=self.skip)
+                         for k, (cells, pool) in enumerate(runs)])
 
     def _opened(self, opts: ExecOptions, work: Callable):
         pool = open_pool(opts, work)

@@ -10,8 +10,11 @@ every verb that reads that kind of input.
 """
 from __future__ import annotations
 
+import gzip
+import io
 import json
 import shutil
+import zipfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -194,7 +197,23 @@ def record_cases() -> dict[str, bytes]:
     c["bad-duplicate-run"] = ("\n".join(lines + [lines[0]]) + "\n").encode()
     c["bad-binary-garbage"] = bytes(range(256)) * 4
     c["bad-error-then-garbage"] = with_line(GOOD) + b"\x00\xff\xfe garbage"
+    # issue 41: other formats, and a cut last line (readers refuse it; a resumed run sets it aside as bytes)
+    whole = ("\n".join(lines) + "\n").encode()
+    c["bad-gzip-header"] = gzip.compress(b"")[:15]
+    c["bad-gzip-of-results"] = gzip.compress(whole, mtime=0)
+    c["bad-zip-of-results"] = _zipped(whole)
+    c["bad-parquet-magic"] = b"PAR1" + whole
+    c["bad-lines-then-binary-tail"] = whole + b"\x1f\x8b\x08\x00\x00\x00"
+    c["bad-cut-last-line"] = whole + lines[0][: len(lines[0]) // 2].encode()
+    c["bad-cut-inside-a-character"] = whole + (lines[0][:-3] + ', "n": "\u00e9').encode()[:-1]
     return c
+
+
+def _zipped(data: bytes) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr(zipfile.ZipInfo("results.jsonl", (2026, 1, 1, 0, 0, 0)), data)
+    return buffer.getvalue()
 
 
 SUITE = """seeds = 2

@@ -16,30 +16,22 @@ import numpy as np
 
 from ...core.records import budget_key
 from .pair_result import PairResult
+from ..result import renderers
 
 MEASURED, PARTIAL, UNREPORTED = "measured", "partial", "unreported"
 
-#: The module that draws a Comparison's tables and figures. It lives in reports/, a layer
-#: above these types, and registers itself (`register_views`) when imported.
-VIEWS_MODULE = "reports.views"
-_VIEWS: list[Any] = []
-
-
-def register_views(views: Any) -> None:
-    """Called by `reports.views` on import: what `Comparison.to_markdown()` and the other views call."""
-    _VIEWS[:] = [views]
+#: The module whose `analyse` turns a Comparison into the `Analysis` its views render. Named, not imported:
+#: it imports these types (a module-level import back would be a cycle), and a worker never needs it.
+ANALYSE_MODULE = "baselines.analysis.result.build"
 
 
 def _views() -> Any:
-    """The registered views, loaded on first use.
+    """The registered views (reports/views.py), loaded by name on first use (see `result.renderers`).
 
-    By name, through the registration hook, not an import statement: the
-    analysis layer must not import reports (tests/test_layers.py), and a
+    The analysis layer must not import reports (tests/test_layers.py), and a
     worker or `import baselines` must not pay for matplotlib.
     """
-    if not _VIEWS:
-        importlib.import_module(VIEWS_MODULE)
-    return _VIEWS[0]
+    return renderers.renderer("views")
 
 
 def json_num(x) -> float | None:
@@ -171,6 +163,7 @@ class Group:
     seeds: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
     rows: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
     degraded: list = field(default_factory=list)  # `degradation.Degraded`: arms whose governor dropped stages
+    over_budget: Any = None  # `over_budget.OverBudget`: runs above the allowance in the fixed unit, else None
 
     @property
     def valid(self) -> bool:
@@ -207,7 +200,8 @@ class Group:
                 "unreported": [u.to_json() for u in self.unreported],
                 "notes": list(self.notes), "early_stopped": list(self.early_stopped),
                 "pairs": [p.to_json() for p in self.pairs],
-                "degraded": [d.to_json() for d in self.degraded]}
+                "degraded": [d.to_json() for d in self.degraded],
+                "over_budget": None if self.over_budget is None else self.over_budget.to_json()}
 
 
 def runs_by_arm(records, group: Group) -> dict[str, list]:
@@ -244,25 +238,34 @@ class Comparison:
     def valid(self) -> bool:
         return all(g.valid for g in self.groups)
 
-    # -- views (tables and figures as `costmatch report` makes them; see reports/views.py) --------
+    # -- the analysis every view renders, and the views (reports/views.py renders; see result.renderers) -----
+    def analysis(self, baseline: str | None = None, records: Any = None, ranges: dict | None = None) -> Any:
+        """The `Analysis` of this comparison (computed once per baseline, records and ranges; cached)."""
+        records = self.records if records is None else records
+        key = (baseline, id(records), id(ranges))
+        cache = self.__dict__.setdefault("_analyses", {})
+        if key not in cache:
+            cache[key] = importlib.import_module(ANALYSE_MODULE).analyse(self, records, baseline, ranges)
+        return cache[key]
+
     def to_markdown(self, baseline: str | None = None) -> str:
         """The markdown table, flags and pairs `costmatch report` prints."""
-        return _views().to_markdown(self, self.records, baseline)
+        return _views().to_markdown(self.analysis(baseline))
 
     def to_latex(self, baseline: str | None = None, columns: str | None = None) -> str:
         """Booktabs tables, as `costmatch report --format latex`."""
-        return _views().to_latex(self, self.records, baseline, columns)
+        return _views().to_latex(self.analysis(baseline), columns)
 
     def to_html(self, baseline: str | None = None, title: str = "costmatch report") -> str:
-        """One self-contained HTML page with the tables and per-seed runs."""
-        return _views().to_html(self, self.records, baseline, title)
+        """One self-contained HTML page with the tables, per-seed runs and figures, as `report --format html`."""
+        return _views().to_html(self.analysis(baseline), title)
 
     def plot(self, x_unit: str | None = None, width: str = "single") -> Any:
         """Every figure the data allow: a list of matplotlib Figures that a notebook shows inline."""
-        return _views().plot(self, self.records, x_unit, width)
+        return _views().plot(self.analysis(), x_unit, width)
 
     def _repr_html_(self) -> str:
-        return _views().html_fragment(self, self.records)
+        return _views().html_fragment(self.analysis())
 
     @property
     def complete(self) -> bool:

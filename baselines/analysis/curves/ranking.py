@@ -72,9 +72,24 @@ def ranking_across_units(by_arm: dict, units=RANK_UNITS) -> tuple[dict[str, dict
         per_seed = {arm: tuple((r.seed, anytime.best_at(r.trace, unit, level)) for r in by_arm[arm] if r.trace)
                     for arm in finals}
         scores = {arm: _mean_or_nan([v for _, v in per_seed[arm]]) for arm in finals}
-        ordered = sorted(scores, key=lambda a: (-scores[a] if math.isfinite(scores[a]) else math.inf, a))
-        out[unit] = {arm: RankEntry(i + 1, scores[arm], level, per_seed[arm]) for i, arm in enumerate(ordered)}
+        out[unit] = {arm: RankEntry(_shared_rank(scores, arm), scores[arm], level, per_seed[arm]) for arm in
+                     sorted(scores, key=lambda a: (-scores[a] if math.isfinite(scores[a]) else math.inf, a))}
     return out, unranked
+
+
+TIE_DECIMALS = 3   # scores are printed with 3 decimals: arms equal there share a rank and never "flip"
+
+
+def _shared_rank(scores: dict[str, float], arm: str) -> int:
+    """1 + the arms with a strictly higher score at the printed precision (ties share a rank: 1, 1, 3).
+
+    Why: 0.847 and 0.847 were ranked 1 and 2, the figure drew a crossing and the
+    "order differs" list named a flip between two equal numbers.
+    """
+    mine = scores[arm]
+    if not math.isfinite(mine):
+        return 1 + sum(math.isfinite(v) for v in scores.values())
+    return 1 + sum(math.isfinite(v) and round(v, TIE_DECIMALS) > round(mine, TIE_DECIMALS) for v in scores.values())
 
 
 def _mean_or_nan(values) -> float:
@@ -97,7 +112,8 @@ def order_flips(ranking: dict[str, dict[str, tuple]]) -> list[tuple[str, str, st
     return out
 
 
-def unit_verdicts(ranking: dict[str, dict[str, tuple]], alpha: float = RANK_ALPHA) -> dict[str, dict]:
+def unit_verdicts(ranking: dict[str, dict[str, tuple]], alpha: float = RANK_ALPHA,
+                  reward_range: tuple[float, float] | None = None) -> dict[str, dict]:
     """unit -> {(a, b): PairResult} with a < b, by the main table's rule on the per-seed scores at that level.
 
     Empty for a unit whose entries carry no per-seed scores or with more
@@ -117,7 +133,8 @@ def unit_verdicts(ranking: dict[str, dict[str, tuple]], alpha: float = RANK_ALPH
             for seed, v in entries[a][3]:
                 if math.isfinite(v):
                     matrix[i, col[seed]] = v
-        out[unit] = {(p.a, p.b): p for p in decide(all_pairs(arms, matrix), alpha)}
+        # the main table's procedure, range included: one pair never gets a t interval here and a betting one there
+        out[unit] = {(p.a, p.b): p for p in decide(all_pairs(arms, matrix, reward_range=reward_range), alpha)}
     return out
 
 
@@ -158,10 +175,11 @@ class Ranking:
         return {a for a, _, _, _ in self.supported} | {b for _, b, _, _ in self.supported}
 
 
-def group_ranking(by_arm: dict, alpha: float = RANK_ALPHA) -> Ranking:
-    """The group's `Ranking` from its runs by arm (a `RunIndex.of(group)`)."""
+def group_ranking(by_arm: dict, alpha: float = RANK_ALPHA,
+                  reward_range: tuple[float, float] | None = None) -> Ranking:
+    """The group's `Ranking` from its runs by arm (a `RunIndex.of(group)`); `reward_range` as the main table's."""
     by_unit, unranked = ranking_across_units(by_arm)
-    verdicts = unit_verdicts(by_unit, alpha)
+    verdicts = unit_verdicts(by_unit, alpha, reward_range)
     kinds = {anytime.score_field(r.trace) for rs in by_arm.values() for r in rs if r.trace}
     kind = None if not kinds else "reward" if kinds == {"reward"} else "dev" if kinds == {"best"} else "mixed"
     return Ranking(by_unit, unranked, verdicts, order_flips(by_unit), reversals(by_unit, verdicts=verdicts), kind)

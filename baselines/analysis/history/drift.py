@@ -41,11 +41,15 @@ def spent_note(horizon: int, label: str) -> str:
 
 
 def drift_sentence(estimate: float, lower: float, upper: float, alpha: float, verdict: str, label: str,
-                   look: int, horizon: int, margin: float) -> str:
-    """'DRIFT: 0.08 below the v1.2 reference (interval ...)' or the no-drift reading of the same numbers."""
+                   look: int, horizon: int, margin: float, lower_is_better: bool = False) -> str:
+    """'DRIFT: 0.08 below the v1.2 reference (interval ...)' or the no-drift reading of the same numbers.
+
+    `estimate` is signed so that negative is worse; with `lower_is_better` the words are "worse than" /
+    "better than" (a cost 0.08 *below* the reference is a gain)."""
     level = format_level(1 - alpha) if alpha > 0 else "n/a"
     shown = f"[{lower:+.4g}, {upper:+.4g}]" if math.isfinite(lower) and math.isfinite(upper) else "n/a"
-    where = (f"{abs(estimate):.4g} {'below' if estimate < 0 else 'above'} the {label} reference"
+    words = ("worse than", "better than") if lower_is_better else ("below", "above")
+    where = (f"{abs(estimate):.4g} {words[0] if estimate < 0 else words[1]} the {label} reference"
              if math.isfinite(estimate) else f"no estimate against the {label} reference")
     tail = (f"(interval {shown}, one-sided {level} bounds, look {look} of {horizon}, margin {margin:.4g})")
     if verdict == "FAIL":

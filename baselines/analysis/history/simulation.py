@@ -35,6 +35,7 @@ class HistoryRates:
     any_step: float             # share with a step found anywhere
     any_alarm: float            # drift or step anywhere
     first_drift_median: float   # median commit of the first drift alarm (inf when most never fire)
+    step_at: float = math.nan   # share of histories with a step found at `expected_step` (within one commit)
 
     def error(self, rate: float) -> float:
         return math.sqrt(max(rate * (1 - rate), 1e-12) / self.histories)
@@ -66,8 +67,8 @@ def _se(d: np.ndarray) -> float:
 
 def simulate_history(means, sd: float = 0.02, n: int = 10, margin: float = 0.05, alpha: float = 0.05,
                      horizon: int = 30, bounds: str = "auto", histories: int = 500, seed: int = 0,
-                     step_alpha: float = STEP_ALPHA, by: tuple[int, ...] = (8,), shape: str = "normal"
-                     ) -> HistoryRates:
+                     step_alpha: float = STEP_ALPHA, by: tuple[int, ...] = (8,), shape: str = "normal",
+                     expected_step: int | None = None) -> HistoryRates:
     """Rates over `histories` seeded histories whose commit k (1-based) has true drift `means[k - 1]`.
 
     `shape` "lognormal": per-seed differences mean + sd * (a centred lognormal, sigma 1, scaled to sd 1),
@@ -76,7 +77,7 @@ def simulate_history(means, sd: float = 0.02, n: int = 10, margin: float = 0.05,
     rng = np.random.default_rng(seed)
     means = np.asarray(means, dtype=float)
     commits = means.size
-    passes, first, steps, alarms = 0, [], 0, 0
+    passes, first, steps, alarms, located = 0, [], 0, 0, 0
     for _ in range(histories):
         d = means[:, None] + sd * _noise(rng, shape, (commits, n))
         previous = np.zeros(n)
@@ -89,10 +90,13 @@ def simulate_history(means, sd: float = 0.02, n: int = 10, margin: float = 0.05,
         fired = [p.index + 1 for p in view.points if p.drifted]
         first.append(fired[0] if fired else math.inf)
         found = bool(view.steps.steps)
+        if expected_step is not None:   # commit k is point k - 1; a step "at k" is first seen at point k - 1
+            located += any(abs(st.index - (expected_step - 1)) <= 1 for st in view.steps.steps)
         steps += found
         alarms += found or bool(fired)
     first_arr = np.array(first)
     return HistoryRates(histories, commits, passes / (histories * commits),
                         {b: float((first_arr <= b).mean()) for b in by}, float(np.isfinite(first_arr).mean()),
-                        steps / histories, alarms / histories, float(np.median(first_arr)))
+                        steps / histories, alarms / histories, float(np.median(first_arr)),
+                        located / histories if expected_step is not None else math.nan)
 

@@ -75,6 +75,11 @@ class GroupHistory:
                 "notes": list(self.notes)}
 
 
+def safe_url(url: str | None) -> str | None:
+    """A commit link only when it is http(s): a history file is user input, and `javascript:` in an href runs."""
+    return url if isinstance(url, str) and url.lower().startswith(("https://", "http://")) else None
+
+
 def _latest_per_commit(entries: list[HistoryEntry]) -> list[tuple[HistoryEntry, int]]:
     """(the latest entry, checks) per commit, in the order commits first appear in the file."""
     order: dict[str, list[HistoryEntry]] = {}
@@ -108,8 +113,9 @@ def group_history(entries: list[HistoryEntry], step_alpha: float = STEP_ALPHA) -
             value, lower, upper, se, n = e.estimate, e.lower, e.upper, e.se, e.seeds
         sentence = (f"{e.verdict} against the base; " + drift_sentence(d.estimate, d.lower, d.upper, d.alpha,
                                                                         d.verdict, d.reference, d.look, d.horizon,
-                                                                        e.margin)) if d else f"{e.verdict}"
-        points.append(HistoryPoint(i, e.commit, e.commit_url, e.time, e.branch, e.verdict, value, lower, upper,
+                                                                        e.margin, e.lower_is_better)
+                    ) if d else f"{e.verdict}"
+        points.append(HistoryPoint(i, e.commit, safe_url(e.commit_url), e.time, e.branch, e.verdict, value, lower, upper,
                                    e.estimate, e.lower, e.upper, d.verdict if d else None,
                                    bool(d and d.drifted), checks, e.seeds, sentence))
         step_points.append(Point(e.commit, value, se if se is not None else math.nan, n))

@@ -158,10 +158,11 @@ def _keep(path: Path, stamp, builder: "_Builder", start: _Mark, end: _Mark) -> N
     budgets = {key: builder.budgets[key] for key in columns["budget"].categories}
     any_trace = any(builder.traces[b] is not None for b in blocks)
     traces = [t for b in blocks for t in (builder.traces[b] or [None] * builder.lengths[b])] if any_trace else None
+    exact = [builder.slow[b] for b in blocks for _ in range(builder.lengths[b])] if any_trace else None
     numbers = np.concatenate([_line_numbers(builder.where[b], builder.lengths[b]) for b in blocks])
     if np.array_equal(numbers, np.arange(1, len(numbers) + 1)):
         numbers = None
-    table_cache.save(path, stamp, end.nbytes, end.lines, end.crc, columns, budgets, traces, numbers)
+    table_cache.save(path, stamp, end.nbytes, end.lines, end.crc, columns, budgets, traces, numbers, exact)
 
 
 def _line_numbers(where: tuple, n: int) -> np.ndarray:
@@ -230,6 +231,7 @@ class _Builder:
         self.budgets: dict[str, dict[str, float]] = {}
         self.lengths: list[int] = []
         self.columns: list[tuple[str, ...]] = []  # per block: the columns it has (a sidecar keeps only those)
+        self.slow: list[bool] = []  # per block: read line by line (its traces may hold NaN or long integers)
         self.expected_bytes = expected_bytes
         self.bytes_read = 0
 
@@ -245,6 +247,7 @@ class _Builder:
         self.units.update(c.split(":", 1)[1] for c in frame if c.startswith("spend:"))
         self.lengths.append(n)
         self.columns.append(tuple(frame))
+        self.slow.append(False)
         self.traces.append(traces)
         self.where.append(where)
 
@@ -287,6 +290,7 @@ class _Builder:
         traces = [r.trace for r in recs]
         self.add_frame(frame, budgets, traces if any(t is not None for t in traces) else None,
                        where if where is not None else [w for w, _ in located])
+        self.slow[-1] = True
 
     def _label(self, row: int) -> str:
         """`path:line` of a row (line numbers of bulk-read files are recomputed only here, on error)."""

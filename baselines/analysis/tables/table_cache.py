@@ -271,12 +271,21 @@ def _text(kind) -> bool:
 
 
 def _from_json(col) -> np.ndarray:
-    loads = _orjson.loads if _orjson is not None else json.loads
     out = np.full(len(col), None, dtype=object)
     valid = np.flatnonzero(np.asarray(col.is_valid().to_numpy(zero_copy_only=False), dtype=bool))
     for i, text in zip(valid.tolist(), col.take(valid).to_pylist()):
-        out[i] = loads(text)
+        out[i] = _loads(text)
     return out
+
+
+def _loads(text: str):
+    """orjson's parse, or the standard library's for what orjson refuses (NaN, integers past 64 bits)."""
+    if _orjson is not None:
+        try:
+            return _orjson.loads(text)
+        except _orjson.JSONDecodeError:
+            pass
+    return json.loads(text)
 
 
 # -- writing ---------------------------------------------------------------------------------------------------
@@ -292,9 +301,10 @@ def settled(path: Path, stamp: Stamp) -> bool:
 
 
 def save(path: Path, stamp: Stamp, prefix_bytes: int, prefix_lines: int, crc: int, columns: dict, budgets: dict,
-         traces: list | None, numbers: np.ndarray | None) -> bool:
+         traces: list | None, numbers: np.ndarray | None, exact: list[bool] | None = None) -> bool:
     """Write the sidecar for the first `prefix_bytes` bytes of `path` (read at `stamp`, their CRC-32 `crc`);
-    False when not written.
+    False when not written. `exact` marks the rows whose trace the line reader made (they are written by
+    the standard library, which keeps NaN and long integers as read; orjson writes the rest).
 
     Not written when the file changed during the read or too recently to be
     told apart from a change to come (see `Stamp.racy`); any OS error is
@@ -303,7 +313,7 @@ def save(path: Path, stamp: Stamp, prefix_bytes: int, prefix_lines: int, crc: in
     if prefix_bytes <= 0 or not settled(path, stamp):
         return False
     try:
-        table = _table(columns, traces, numbers)
+        table = _table(columns, traces, numbers, exact)
         with open(path, "rb") as handle:
             edges = _edges(handle, prefix_bytes)
     except Exception:  # noqa: BLE001 - a column that cannot be kept (an unexpected type): no sidecar
@@ -358,7 +368,8 @@ class _Crc:
         return True
 
 
-def _table(columns: dict, traces: list | None, numbers: np.ndarray | None) -> pa.Table:
+def _table(columns: dict, traces: list | None, numbers: np.ndarray | None, exact: list[bool] | None = None
+           ) -> pa.Table:
     arrays, names = [], []
     for name, values in columns.items():
         if name.startswith("partial:") and not values.any():
@@ -373,7 +384,7 @@ def _table(columns: dict, traces: list | None, numbers: np.ndarray | None) -> pa
             arrays.append(pa.array(values))
         names.append(name)
     if traces is not None:
-        arrays.append(_to_json(traces))
+        arrays.append(_to_json(traces, exact))
         names.append(TRACE)
     if numbers is not None:
         arrays.append(pa.array(numbers, type=pa.int64()))
@@ -381,6 +392,10 @@ def _table(columns: dict, traces: list | None, numbers: np.ndarray | None) -> pa
     return pa.Table.from_arrays(arrays, names=names)
 
 
-def _to_json(values) -> pa.Array:
-    dumps = (lambda v: _orjson.dumps(v).decode()) if _orjson is not None else json.dumps
-    return pa.array([None if v is None else dumps(v) for v in values], type=pa.string())
+def _to_json(values, exact: list[bool] | None = None) -> pa.Array:
+    """JSON text per value: orjson's, or the standard library's for `exact` rows (orjson writes NaN as null)."""
+    fast = (lambda v: _orjson.dumps(v).decode()) if _orjson is not None else json.dumps
+    if exact is None:
+        exact = [False] * len(values)
+    return pa.array([None if v is None else json.dumps(v) if slow else fast(v) for v, slow in zip(values, exact)],
+                    type=pa.string())

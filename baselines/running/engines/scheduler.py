@@ -38,7 +38,8 @@ class _Batcher:
 
 def run_cells(cells: list, pool: Pool, retries: int, batch_seconds: float = 0.05,
               on_failure: Callable[[Any, str, dict | None], Any] | None = None,
-              grace: float = 10.0, meanwhile: Callable[[], None] | None = None) -> Iterator[tuple[int, Any]]:
+              grace: float = 10.0, meanwhile: Callable[[], None] | None = None,
+              skip: Callable[[Any], bool] | None = None) -> Iterator[tuple[int, Any]]:
     """Yield (cell index, finished line) in completion order.
 
     A cell that keeps killing its worker yields ``on_failure(cell,
@@ -54,7 +55,7 @@ def run_cells(cells: list, pool: Pool, retries: int, batch_seconds: float = 0.05
     after the last cell; otherwise before any cell starts, since an import on
     one thread while an arm imports the same module on another could hand
     one of them a half-initialised module. It has finished when this
-    generator ends.
+    generator ends. ``skip(cell)`` true drops a cell as it is about to be sent (fail-fast).
 
     A KeyboardInterrupt (Ctrl-C; the runner turns SIGTERM into one) raised
     while this generator waits, or thrown into it by the caller with
@@ -79,7 +80,7 @@ def run_cells(cells: list, pool: Pool, retries: int, batch_seconds: float = 0.05
                 yield ready.popleft()
             if not (queue or suspects or inflight):
                 break
-            _submit(cells, pool, queue, suspects, inflight, batcher)
+            _submit(cells, pool, queue, suspects, inflight, batcher, skip)
             if meanwhile is not None:
                 helper = threading.Thread(target=meanwhile, name="costmatch-meanwhile")
                 helper.start()
@@ -112,8 +113,12 @@ def _finished_lines(pool: Pool, inflight: dict) -> Iterator[tuple[int, Any]]:
         yield from zip(idx, lines)
 
 
-def _submit(cells: list, pool: Pool, queue: deque, suspects: deque, inflight: dict, batcher: _Batcher) -> None:
+def _submit(cells: list, pool: Pool, queue: deque, suspects: deque, inflight: dict, batcher: _Batcher,
+            skip: Callable[[Any], bool] | None = None) -> None:
     """Send work: one suspect alone once nothing else runs (a death is then its own), else batches up to 2 x slots."""
+    if skip is not None:
+        while suspects and skip(cells[suspects[0]]):
+            suspects.popleft()
     if suspects:
         if not inflight:  # a suspect runs alone, so a death is its own
             i = suspects.popleft()
@@ -124,6 +129,10 @@ def _submit(cells: list, pool: Pool, queue: deque, suspects: deque, inflight: di
         while queue and len(inflight) < 2 * slots:
             k = min(batcher.size(len(queue), slots), len(queue))
             idx = [queue.popleft() for _ in range(k)]
+            if skip is not None:
+                idx = [i for i in idx if not skip(cells[i])]
+                if not idx:
+                    continue
             handle = pool.submit([cells[i] for i in idx])
             inflight[handle] = (idx, False, time.monotonic())
             sent.append(handle)

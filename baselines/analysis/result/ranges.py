@@ -11,7 +11,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from baselines.core.records import budget_key
+import numpy as np
+
+from ...core.records import budget_key
 
 
 @dataclass(frozen=True)
@@ -72,8 +74,6 @@ def range_for(ranges: dict | None, group) -> RewardRange | None:
 
 def binary_ranges(comparison) -> dict[tuple[str, str], RewardRange]:
     """The range each group's runs declare (read in bulk), else [0, 1] where every compared score is 0 or 1."""
-    import numpy as np
-
     out = {}
     for g in comparison.groups:
         declared = getattr(g, "reward_range", None)

@@ -1,0 +1,57 @@
+"""The gate history by seeded simulation (issue 40; the figures of docs/calibration.md at fewer histories).
+
+Model: 30 commits, per-seed paired differences against the reference
+N(mu_k, 0.02), 10 seeds, margin 0.05, alpha 0.05, no reward range, each
+commit's gate against the commit before on the same seeds. The seeds are
+benchmarks/history_simulation.py's, so each figure here is the first 400 of
+its 2,000 histories. Bounds carry 3 Monte Carlo standard errors.
+"""
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from baselines.analysis.history.simulation import simulate_history
+
+pytestmark = pytest.mark.slow
+
+HISTORIES = 400
+LOSING = [-0.01 * k for k in range(1, 31)]
+
+
+def _mc(rate: float) -> float:
+    return 3 * math.sqrt(max(rate * (1 - rate), 0.05 * 0.95) / HISTORIES)
+
+
+def test_nothing_changed_no_false_drift_and_steps_within_their_level():
+    for bounds, seed in (("auto", 5), ("t", 6)):
+        r = simulate_history([0.0] * 30, bounds=bounds, histories=HISTORIES, seed=seed)
+        assert r.any_drift == 0.0
+        assert r.any_alarm <= 0.025 + _mc(0.025), (bounds, r)      # steps at their default level, 0.025
+        assert r.any_alarm <= 0.05
+
+
+def test_skewed_differences_with_no_change_stay_under_five_percent_false_alarms():
+    for shape, seed in (("lognormal", 10), ("left-lognormal", 11)):
+        r = simulate_history([0.0] * 30, histories=HISTORIES, seed=seed, shape=shape)
+        assert r.any_alarm <= 0.05, (shape, r)
+
+
+def test_at_the_margin_the_drift_alarm_over_thirty_commits_is_held_to_alpha():
+    r = simulate_history([-0.05] * 30, histories=HISTORIES, seed=8)
+    assert r.any_drift <= 0.05 + _mc(0.05), r
+
+
+def test_losing_a_hundredth_per_commit_per_commit_gates_pass_and_drift_is_found():
+    t20 = simulate_history(LOSING, bounds="t", horizon=20, histories=HISTORIES, seed=3)
+    assert t20.base_pass >= 0.9 and t20.drift_by[8] >= 0.8 - _mc(0.8), t20
+    auto = simulate_history(LOSING, histories=HISTORIES, seed=1)
+    # the default (skew-checked) bounds at 10 seeds: what docs/calibration.md states, not issue 40's targets
+    assert 0.70 <= auto.base_pass <= 0.80 and 0.55 <= auto.drift_by[8] <= 0.70, auto
+    assert auto.any_drift == 1.0 and auto.first_drift_median <= 9
+
+
+def test_one_step_of_a_hundredth_is_found_where_it_happened():
+    r = simulate_history([0.0] * 14 + [-0.01] * 16, histories=HISTORIES, seed=13, expected_step=15)
+    assert r.any_drift == 0.0 and r.step_at >= 0.5, r     # measured in docs/calibration.md at 2,000 histories
