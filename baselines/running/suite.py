@@ -44,6 +44,7 @@ from typing import Any
 
 from ..core.budget import Budget
 from ..core.errors import InputError
+from ..core.file_kind import foreign_kind
 from ..core.input_files import read_input
 from ..core.protocols import check_arm, check_workload, incompatibility
 from .class_checks import check_class, check_params
@@ -264,6 +265,9 @@ def load_suite(path: str | Path, check_imports: bool = True) -> Suite:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
+        kind = foreign_kind(raw[:16])
+        if kind is not None:
+            raise InputError(f"{path}: is {kind[0]}, not a suite (UTF-8 TOML); {kind[1]}") from None
         line = raw[:exc.start].count(b"\n") + 1
         raise InputError(f"{path}:{line}: not UTF-8 text (byte {raw[exc.start]:#04x}); save the suite as UTF-8") from None
     try:
