@@ -51,7 +51,8 @@ def html_fragment(analysis: Analysis) -> str:
     shared = [g.unit_nouns for g in comparison.groups]
     with nouns_of(shared[0] if shared and all(n == shared[0] for n in shared) else None):
         headline = comparison_headline(comparison)
-    parts = [f"<div class=\"costmatch\"><style>{_scoped(STYLE)}</style>",
+    # the page's phone rules (a media query and the column toggle) stay with the page: a fragment has no toggle
+    parts = [f"<div class=\"costmatch\"><style>{_scoped(STYLE.split('#allcols')[0])}</style>",
              f"<p class=\"{'ok' if comparison.valid else 'bad'}\">{esc(headline)}</p>"]
     parts += [f"<p class=\"bad\">warning: {esc(w)}</p>" for w in comparison.warnings]
     for i, ga in enumerate(analysis.groups):

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import math
 import re
+from pathlib import Path
 
 import pytest
 
@@ -107,3 +108,49 @@ def test_unit_headings_use_the_units_display_noun(confound):
               for arm in "ab" for s in range(3)]
     assert _unit_heading("completion_tokens", compare(tokens).analysis(records=tokens)) == \
         "At equal completion tokens"
+
+
+def test_ten_or_more_arms_get_distinct_styles_and_arms_of_one_colour_differ_in_marker_and_dash():
+    """Was: in the 9-arm figures two arms shared a colour, and two shared marker and dash."""
+    import itertools
+
+    from reports.figure_base import Style
+
+    names = [f"arm-{i:02d}" for i in range(16)]
+    style = Style(names)
+    looks = [tuple(style(n).values()) for n in names]
+    assert len(set(looks)) == 16
+    assert all(sum(x == y for x, y in zip(a, b)) <= 1 for a, b in itertools.combinations(looks, 2))
+
+
+@pytest.mark.slow  # draws every figure of a comparison (about 1.5 s)
+def test_legend_handles_show_two_periods_of_each_dashed_line():
+    """Was: a dash-dot line's 2-em legend handle read as solid."""
+    from reports import plots
+    from reports.figure_base import HANDLE_LENGTH
+
+    records = hand_made()
+    analysis = compare(records).analysis(records=records)
+    for plot in [p for p in plots.comparison_plots(analysis) if p.drawn]:
+        for legend in [*plot.fig.legends, *(ax.get_legend() for ax in plot.fig.axes if ax.get_legend())]:
+            size = legend.prop.get_size_in_points()
+            for handle in legend.legend_handles:
+                dashes = getattr(handle, "_dash_pattern", (0, None))[1]
+                if dashes:
+                    assert HANDLE_LENGTH * size >= 2 * sum(dashes), (plot.name, dashes)
+        plots.close(plot)
+
+
+@pytest.mark.slow  # draws and writes three figures (about 1.5 s)
+def test_paper_style_figures_carry_no_title_or_caption_and_the_caption_is_written_beside(tmp_path):
+    from baselines.cli import main
+
+    src = Path(__file__).resolve().parent / "data" / "agreement" / "demo-search-sim.jsonl"
+    assert main(["report", str(src), "--plots", str(tmp_path / "p"), "--figure-style", "paper",
+                 "--figure-format", "svg", "--out", str(tmp_path / "r.md")]) == 0
+    svgs = sorted((tmp_path / "p").glob("*.svg"))
+    assert svgs
+    for svg in svgs:
+        caption = (tmp_path / "p" / f"{svg.stem}.caption.txt").read_text()
+        title = caption.split(".")[0]
+        assert title and title not in svg.read_text()   # the title is beside the figure, not in it
