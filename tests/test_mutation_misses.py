@@ -344,3 +344,7 @@ def test_clustered_seeds_to_decide_is_the_first_n_whose_t_bound_clears_the_margi
     assert sd == pytest.approx(floor * math.sqrt(5))                   # the last case was the floor's
     assert seeds_to_decide(seedy, -float(np.mean(np.concatenate(seedy))), 0.05) is None   # mean on -margin
     assert seeds_to_decide(seedy[:1], 0.1, 0.05) is None               # one seed: no bound at all
+    symmetric = [np.array([-0.5, 0.5]), np.array([-0.25, 0.25]), np.array([-1.0, 1.0])]   # mean exactly 0
+    assert seeds_to_decide(symmetric, 1.0, 0.05) == next(                # distance exactly 1 decides too
+        n for n in range(2, 101) if sps.t.ppf(0.95, n - 1) * math.sqrt(2.625 / 3 / 6) * math.sqrt(3)
+        / math.sqrt(n) < 1.0)
