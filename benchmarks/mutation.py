@@ -41,7 +41,7 @@ MODULES: dict[str, list[str]] = {
     "json_line.py": ["tests/test_records.py", "tests/test_reader_rules.py", "tests/test_repeated_keys.py"],
     "spend_checks.py": ["tests/test_compare.py", "tests/test_mutation_misses.py"],
     "alpha.py": ["tests/test_alpha.py", "tests/test_compare.py"],
-    "exact_paired.py": ["tests/test_gate_decides.py", "tests/test_exact_values.py"],
+    "exact_paired.py": ["tests/test_gate_decides.py", "tests/test_exact_values.py", "tests/test_mutation_misses.py"],
     "clustered.py": ["tests/test_gate_decides.py", "tests/test_items.py", "tests/test_mutation_misses.py"],
     "gate_bounds.py": ["tests/test_gate.py", "tests/test_gate_decides.py", "tests/test_skew_gate.py",
                        "tests/test_mutation_misses.py"],
@@ -57,6 +57,8 @@ MODULES: dict[str, list[str]] = {
 #: what the fork server imports before forking a worker per mutant: third-party libraries only
 PRELOAD = ["numpy", "scipy.stats", "scipy.special", "scipy.optimize", "pandas", "pyarrow", "orjson", "tabulate",
            "matplotlib", "matplotlib.pyplot", "hypothesis", "joblib", "tqdm", "jsonschema", "pytest"]
+
+PYTEST_ARGS = ["-p", "no:cacheprovider", "-q", "-x"]
 
 STATUS = re.compile(r"^\s*(?P<name>\S+): (?P<status>[a-z ]+)$")
 
@@ -119,22 +121,50 @@ def copy_tree(dest: Path) -> None:
             shutil.copy2(src, dest / rel)
 
 
-def configure(work: Path, path: str, tests: list[str]) -> None:
+FRESH_CACHES = '''\
+"""pytest plugin for mutation runs: empty every lru_cache of costmatch's packages when a session starts.
+
+mutmut's fork mode forks each mutant's worker from the process that ran the unmutated suite; a cache
+filled there answers for the mutant, which then "survives" without its code ever running."""
+import functools
+import sys
+
+
+def pytest_sessionstart(session):
+    for name, module in list(sys.modules.items()):
+        if module is None or name.split(".")[0] not in ("baselines", "reports", "arms", "workloads"):
+            continue
+        for value in list(vars(module).values()):
+            if isinstance(value, functools._lru_cache_wrapper):
+                value.cache_clear()
+'''
+
+
+def isolation_config(work: Path, isolation: str) -> str:
+    """mutmut's isolation settings, and what they need in the copy.
+
+    `fork` (fast): workers fork from the process that ran the suite for stats, with every lru_cache of
+    ours emptied at each session start (tests/_mutmut_fresh_caches.py, a plugin written into the copy).
+    `forkserver` (slow, for a second opinion): workers fork from a clean server that preloads third-party
+    libraries only, so even values computed at import come from the mutant."""
+    if isolation == "fork":
+        (work / "tests" / "_mutmut_fresh_caches.py").write_text(FRESH_CACHES)
+        return 'process_isolation = "fork"\n'
+    (work / "mutmut-preload.txt").write_text("\n".join(PRELOAD) + "\n")
+    return ('process_isolation = "forkserver"\nforkserver_warmup = "import"\n'
+            f'preload_modules_file = "{work / "mutmut-preload.txt"}"\n')
+
+
+def configure(work: Path, path: str, tests: list[str], isolation: str = "fork") -> None:
     pyproject = work / "pyproject.toml"
     text = re.sub(r"\n\[tool\.mutmut\][^\[]*", "\n", pyproject.read_text())
     quoted = lambda xs: "[" + ", ".join(f'"{x}"' for x in xs) + "]"  # noqa: E731
     text += ("\n[tool.mutmut]\n"
              'source_paths = ["baselines", "reports", "arms", "workloads"]\n'
              f"only_mutate = {quoted([path])}\n"
-             'pytest_add_cli_args = ["-p", "no:cacheprovider", "-q", "-x"]\n'
+             f"pytest_add_cli_args = {quoted(PYTEST_ARGS + (['-p', 'tests._mutmut_fresh_caches'] if isolation == 'fork' else []))}\n"
              f"pytest_add_cli_args_test_selection = {quoted(tests)}\n"
-             # Workers fork from a clean server, not from the process that ran the suite for stats: that one
-             # holds lru_cache entries of the unmutated code, and a cached mutant "survives" untested. The
-             # server preloads third-party libraries only (no code of ours, so no cache of ours), else every
-             # worker pays numpy/scipy/pandas imports and a loaded machine turns that into false timeouts.
-             'process_isolation = "forkserver"\nforkserver_warmup = "import"\n'
-             f'preload_modules_file = "{work / "mutmut-preload.txt"}"\n')
-    (work / "mutmut-preload.txt").write_text("\n".join(PRELOAD) + "\n")
+             f"{isolation_config(work, isolation)}")
     pyproject.write_text(text)
 
 
@@ -151,13 +181,13 @@ def run_group(command: list[str], cwd: Path, out) -> None:
             pass
 
 
-def run_module(name: str, entries: list[dict], children: int, log: Path) -> ModuleResult:
+def run_module(name: str, entries: list[dict], children: int, log: Path, isolation: str = "fork") -> ModuleResult:
     path = module_path(name)
     result = ModuleResult(path)
     with tempfile.TemporaryDirectory(prefix="costmatch-mutation-") as tmp:
         work = Path(tmp)
         copy_tree(work)
-        configure(work, path, MODULES[name])
+        configure(work, path, MODULES[name], isolation)
         with log.open("a") as out:
             out.write(f"\n=== {path}\n")
             out.flush()
@@ -215,6 +245,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=Path("mutation-report.md"))
     parser.add_argument("--log", type=Path, default=Path("mutation-log.txt"))
     parser.add_argument("--children", type=int, default=2, help="mutants tested at once (default 2)")
+    parser.add_argument("--isolation", choices=["fork", "forkserver"], default="fork",
+                        help="fork: fast, caches emptied per mutant (default); forkserver: slow, clean imports")
     parser.add_argument("--min-score", type=float, default=0.9)
     parser.add_argument("--strict", action="store_true", help="exit 1 on any survivor not listed as equivalent")
     args = parser.parse_args(argv)
@@ -230,7 +262,7 @@ def main(argv: list[str] | None = None) -> int:
     args.log.write_text("")
     results = []
     for name in names:
-        results.append(run_module(name, entries, args.children, args.log))
+        results.append(run_module(name, entries, args.children, args.log, args.isolation))
         r = results[-1]
         print(f"{r.path}: {r.killed} killed, {len(r.survivors)} survived, {len(r.equivalent)} equivalent, "
               f"{r.counts.get('no tests', 0)} without tests", flush=True)

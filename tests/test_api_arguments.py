@@ -33,18 +33,19 @@ class _Thing:  # an object that is no spec, no budget and no record
 RUN_CASES = {
     "workload": 5, "arms": {5: "arms.selection:Greedy"}, "budget": 30, "seeds": 0, "fixed": 3, "out": 7,
     "jobs": 0, "backend": "threads", "timeout": -1, "name": "", "tolerance": "x", "fresh": "yes",
-    "keep_stale": 1, "plots": None,
+    "keep_stale": 1, "retry_errors": "yes", "plots": None,
 }
 COMPARE_CASES = {
     "records": [5], "fixed": 3, "options": {"tolerance": 0.1}, "tolerance": "x", "alpha": 0.7,
     "allow_early_stop": "no", "baseline": 5, "equivalence_margin": -0.1, "seed": 1.5, "metric": 3,
     "start": float("nan"), "pairs": "some", "bootstrap": 1, "workloads": [1], "budgets": [("tokens", "x")],
-    "confound_units": 5, "reward_range": (1, 0),
+    "confound_units": 5, "reward_range": (1, 0), "claim": "median",
 }
 CHECK_CASES = {**{k: v for k, v in COMPARE_CASES.items() if k not in ("equivalence_margin", "seed", "pairs",
                                                                         "bootstrap")},
                "records": 5, "baseline": None, "candidate": 3, "margin": -0.5, "lower_is_better": "yes",
-               "bounds": 3}
+               "bounds": 3, "max_loss": -1, "history": 5, "commit": "", "branch": 3, "reference": 5,
+               "reference_arm": "", "reference_label": 4, "drift_horizon": 0}
 
 
 def _message(call) -> str:

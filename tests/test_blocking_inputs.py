@@ -129,3 +129,14 @@ def test_a_fifo_whose_writer_comes_is_read_as_the_file(fifo, results, capsys):
     assert main(["compare", str(fifo), "--json"]) == 0
     writer.join(10)
     assert '"A"' in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("verb", ["plan", "run"])
+def test_a_local_suite_that_is_a_fifo_is_refused_not_replaced_by_the_demo(verb, tmp_path, monkeypatch, capsys):
+    """Failed before: ./costmatch-suite.toml as a FIFO was skipped in silence and the built-in demo ran instead."""
+    monkeypatch.chdir(tmp_path)
+    os.mkfifo(tmp_path / "costmatch-suite.toml")
+    argv = [verb] + (["--out", str(tmp_path / "out")] if verb == "run" else [])
+    assert main(argv) == 2
+    assert "costmatch-suite.toml: the suite is a named pipe (FIFO)" in _one_line(capsys)
+    assert not (tmp_path / "out").exists()

@@ -189,3 +189,84 @@ def test_pairing_items_counts_what_it_leaves_out_and_counts_crashes_at_the_floor
     flipped = pair_items(cand, base, [0, 1], -1.0, floor=None)    # lower is better; no floor: crash dropped
     assert [c.tolist() for c in flipped.clusters] == [[-1.0], [1.0, -0.0]]
     assert (flipped.crashed_items, flipped.dropped_items) == (0, 2)
+
+
+# -- the exact paired 0/1 test: its statistic, its worst-case tail, and its decisions against oracles --------
+def _restricted_mle_z(x10: int, x01: int, n: int, d: float) -> float:
+    """Tango's score Z with the restricted MLE of p01 found numerically (no closed form): the oracle."""
+    from scipy import optimize
+
+    xc = n - x10 - x01
+    lo, hi = max(0.0, -d), (1 - d) / 2
+    if hi - lo < 1e-12:
+        p01 = lo
+    else:
+        def nll(p):
+            p10, pc = p + d, 1 - 2 * p - d
+            return -sum(k * math.log(max(q, 1e-300)) for k, q in ((x10, p10), (x01, p), (xc, pc)) if k)
+        p01 = optimize.minimize_scalar(nll, bounds=(lo, hi), method="bounded",
+                                       options={"xatol": 1e-12}).x
+    var = n * (2 * p01 + d - d * d)
+    num = x10 - x01 - n * d
+    return num / math.sqrt(var) if var > 1e-15 else (math.inf if num > 0 else -math.inf if num < 0 else 0.0)
+
+
+@pytest.mark.parametrize("x10, x01, n, d", [(6, 1, 10, 0.0), (3, 3, 10, -0.1), (0, 4, 12, -0.2), (7, 0, 9, 0.3),
+                                            (2, 5, 8, 0.1), (10, 0, 10, -0.05), (1, 1, 20, 0.25), (0, 0, 6, -0.3)])
+def test_the_exact_tests_statistic_is_tangos_score_with_the_restricted_mle(x10, x01, n, d):
+    from baselines.analysis.statistics.exact_paired import score_statistic
+
+    z = float(score_statistic(np.array([x10]), np.array([x01]), n, d)[0])
+    assert z == pytest.approx(_restricted_mle_z(x10, x01, n, d), rel=1e-5, abs=1e-6)
+    assert float(score_statistic(x10, x01, n, d)) == pytest.approx(z)       # scalars too
+
+
+def test_the_worst_case_tail_is_the_supremum_over_the_nuisance_parameter():
+    """_tail_sup against a brute-force maximum over 1,001 values of p01 of scipy's multinomial tail."""
+    from scipy import stats as sps
+
+    from baselines.analysis.statistics.exact_paired import _outcomes, _tail_sup, score_statistic
+
+    n, d = 10, -0.1
+    x10, x01, xc, _ = _outcomes(n)
+    z = score_statistic(x10, x01, n, d)
+    reject = z >= float(score_statistic(np.array([6]), np.array([1]), n, d)[0]) - 1e-9
+    cells = np.stack([x10[reject], x01[reject], xc[reject]], axis=1).astype(int)
+    best = max(float(sps.multinomial.pmf(cells, n, [p01 + d, p01, max(1 - 2 * p01 - d, 0.0)]).sum())
+               for p01 in np.linspace(0.1, 0.55, 1001))
+    assert _tail_sup(n, d, reject) == pytest.approx(best, rel=1e-4)
+    assert _tail_sup(n, d, np.zeros_like(reject)) == 0.0
+    assert _tail_sup(n, 0.9, z >= np.inf) == 0.0
+
+
+@pytest.mark.parametrize("n", [6, 8])
+def test_exact_decisions_agree_with_their_p_values_and_their_bounds_show_them(n):
+    """For every 0/1 data set of n seeds: PASS iff the exact p at -margin <= alpha, FAIL iff the mirrored one
+    is, and the printed bounds sit beyond -margin exactly when the verdict says so."""
+    from baselines.analysis.statistics.exact_paired import exact_bounds, exact_decision, ni_pvalue
+
+    margin, alpha = 0.1, 0.05
+    for x10 in range(n + 1):
+        for x01 in range(n + 1 - x10):
+            diffs = [1.0] * x10 + [-1.0] * x01 + [0.0] * (n - x10 - x01)
+            passes, fails, lower, upper = exact_decision(diffs, margin, alpha)
+            assert passes == (ni_pvalue(x10, x01, n, -margin) <= alpha)
+            assert fails == (ni_pvalue(x01, x10, n, margin) <= alpha)
+            assert (lower > -margin) == passes and (upper < -margin) == fails
+            raw_lower, raw_upper = exact_bounds(diffs, alpha)
+            assert -1.0 <= lower <= upper <= 1.0 and raw_lower <= raw_upper
+            if passes == (raw_lower > -margin) and fails == (raw_upper < -margin):
+                assert (lower, upper) == (raw_lower, raw_upper)     # the clamp moves only what disagrees
+
+
+def test_paired_binary_counts_read_signs_not_magnitudes():
+    from baselines.analysis.statistics.exact_paired import exact_bounds, paired_binary_counts
+
+    assert paired_binary_counts([1.0, 1.0, -1.0, 0.0, 0.0]) == (2, 1, 5)
+    assert paired_binary_counts(np.array([1, -1, -1])) == (1, 2, 3)
+    # 10 of 10 seeds won: the worst case puts p01 at (1 - d) / 2, so the bound solves ((1 + d) / 2)^10 = alpha
+    closed_form = 2 * 0.05 ** 0.1 - 1                                   # 0.4822
+    lower, upper = exact_bounds([1.0] * 10, 0.05)
+    assert lower == pytest.approx(closed_form, abs=1e-4) and upper == pytest.approx(1.0, abs=1e-6)
+    lower, upper = exact_bounds([-1.0] * 10, 0.05)
+    assert lower == pytest.approx(-1.0, abs=1e-6) and upper == pytest.approx(-closed_form, abs=1e-4)

@@ -202,3 +202,16 @@ def test_the_curves_benchmark_runs_and_its_loop_gives_identical_results():
     assert res.returncode == 0, res.stderr
     assert res.stdout.count("identical per-problem results: True") == 1 and "identical curves: True" in res.stdout
     assert res.stdout.count("exit 0") == 3
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not RELEASE.is_dir(), reason="the Best-of-inf release files (../shared/data/boinf) are not here")
+@pytest.mark.parametrize("empty,ties", RULES)
+def test_on_every_release_file_run_in_recorded_order_gives_the_tables_boinf(empty, ties):
+    for dataset in ("aime2024", "aime2025", "gpqa_diamond", "math500"):
+        workload = Replay(benchmark=dataset, folder=str(RELEASE), order="generation", empty=empty, ties=ties)
+        table = {row.model: row.boinf for row in pool_table(workload).rows}
+        instance = workload.instance(0)
+        for model in workload.models:
+            choice = Majority(model=model).run(instance, Meter(None), np.random.default_rng(0)).choice
+            assert workload.score(instance, choice).reward == pytest.approx(table[model], abs=1e-12), (dataset, model)

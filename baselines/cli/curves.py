@@ -83,7 +83,7 @@ def run(*, benchmark, folder, models, compare, confidence, draws, seed, empty_ab
     curves = {m: pool_curves(p.codes, p.tokens, p.sizes, pools.gold_codes, draws, seed, settings,
                              ties=workload.vote_rule.ties)
               for m, p in pools.pools.items()}
-    sys.stdout.write(_table(curves, confidence, len(pools.ids), benchmark, workload.vote_rule))
+    sys.stdout.write(_table(curves, confidence, len(pools.ids), benchmark, workload.vote_rule, draws))
     pairs = _pairs(compare, list(curves))
     differences = []
     for a, b in pairs:
@@ -117,9 +117,12 @@ def _pairs(compare: str | None, models: list[str]) -> list[tuple[str, str]]:
     return pairs
 
 
-def _table(curves: dict, confidence: float, problems: int, benchmark: str, rule) -> str:
+def _table(curves: dict, confidence: float, problems: int, benchmark: str, rule, draws: int) -> str:
     from tabulate import tabulate
 
+    shown = [n - 1 for n in SHOWN_N]
+    error = max((float(c["majority"].error[[i for i in shown if i < len(c["majority"].error)]].max())
+                 for c in curves.values() if c["majority"].error is not None), default=0.0)
     rows = []
     for model, c in curves.items():
         maj, ada, oracle = c["majority"], c["adaptive"], c["oracle"]
@@ -133,9 +136,9 @@ def _table(curves: dict, confidence: float, problems: int, benchmark: str, rule)
     head = ["model", "tokens/sample"] + [f"maj@{n}" for n in SHOWN_N] + [
         "majority, whole pool (n)", f"adaptive {confidence:g}", "oracle pass@pool"]
     return (f"{benchmark}: {problems} problems; vote rule {rule.name}: {rule.describe()}. maj@1 is the exact "
-            "single-sample accuracy (Best-of-1 as a mean over problems); the whole-pool majority is exact under the vote rule (the "
-            "finite-pool Best-of-infinity); other maj@n are means over random orderings; the oracle (any sample "
-            "right) is not an arm.\n"
+            "single-sample accuracy (Best-of-1 as a mean over problems); the whole-pool majority is exact under the "
+            f"vote rule (the finite-pool Best-of-infinity); other maj@n are means over {draws} random orderings per problem "
+            f"(Monte Carlo standard error at most {error:.4f}); the oracle (any sample right) is not an arm.\n"
             + tabulate(rows, head, tablefmt="github") + "\n\n")
 
 

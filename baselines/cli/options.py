@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import stat
 from pathlib import Path
 
 from ..analysis.statistics.alpha import check_alpha
 from ..core.errors import InputError
 from ..core.fileio import OutputError, ensure_dir
+from ..core.input_files import check_input
 from ..core.suggest import did_you_mean
 from ..core.units import UNIT_ALIASES, canonical_unit  # noqa: F401 - UNIT_ALIASES: listed by `costmatch list`
 
@@ -31,6 +33,8 @@ LOCAL_SUITE = "costmatch-suite.toml"
 def default_suite() -> Path:
     """./costmatch-suite.toml when present (a folder made by `costmatch init`), else the built-in demo."""
     local = Path(LOCAL_SUITE)
+    if os.path.lexists(local) and not local.is_file():   # a FIFO or a folder of that name: said, not skipped
+        check_input(local, "suite")
     return local if local.is_file() else DEFAULT_SUITE
 
 
