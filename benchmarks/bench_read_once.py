@@ -22,6 +22,10 @@ program is absent). Targets: cold <= 1.5x polars' CPU, warm <= 0.3x,
 after the append <= 0.35x, peak <= 1.5x the file. The last repeat also
 checks that each compare printed what a cold parse of the same file prints.
 polars is a benchmark-only dependency: ``python3 -m pip install polars``.
+
+``--in-process`` also times `RunTable.read` alone in one process (CPU,
+best of three): a whole parse, a read through the sidecar, and a read after
+1,000 appended lines, so the reader's share of each whole-process figure shows.
 """
 from __future__ import annotations
 
@@ -104,6 +108,7 @@ def main() -> None:
     p.add_argument("--seeds", type=int, default=10000)
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--workdir", default=os.path.join(tempfile.gettempdir(), "costmatch-bench"))
+    p.add_argument("--in-process", action="store_true", help="also time RunTable.read alone, in one process")
     a = p.parse_args()
     try:
         import polars  # noqa: F401
@@ -155,8 +160,44 @@ def main() -> None:
         print(f"{step:<22} {summary(cpu[step]):<28} {c / polars_cpu:>8.2f}x {m:>9.0f} {m / size_mb:>6.2f}x")
     print("targets: cold <= 1.5x polars, warm <= 0.3x, after +1,000 lines <= 0.35x, peak <= 1.5x the file")
     print(f"load average after: {os.getloadavg()[0]:.1f} (a shared machine: rerun to see the spread)")
+    if a.in_process:
+        in_process(base, data, a.arms, a.seeds)
     data.unlink(missing_ok=True)
     sidecar_path(data).unlink(missing_ok=True)
+
+
+READ = """
+import sys, time
+from baselines.analysis.tables.table import RunTable
+def timed(cache):
+    start = time.process_time()
+    RunTable.read(sys.argv[1], cache=cache)
+    return time.process_time() - start
+if sys.argv[2] == "tail":  # once: the appended file is changed too recently to get a sidecar, so it stays a tail read
+    print(timed(True))
+else:
+    whole = min(timed(False) for _ in range(3))
+    timed(True)  # writes the sidecar
+    print(whole, min(timed(True) for _ in range(3)))
+"""
+
+
+def in_process(base: Path, data: Path, arms: int, seeds: int) -> None:
+    """RunTable.read alone: a whole parse vs through the sidecar, unchanged and after an append."""
+    from baselines.analysis.tables.table_cache import sidecar_path
+
+    shutil.copyfile(base, data)
+    age(data)
+    sidecar_path(data).unlink(missing_ok=True)
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env.pop("COSTMATCH_CACHE", None)
+    run = lambda mode: [float(x) for x in subprocess.run([sys.executable, "-c", READ, str(data), mode], env=env,
+                                                         cwd=ROOT, capture_output=True, check=True).stdout.split()]
+    whole, held = run("both")
+    append_lines(data, arms, seeds, 1000 // arms)
+    (tail,) = run("tail")
+    print(f"RunTable.read in process (CPU; best of 3 but the last): whole parse {whole:.3f} s; through the sidecar "
+          f"{held:.3f} s ({held / whole:.2f}x); after +1,000 lines {tail:.3f} s ({tail / whole:.2f}x)")
 
 
 if __name__ == "__main__":

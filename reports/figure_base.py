@@ -22,6 +22,8 @@ from __future__ import annotations
 import io
 import math
 import re
+import contextlib
+import contextvars
 import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -79,9 +81,19 @@ class Style:
         self.order = sorted(set(arms))
 
     def __call__(self, arm: str) -> dict:
+        """Colour, marker and dash of the arm: any two of the first 16 arms differ in at least two of the three (32 are all distinct).
+
+        Why: arm 8 shared arm 0's colour and arm 1's marker and dash, so in a
+        9-arm figure two arms differed only in colour and two only in marker.
+        Colour cycles every 8 arms; each cycle shifts the marker by 1 and the
+        dash by 2, so arms of one colour differ in marker and dash, and arms
+        whose colours a colour-blind reader confuses differ in marker (both
+        checked by tests for 16 arms).
+        """
         i = self.order.index(arm) if arm in self.order else len(self.order)
-        return {"color": PALETTE[i % 8], "marker": MARKERS[(i // 8 + i) % 8],
-                "linestyle": LINESTYLES[(i + i // 8) % 4]}
+        cycle = i // len(PALETTE)
+        return {"color": PALETTE[i % len(PALETTE)], "marker": MARKERS[(i + cycle) % len(MARKERS)],
+                "linestyle": LINESTYLES[(i + 2 * cycle) % len(LINESTYLES)]}
 
 
 @dataclass
@@ -195,9 +207,14 @@ def _wrap_title(fig, ax, renderer) -> None:
         title.set_text(_wrap_name(text, int(len(text) * (width_in - 0.1) * fig.dpi / title_px)))
 
 
+#: legend handles long enough to show two periods of a dash-dot line (at 2 em a dash-dot read as solid)
+HANDLE_LENGTH = 3.6
+
+
 def _legend_beside(fig, ax, renderer, handles: list, labels: list) -> bool:
     """A legend right of the axes when it is no taller than they are and no wider than 30% of the figure."""
-    legend = ax.legend(handles, labels, loc="center left", bbox_to_anchor=(1.0, 0.5), frameon=False)
+    legend = ax.legend(handles, labels, loc="center left", bbox_to_anchor=(1.0, 0.5), frameon=False,
+                       handlelength=HANDLE_LENGTH)
     box = legend.get_window_extent(renderer)
     if box.height <= ax.get_window_extent(renderer).height and box.width <= 0.3 * fig.get_size_inches()[0] * fig.dpi:
         return True
@@ -207,7 +224,7 @@ def _legend_beside(fig, ax, renderer, handles: list, labels: list) -> bool:
 
 def _legend_below(fig, ax, renderer, handles: list, labels: list, avail: float):
     """A legend under the axes in as many columns as the width holds, long names wrapped at a break."""
-    probe = ax.legend(handles, labels, frameon=False)
+    probe = ax.legend(handles, labels, frameon=False, handlelength=HANDLE_LENGTH)
     texts = probe.get_texts()
     chars = max(len(t.get_text()) for t in texts)
     text_px = max(t.get_window_extent(renderer).width for t in texts)
@@ -215,13 +232,13 @@ def _legend_below(fig, ax, renderer, handles: list, labels: list, avail: float):
     probe.remove()
     room = int((avail - overhead) / max(text_px / max(chars, 1), 1e-9))
     wrapped = [_wrap_name(lab, room) for lab in labels]
-    probe = fig.legend(handles, wrapped, frameon=False, handlelength=2.2, borderaxespad=0.0)
+    probe = fig.legend(handles, wrapped, frameon=False, handlelength=HANDLE_LENGTH, borderaxespad=0.0)
     column = probe.get_window_extent(renderer).width  # one column holding the widest name
     probe.remove()
     ncol = max(1, min(len(handles), int(avail // max(column, 1.0))))
     while True:
         below = fig.legend(handles, wrapped, loc="upper center", ncol=ncol, frameon=False,
-                           columnspacing=1.2, handlelength=2.2, borderaxespad=0.0)
+                           columnspacing=1.2, handlelength=HANDLE_LENGTH, borderaxespad=0.0)
         if ncol == 1 or below.get_window_extent(renderer).width <= avail:
             return below, ncol
         below.remove()
@@ -270,6 +287,28 @@ def _grow_below(fig, ax, renderer, below, note_artist, left_in: float) -> None:
         note_artist.set_position((left_in / width_in, y / height_in))
 
 
+#: "report" (title and footnotes drawn in the figure) or "paper" (neither: an author sets the caption in the
+#: paper, from the caption text written beside the figure); see `figure_style`
+FIGURE_STYLES = ("report", "paper")
+_STYLE: contextvars.ContextVar[str] = contextvars.ContextVar("figure_style", default="report")
+
+
+@contextlib.contextmanager
+def figure_style(style: str):
+    """Draw the figures made inside this block in `style` (``--figure-style``)."""
+    if style not in FIGURE_STYLES:
+        raise ValueError(f"--figure-style must be report or paper, got {style!r}")
+    token = _STYLE.set(style)
+    try:
+        yield
+    finally:
+        _STYLE.reset(token)
+
+
+def paper_style() -> bool:
+    return _STYLE.get() == "paper"
+
+
 def _finish(fig, ax, handles: list, labels: list, notes: list[str] | tuple = ()) -> dict:
     """Place the legend and the footnotes outside the axes, growing the figure so nothing overlaps.
 
@@ -281,6 +320,9 @@ def _finish(fig, ax, handles: list, labels: list, notes: list[str] | tuple = ())
     renderer = fig.canvas.get_renderer()
     width_in = fig.get_size_inches()[0]
     fig._costmatch_exact = True   # everything is placed inside the figure: save it at its exact size
+    if paper_style():  # no baked-in title or caption: the Plot keeps both for the text beside the figure
+        ax.set_title("")
+        notes = ()
     _wrap_title(fig, ax, renderer)
     placement = {"legend": None, "ncol": 0}
     if handles and _legend_beside(fig, ax, renderer, handles, labels):

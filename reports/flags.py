@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from baselines.analysis.compare.comparison import Comparison, Flag, Group, Unverified
+from baselines.analysis.compare.over_budget import comparison_sentence, group_sentence
 from baselines.core.units import nouns_of, unit_noun
 
 from .text import quantity, ratio
@@ -118,6 +119,8 @@ def caption_parts(group: Group, fixed: str | None, tolerance: float, metric: str
             head += (f", except runs of {', '.join(group.early_stopped)} that stopped on their own below it "
                      "(accepted as early stops; see notes)")
         head += "."
+        over = group_sentence(getattr(group, "over_budget", None), getattr(group, "unit_nouns", None))
+        head += f" {over}" if over else ""
     else:
         problems = []
         if group.unverified:
@@ -178,13 +181,15 @@ def comparison_headline(comparison: Comparison) -> str:
         first = getattr(a, "first_error", None)
         head = (f"INCOMPLETE: {len(short)} arm(s) scored fewer runs than they ran (e.g. {a.arm} on {g.workload}: "
                 f"{a.scored} of {a.runs}" + (f"; first error: {first}" if first else "") + "). ")
+    over = comparison_sentence(comparison.groups)   # issue 39: runs beyond their budget are said beside it
+    over = f" {over}" if over else ""
     if comparison.valid:
         where = noun if len(fixed_units) == 1 else "its fixed unit"
         scored = " on the runs that were scored" if short else ""  # a crashed run's spend is not verified
-        return head + f"Fixed unit: {noun}. Every group verified equal spend in {where}{scored}."
+        return head + f"Fixed unit: {noun}. Every group verified equal spend in {where}{scored}.{over}"
     bad = sum(not g.valid for g in comparison.groups)
     return head + (f"NOT VALID: {bad} of {len(comparison.groups)} group(s) could not verify equal spend. "
-                   f"Fixed unit: {noun}.")
+                   f"Fixed unit: {noun}.{over}")
 
 
 def _fixed_noun(comparison: Comparison, unit: str) -> str:

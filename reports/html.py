@@ -72,6 +72,16 @@ details{margin:.3em 0}summary{cursor:pointer}
 .name{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;white-space:nowrap;hyphens:none}
 h3 .name,h4.name,li .name,li.name{white-space:normal;overflow-wrap:anywhere}
 td.note{min-width:14em;max-width:32em;overflow-wrap:anywhere;font-size:.92em}
+#allcols,.allcols-label{display:none}
+@media (max-width:640px){
+ .allcols-label{display:block;margin:.4em 0;font-size:.9em}
+ table.arms th:not(.key),table.arms td:not(.key):not(.name),table.pairs th:not(.key),
+ table.pairs td:not(.key):not(.name){display:none}
+ #allcols:checked~* table.arms th,#allcols:checked~* table.arms td,#allcols:checked~* table.pairs th,
+ #allcols:checked~* table.pairs td{display:table-cell}
+ table.arms .name,table.pairs .name{white-space:normal;overflow-wrap:anywhere}
+ table.arms th,table.arms td,table.pairs th,table.pairs td{padding:.2em .3em}
+}
 """
 
 SCRIPT = """
@@ -118,10 +128,15 @@ def _cell(text: object, value=None, cls: str = "") -> str:
     return f"<td{attr}{klass}>{esc(text)}</td>"
 
 
-def _table(headers: list[str], body: list[str], cls: str = "sortable", caption: str = "") -> str:
-    """A table in a box that scrolls sideways on its own, so a phone never scrolls the page sideways."""
+def _table(headers: list[str], body: list[str], cls: str = "sortable", caption: str = "", keys: int = 0) -> str:
+    """A table in a box that scrolls sideways on its own, so a phone never scrolls the page sideways.
+
+    The first `keys` columns are the key ones (arm, mean with its interval, verdict): on a phone only they
+    are shown unless the reader asks for every column (PHONE_STYLE), so they never sit off screen.
+    """
     cap = f"<caption class=\"note\">{esc(caption)}</caption>" if caption else ""
-    head = "".join(f"<th scope=\"col\">{esc(h)}</th>" for h in headers)
+    key = ' class="key"'
+    head = "".join(f"<th scope=\"col\"{key if i < keys else ''}>{esc(h)}</th>" for i, h in enumerate(headers))
     return (f"<div class=\"scroll\"><table class=\"{cls}\">{cap}<thead><tr>{head}</tr></thead><tbody>"
             + "".join(f"<tr>{r}</tr>" for r in body) + "</tbody></table></div>")
 
@@ -194,12 +209,12 @@ def _arm_table(ga: GroupAnalysis, metric: str, units: list[str]) -> str:
         if present:
             vs = r.vs_baseline
             if r.arm == present:
-                cells += [_cell("baseline", ""), _cell("", "")]
+                cells += [_cell("baseline", "", "key"), _cell("", "", "key")]
             elif vs is None:
-                cells += [_cell("n/a", ""), _cell("", "")]
+                cells += [_cell("n/a", "", "key"), _cell("", "", "key")]
             else:
                 cells += [_cell(f"{fixed(vs.estimate, vs_dec, True)} {interval(vs.interval.lo, vs.interval.hi, vs_dec, True)}",
-                                vs.estimate), _cell(vs.against_word, vs.verdict if ga.valid else "", "t key")]
+                                vs.estimate, "key"), _cell(vs.against_word, vs.verdict if ga.valid else "", "t key")]
         cells += [_cell(r.seeds, r.seeds.split("/")[0]),
                   _cell(errors.get(r.arm, 0), errors.get(r.arm, 0), "bad" if errors.get(r.arm) else "")]
         for u in units:
@@ -207,7 +222,7 @@ def _arm_table(ga: GroupAnalysis, metric: str, units: list[str]) -> str:
             text = DASH if status == "unreported" or median is None else quantity(median, status == "partial")
             cells.append(_cell(text, median if median is not None else ""))
         body.append("".join(cells))
-    return _table(headers, body, cls="sortable arms")
+    return _table(headers, body, cls="sortable arms", keys=5 if present else 3)
 
 
 def _flags_html(group: Group, tolerance: float, confound_units: list[str] | None,
@@ -252,7 +267,7 @@ def _pairs_html(ga: GroupAnalysis) -> str:
     sentences = [p.sentence for p in ga.pairs if p.decided and p.sentence]
     return ("<details open><summary>Pairs (a \u2212 b, paired by seed)</summary>"
             + _table(["a", "b", "a \u2212 b", "95% CI", "verdict", "claim", "n", head or "p", "p (Holm)", "notes"],
-                     body, cls="sortable pairs", caption=VERDICT_LEGEND)
+                     body, cls="sortable pairs", caption=VERDICT_LEGEND, keys=5)
             + ("<ul class=\"claims\">" + "".join(f"<li>{esc(s)}</li>" for s in sentences) + "</ul>" if sentences else "")
             + (f"<p class=\"note family\">{esc(family)}</p>" if family else "")
             + "</details>")
@@ -348,8 +363,8 @@ def _figures_html(figures: list[Figure], start: int = 0) -> str:
     for i, f in enumerate(figures):
         if f.svg:
             drawn.append(f"<figure data-arms=\"{esc(json.dumps(f.arms, ensure_ascii=False, sort_keys=True))}\">"
-                         f"{inline_svg(_sans(f.svg), f.prefix or f'fig{start + i}')}<figcaption>{esc(f.title)}"
-                         "</figcaption></figure>")
+                         f"{inline_svg(_sans(f.svg), f.prefix or f'fig{start + i}')}<figcaption>{esc(f.title)}."
+                         + "".join(f" {esc(n)}" for n in f.notes) + "</figcaption></figure>")
         else:
             out.append(f"<p class=\"note\">Not drawn: {esc(f.title)}: {esc(f.reason)}</p>")
     return (f"<div class=\"figs\">{''.join(drawn)}</div>" if drawn else "") + "\n".join(out)
@@ -441,6 +456,8 @@ def report_html(sections: list[tuple[str, Analysis]], records=None, title: str =
         f"<meta http-equiv=\"Content-Security-Policy\" content=\"{CSP}\">",
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">",
         f"<title>{esc(title)}</title><style>{STYLE}</style></head><body>",
+        "<input type=\"checkbox\" id=\"allcols\"><label for=\"allcols\" class=\"allcols-label\">\u2610 Show every "
+        "column (a phone shows arm, mean, interval and verdict)</label>",
         f"<h1>{esc(title)}</h1>", glance,
         "<nav><details><summary>Contents</summary><ul>" + "".join(nav) + "</ul></details></nav>" if nav else "",
         *body, figures_html, extra_html,

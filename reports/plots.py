@@ -85,11 +85,14 @@ def _group_plots(ga: GroupAnalysis, comparison: Comparison, st, x_unit, width):
                                name=f"cost-reward-{tag}-{slug(unit)}", reward_name=name)
     if fixed:
         yield anytime_plot(ga, fixed, st, width, name=f"anytime-{tag}", reward_name=name)
-    if ga.ranking is not None:
-        rank = ranking_plot(ga.ranking, st, f"ranking-{tag}", f"{g.workload} at {budget_text(g.budget)}: rank by unit",
-                            width, group=g)
-        if rank is not None:
-            yield rank
+    rank = None if ga.ranking is None else ranking_plot(
+        ga.ranking, st, f"ranking-{tag}", f"{g.workload} at {budget_text(g.budget)}: rank by unit", width, group=g)
+    if rank is not None:
+        yield rank
+    else:   # said, not left out in silence (issue 39: a notebook promised a ranking and got nothing)
+        yield Plot(f"ranking-{tag}", f"{g.workload} at {budget_text(g.budget)}: rank by unit",
+                   reason="one arm: nothing to rank" if len(g.arms) < 2 else
+                   "a ranking by unit needs spend in at least two units that every arm reports")
 
 
 def comparison_plots(analysis: Analysis, records=None, x_unit: str | None = None,

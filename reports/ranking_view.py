@@ -56,18 +56,9 @@ def ranking_rows(ranking) -> tuple[list[str], list[list[str]]]:
         for u in units:
             entry = r.by_unit[u].get(arm)
             score = f"{entry[1]:.3f}" if entry and math.isfinite(entry[1]) else "\u2014"  # no score at that level
-            cells.append(f"{shared_rank(r, u, arm)} ({score})" if entry else "n/a")
+            cells.append(f"{entry[0]} ({score})" if entry else "n/a")
         body.append(cells)
     return headers, body
-
-
-def shared_rank(r: Ranking, unit: str, arm: str) -> int:
-    """The arm's rank at equal `unit`, shared with every arm of the same (printed) score."""
-    entries = r.by_unit[unit]
-    mine = entries[arm][1]
-    if not math.isfinite(mine):
-        return entries[arm][0]
-    return min(e[0] for e in entries.values() if math.isfinite(e[1]) and round(e[1], 3) == round(mine, 3))
 
 
 def ranking_markdown(ranking, score_kind: str | None = None) -> str:
@@ -166,13 +157,13 @@ def _draw_ranks(ax, r: Ranking, style: Style) -> list:
     units = list(r.by_unit)
     out = []
     for arm in sorted(r.by_unit[units[0]]):
-        ranks = [shared_rank(r, u, arm) if arm in r.by_unit[u] else math.nan for u in units]  # ties: one rank
+        ranks = [r.by_unit[u][arm][0] if arm in r.by_unit[u] else math.nan for u in units]  # ties share one
         st = style(arm)
         (line,) = ax.plot(range(len(units)), ranks, color=st["color"], marker=st["marker"], ms=3.5,
                           ls=st["linestyle"], lw=1.8 if arm in r.flipped else 0.9)
         for j, u in enumerate(units):
             if arm in r.by_unit[u] and math.isfinite(r.by_unit[u][arm][1]):
-                ax.annotate(f"{r.by_unit[u][arm][1]:.3f}", (j, shared_rank(r, u, arm)), xytext=(5, 0),
+                ax.annotate(f"{r.by_unit[u][arm][1]:.3f}", (j, r.by_unit[u][arm][0]), xytext=(5, 0),
                             textcoords="offset points", fontsize=6, color=st["color"], va="center", zorder=5,
                             bbox={"boxstyle": "square,pad=0.1", "fc": "white", "ec": "none"})
         out.append((arm, line))

@@ -21,6 +21,7 @@ from baselines.core.units import unit_noun
 
 from .latex import comparison_latex, parse_columns
 from .markdown import comparison_markdown
+from .figure_base import figure_style, paper_style
 from .plots import FORMATS, WIDTHS, close, comparison_plots, ranking_markdown, save
 from .ranking_view import oracle_text
 from .tables import to_csv
@@ -35,6 +36,13 @@ class Figures:
     inline: list = field(default_factory=list)          # reports.html.Figure
     skipped: list[tuple[str, str]] = field(default_factory=list)
     notes: list[tuple[str, list[str]]] = field(default_factory=list)  # (title, notes) of each drawn figure with notes
+    captions: dict[str, str] = field(default_factory=dict)  # file stem -> the caption printed beside the figure
+
+
+def caption_text(plot) -> str:
+    """A figure's caption in words: its title, then its notes (beside the figure in md and HTML, and the
+    `<name>.caption.txt` file of a paper-style figure)."""
+    return " ".join([f"{plot.title}."] + list(plot.notes))
 
 
 def draw_figures(analysis: Analysis, out_dir: Path | None,
@@ -59,9 +67,14 @@ def draw_figures(analysis: Analysis, out_dir: Path | None,
         taken.add(plot.name)
         if plot.notes:
             result.notes.append((plot.title, list(plot.notes)))
+        result.captions[plot.name] = caption_text(plot)
         try:
             if out_dir is not None:
                 result.files += save(plot, out_dir, formats)
+                if paper_style():  # the caption an author sets in the paper, beside the figure it belongs to
+                    target = out_dir / f"{plot.name}.caption.txt"
+                    atomic_write_text(target, result.captions[plot.name] + "\n", what="figure caption")
+                    result.files.append(target)
             if inline:
                 result.inline.append(Figure(plot.title, render(plot, "svg").decode("utf-8"), notes=list(plot.notes),
                                             group=plot.group, arms=dict(plot.arms)))
@@ -101,13 +114,14 @@ def oracle_lines(analysis: Analysis) -> list[str]:
 
 
 def _files_markdown(files: list[Path], skipped: list[tuple[str, str]], root: Path,
-                    notes: list[tuple[str, list[str]]] = ()) -> list[str]:
-    """Figures, then each figure's notes (a not-valid group, arms not drawn) so the page says what the image does."""
+                    captions: dict[str, str] | None = None) -> list[str]:
+    """Each figure with its caption right below it (title and notes: a not-valid group, arms not drawn), so the
+    page says what the image shows beside the image."""
     out = []
-    pngs = [p for p in files if p.suffix == ".png"]
-    out += [f"![{md(p.stem)}]({_rel(p, root)})" for p in pngs]
-    if notes:
-        out += [""] + [f"- {md(title)}: {md(' '.join(n))}" for title, n in notes]
+    for p in (p for p in files if p.suffix == ".png"):
+        out += [f"![{md(p.stem)}]({_rel(p, root)})", ""]
+        if captions and p.stem in captions:
+            out += [f"*Figure: {md(captions[p.stem])}*", ""]
     if files:
         out += ["", "Figure files written: " + ", ".join(f"`{_rel(p, root)}`" for p in files) + "."]
     if skipped:
@@ -149,7 +163,7 @@ def write_run_report(title: str, analyses: list[tuple[str, Analysis]], out_dir: 
             figs = draw_figures(analysis, out_dir / "plots", formats, inline=html, taken=taken)
             written += figs.files
             inline += figs.inline
-            sections += _files_markdown(figs.files, figs.skipped, out_dir, figs.notes)
+            sections += _files_markdown(figs.files, figs.skipped, out_dir, figs.captions)
     text = "\n".join(sections).rstrip() + "\n"
     if html:
         from .html import esc, report_html
@@ -172,7 +186,8 @@ def _unit_heading(unit: str, analysis: Analysis) -> str:
 def render_report(analysis: Analysis, records=None, fmt: str = "md",
                   baseline: str | None = None, columns: str | None = None, plots_dir: str | Path | None = None,
                   figure_format: str | None = None, width: str = "single", x_unit: str | None = None,
-                  confound_units: list[str] | None = None) -> tuple[str, list[Path], list[tuple[str, str]]]:
+                  confound_units: list[str] | None = None,
+                  figure_style_name: str = "report") -> tuple[str, list[Path], list[tuple[str, str]]]:
     """The `costmatch report` verb without its I/O of arguments: (text, figure files written, figures skipped).
 
     `analysis`: the `Analysis` to render (a Comparison renders its own,
@@ -193,8 +208,9 @@ def render_report(analysis: Analysis, records=None, fmt: str = "md",
         analysis = analysis.analysis(baseline, records)
     figs = Figures()
     if plots_dir is not None or fmt == "html":
-        figs = draw_figures(analysis, Path(plots_dir) if plots_dir is not None else None, formats,
-                            inline=fmt == "html", width=width, x_unit=x_unit)
+        with figure_style(figure_style_name):  # paper: no title or caption in the image, caption files beside
+            figs = draw_figures(analysis, Path(plots_dir) if plots_dir is not None else None, formats,
+                                inline=fmt == "html", width=width, x_unit=x_unit)
     if fmt == "md":
         text = comparison_markdown(analysis, paper=True, confound_units=confound_units, compact_confounds=True)
         extra = _ranking_sections(analysis) + oracle_lines(analysis)

@@ -35,10 +35,14 @@ def to_latex(analysis: Analysis, columns: str | None = None) -> str:
 
 
 def to_html(analysis: Analysis, title: str = "costmatch report") -> str:
-    """A self-contained page like `costmatch report --format html` (tables and per-seed runs, no figures)."""
+    """The page `costmatch report --format html` writes for these records: tables, per-seed runs and the same
+    figures inline (issue 39: the notebook's page had none while the command's had them)."""
+    from .run_report import _unit_heading, draw_figures  # matplotlib: only when a page is asked for
+
     comparison = analysis.comparison
-    heading = f"At equal {comparison.fixed}" if comparison.fixed else "Comparison"
-    return report_html([(heading, analysis)], title=title)
+    heading = _unit_heading(comparison.fixed, analysis) if comparison.fixed else "Comparison"
+    figures = draw_figures(analysis, None, ("svg",), inline=True)
+    return report_html([(heading, analysis)], title=title, figures=figures.inline)
 
 
 def html_fragment(analysis: Analysis) -> str:
@@ -47,7 +51,8 @@ def html_fragment(analysis: Analysis) -> str:
     shared = [g.unit_nouns for g in comparison.groups]
     with nouns_of(shared[0] if shared and all(n == shared[0] for n in shared) else None):
         headline = comparison_headline(comparison)
-    parts = [f"<div class=\"costmatch\"><style>{_scoped(STYLE)}</style>",
+    # the page's phone rules (a media query and the column toggle) stay with the page: a fragment has no toggle
+    parts = [f"<div class=\"costmatch\"><style>{_scoped(STYLE.split('#allcols')[0])}</style>",
              f"<p class=\"{'ok' if comparison.valid else 'bad'}\">{esc(headline)}</p>"]
     parts += [f"<p class=\"bad\">warning: {esc(w)}</p>" for w in comparison.warnings]
     for i, ga in enumerate(analysis.groups):

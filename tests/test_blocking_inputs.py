@@ -72,16 +72,20 @@ def _verbs(fifo, results, tmp_path):
         "import lm-eval": ["import", "lm-eval", str(fifo), "-o", out],
         "import promptfoo": ["import", "promptfoo", str(fifo), "-o", out],
         "curves --folder": ["curves", "--folder", str(folder), "--models", "m"],
+        "history": ["history", str(fifo)],
+        "check --reference": ["check", str(results), "--baseline", "A", "--candidate", "B", "--margin", "0.1",
+                              "--history", str(tmp_path / "h.jsonl"), "--commit", "abc", "--reference", str(fifo)],
     }
 
 
 VERBS = ["plan", "run", "compare", "report", "check", "check --against", "import agentdescent", "import csv",
-         "import inspect", "import lm-eval", "import promptfoo", "curves --folder"]
+         "import inspect", "import lm-eval", "import promptfoo", "curves --folder", "history", "check --reference"]
 
 
 @pytest.mark.parametrize("verb", VERBS)
 def test_a_fifo_with_no_writer_is_refused_in_one_line(verb, fifo, results, tmp_path, capsys):
-    """Failed before for plan, run, import and curves: blocked in open() until the guard's timeout."""
+    """Failed before for plan, run, import and curves (blocked in open() until the guard's timeout); history and
+    check --reference said "no such file" / "does not exist" of a FIFO that was there."""
     argv = _verbs(fifo, results, tmp_path)[verb]
     assert main(argv) == 2
     err = _one_line(capsys)

@@ -11,7 +11,10 @@ README.md, docs/*.md and benchmarks/README.md:
   then attributes;
 - every `import` / `from ... import` line of a python block, and executes it;
 - every `costmatch` command in a shell block, and parses it with the real
-  parser (a verb or option that no longer exists fails).
+  parser (a verb or option that no longer exists fails);
+- every transcript (a block of `$ costmatch ...`, its output, `(exit N)`:
+  docs/importing.md), and runs it in-process, output and exit code byte for
+  byte.
 
 docs/architecture.md's table of old module paths is the one place old paths
 appear: there each old path must *not* import and each new one must.
@@ -175,3 +178,37 @@ def test_a_module_path_that_does_not_import_fails(tmp_path):
     resolve("arms.selection", "Greedy")
     with pytest.raises(InputError):
         parse("costmatch run --no-such-option")
+
+
+# -- transcripts: `$ costmatch ...`, its output, `(exit N)` ------------------------------------------
+#: the inputs transcripts name, as the files they stand for in the repository (the docs say which)
+TRANSCRIPT_INPUTS = {"results.json": "tests/data/promptfoo/results.json", "lm-out": "tests/data/lm_eval/output"}
+_STEP = re.compile(r"^\$ (costmatch [^\n]*)\n(.*?)^\(exit (\d+)\)$", re.S | re.M)
+
+
+def _transcripts():
+    for doc in DOCS:
+        text = doc.read_text(encoding="utf-8")
+        for block in _FENCE.finditer(text):
+            if block.group(2).startswith("$ costmatch"):
+                start = text.count("\n", 0, block.start()) + 1
+                yield pytest.param(doc.relative_to(ROOT).as_posix(), start, block.group(2), id=f"{doc.name}:{start}")
+
+
+@pytest.mark.parametrize("doc, line, block", list(_transcripts()))
+def test_every_transcript_prints_what_it_shows_byte_for_byte(doc, line, block, tmp_path, monkeypatch, capsys):
+    """A shown session (`$ costmatch ...`, its output, `(exit N)`) is run in order, in one folder."""
+    from baselines.cli import main
+
+    for name, source in TRANSCRIPT_INPUTS.items():
+        (tmp_path / name).symlink_to(ROOT / source)
+    monkeypatch.chdir(tmp_path)
+    steps = _STEP.findall(block)
+    assert steps, f"{doc}:{line}: a transcript block with no `$ costmatch ...` ... `(exit N)` step"
+    for command, shown, code in steps:
+        status = main(shlex.split(command)[1:])
+        out = capsys.readouterr()
+        printed = out.out + out.err
+        assert (printed.rstrip("\n"), status) == (shown.rstrip("\n"), int(code)), (
+            f"{doc}:{line}: `{command}` no longer prints what the doc shows (or exits otherwise); "
+            f"run it and paste its output. It printed (exit {status}):\n{printed}")

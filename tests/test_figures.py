@@ -394,8 +394,10 @@ def test_report_markdown_carries_the_figure_notes(tmp_path):
     recs = _sweep_records()
     figs = draw_figures(compare(recs, fixed="tokens").analysis(records=recs), tmp_path, formats=("png",))
     assert any("not valid: w at 1,000 tokens" in " ".join(n) for _, n in figs.notes)
-    text = "\n".join(_files_markdown(figs.files, figs.skipped, tmp_path, figs.notes))
-    assert "w: budget sweep in tokens (1 of 2 budgets NOT VALID): not valid: w at 1,000 tokens: greedy" in text
+    text = "\n".join(_files_markdown(figs.files, figs.skipped, tmp_path, figs.captions))
+    # the caption (title, then notes) right below its image (issue 36)
+    image = "![sweep-w-tokens](sweep-w-tokens.png)\n\n*Figure: w: budget sweep in tokens (1 of 2 budgets NOT VALID). "
+    assert image + "not valid: w at 1,000 tokens: greedy" in text
 
 
 @pytest.mark.parametrize("width", ["single", "double"])

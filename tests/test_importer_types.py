@@ -160,3 +160,32 @@ def test_the_compare_reader_never_sees_a_wrong_oracle(tmp_path, capsys):
     source.write_text(json.dumps(_arm_edit(test_oracle="x")))
     assert main(["import", "agentdescent", str(source), "-o", str(tmp_path / "o.jsonl")]) == 2
     assert "test_oracle" in capsys.readouterr().err and not (tmp_path / "o.jsonl").exists()
+
+
+@pytest.mark.parametrize("fmt", ["agentdescent", "promptfoo", "lm-eval"])
+def test_a_compressed_source_is_named_as_such(tmp_path, fmt):
+    """Failed before: a .json.gz was "not UTF-8 text (byte 1)", naming neither the format nor the fix."""
+    import gzip
+
+    source = tmp_path / "results_2026-01-01T00-00-00.json"
+    source.write_bytes(gzip.compress(json.dumps(ARMS).encode()))
+    with pytest.raises(InputError) as caught:
+        run_import(fmt, [source], tmp_path / "o.jsonl")
+    message = str(caught.value)
+    assert f"{source}: is gzip-compressed data, not text; decompress it first (gunzip)" in message, message
+    assert "\n" not in message and not (tmp_path / "o.jsonl").exists()
+
+
+def test_a_compressed_csv_and_suite_are_named_as_such(tmp_path, capsys):
+    import gzip
+
+    from baselines.cli import main
+
+    csv_file = tmp_path / "r.csv"
+    csv_file.write_bytes(gzip.compress(b"a,s,r\nx,1,0.5\n"))
+    with pytest.raises(InputError, match="is gzip-compressed data, not a CSV file; decompress it first"):
+        run_import("csv", [csv_file], tmp_path / "o.jsonl", mapping="arm=a,seed=s,reward=r")
+    suite = tmp_path / "suite.toml"
+    suite.write_bytes(gzip.compress(b"seeds = 2\n"))
+    assert main(["plan", str(suite)]) == 2
+    assert "is gzip-compressed data, not a suite (UTF-8 TOML); decompress it first" in capsys.readouterr().err

@@ -480,3 +480,21 @@ def test_inspect_import_cli_and_bad_file(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "not an inspect_ai evaluation log" in err and err.count("\n") == 1
     assert len(read_records(out)) == 2  # the earlier output is untouched
+
+
+@pytest.mark.process
+def test_a_real_inspect_log_imports_in_a_fresh_process(tmp_path):
+    """inspect_ai writes .eval members compressed with zstd; the archive check before inspect_ai is imported
+    refused every real log in a fresh process (the in-process tests had imported inspect_ai already)."""
+    import os
+    import subprocess
+    import sys
+
+    pytest.importorskip("inspect_ai", reason="the test extra installs inspect_ai")
+    root = Path(__file__).resolve().parents[1]
+    out = tmp_path / "runs.jsonl"
+    done = subprocess.run([sys.executable, "-m", "baselines.cli", "import", "inspect",
+                           str(root / "tests" / "data" / "inspect" / "arith.eval"), "-o", str(out)],
+                          capture_output=True, text=True, cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(root)})
+    assert done.returncode == 0, done.stderr
+    assert len(read_records(out)) == 2

@@ -62,11 +62,19 @@ def test_the_clustered_standard_error_is_the_cluster_means_standard_error_with_e
 
 def test_the_floor_still_holds_when_seeds_agree_too_well():
     """Clusters whose means coincide have a CR SE near 0; the within-seed floor keeps the interval honest."""
-    base = np.linspace(-1, 1, 10)
+    base = np.linspace(-1, 1, 10) + 0.5                       # every seed's mean is 0.5: CR SE 0
     clusters = [base.copy(), base[::-1].copy(), base.copy()]
     mean, lower, upper, se = clustered_bounds(clusters, 0.05)
-    floor = math.sqrt(sum(((c - c.mean()) ** 2).sum() for c in clusters) / (30 - 3) / 30)
-    assert se == pytest.approx(floor) and upper - lower > 0.1
+    floor = math.sqrt(3 * ((np.linspace(-1, 1, 10)) ** 2).sum() / (30 - 3) / 30)
+    assert mean == pytest.approx(0.5) and se == pytest.approx(floor) and upper - lower > 0.1
+
+
+def test_one_item_per_seed_has_no_within_seed_floor():
+    """With one item per seed the within-seed variance is undefined: the CR SE alone (the seeds' t)."""
+    clusters = [np.array([0.1]), np.array([0.3]), np.array([0.2]), np.array([0.6])]
+    mean, lower, upper, se = clustered_bounds(clusters, 0.05)
+    values = np.array([0.1, 0.3, 0.2, 0.6])
+    assert se == pytest.approx(values.std(ddof=1) / 2, rel=1e-12) and mean == pytest.approx(0.3)
 
 
 # -- lm-eval filters: --metric NAME,FILTER reads that filter's lines only ----------------------------------
@@ -171,24 +179,24 @@ def test_pairing_items_counts_what_it_leaves_out_and_counts_crashes_at_the_floor
     from baselines.analysis.statistics.clustered import pair_items
 
     item = lambda i, r: {"id": i, "reward": r}  # noqa: E731
-    cand = {0: [item("q1", 1.0), item("q2", None), item("q3", 0.0), item("only-c", 1.0)],
+    cand = {0: [item("q1", 1.0), item("q2", None), item("q3", 0.0), item("only-c", 1.0), item("q4", None)],
             1: [item("q1", 0.0), item("q2", 1.0)],
             2: [item("x", 1.0)]}
-    base = {0: [item("q1", 0.0), item("q2", 1.0), item("q3", None), item("only-b", 0.0)],
+    base = {0: [item("q1", 0.0), item("q2", 1.0), item("q3", None), item("only-b", 0.0), item("q4", 0.5)],
             1: [item("q1", 1.0), item("q2", 1.0), item("q9", 0.0)],
             2: [item("y", 0.0)]}
     out = pair_items(cand, base, [0, 1, 2], 1.0, floor=0.0)
     assert out.seeds == [0, 1]                                    # seed 2 pairs nothing
-    assert [c.tolist() for c in out.clusters] == [[1.0, -1.0], [-1.0, 0.0]]
-    assert (out.unpaired_items, out.crashed_items, out.dropped_items) == (5, 1, 1)
-    assert out.items == 4 and all(c.dtype == float for c in out.clusters)
-    assert out.notes() == ["paired by item: 4 question(s) over 2 seed(s)",
+    assert [c.tolist() for c in out.clusters] == [[1.0, -1.0, -0.5], [-1.0, 0.0]]
+    assert (out.unpaired_items, out.crashed_items, out.dropped_items) == (5, 2, 1)
+    assert out.items == 5 and all(c.dtype == float for c in out.clusters)
+    assert out.notes() == ["paired by item: 5 question(s) over 2 seed(s)",
                            "5 item(s) answered by one arm only were left out",
-                           "1 unscored candidate item(s) counted as a loss at the range floor",
+                           "2 unscored candidate item(s) counted as a loss at the range floor",
                            "1 unscored item(s) were left out (no range floor to count them at)"]
     flipped = pair_items(cand, base, [0, 1], -1.0, floor=None)    # lower is better; no floor: crash dropped
     assert [c.tolist() for c in flipped.clusters] == [[-1.0], [1.0, -0.0]]
-    assert (flipped.crashed_items, flipped.dropped_items) == (0, 2)
+    assert (flipped.crashed_items, flipped.dropped_items) == (0, 3)
 
 
 # -- the exact paired 0/1 test: its statistic, its worst-case tail, and its decisions against oracles --------
@@ -212,7 +220,8 @@ def _restricted_mle_z(x10: int, x01: int, n: int, d: float) -> float:
 
 
 @pytest.mark.parametrize("x10, x01, n, d", [(6, 1, 10, 0.0), (3, 3, 10, -0.1), (0, 4, 12, -0.2), (7, 0, 9, 0.3),
-                                            (2, 5, 8, 0.1), (10, 0, 10, -0.05), (1, 1, 20, 0.25), (0, 0, 6, -0.3)])
+                                            (2, 5, 8, 0.1), (10, 0, 10, -0.05), (1, 1, 20, 0.25), (0, 0, 6, -0.3),
+                                            (0, 0, 3, 0.01)])          # the last: variance below 1
 def test_the_exact_tests_statistic_is_tangos_score_with_the_restricted_mle(x10, x01, n, d):
     from baselines.analysis.statistics.exact_paired import score_statistic
 
@@ -270,3 +279,44 @@ def test_paired_binary_counts_read_signs_not_magnitudes():
     assert lower == pytest.approx(closed_form, abs=1e-4) and upper == pytest.approx(1.0, abs=1e-6)
     lower, upper = exact_bounds([-1.0] * 10, 0.05)
     assert lower == pytest.approx(-1.0, abs=1e-6) and upper == pytest.approx(-closed_form, abs=1e-4)
+
+
+@pytest.mark.parametrize("diffs, stub, expected", [
+    ([1.0] * 10, (-0.5, 1.0), (-0.1 + 1e-9, 1.0)),      # PASS but bisection's lower bound disagrees: raised
+    ([1.0] * 10, (-0.1, 1.0), (-0.1 + 1e-9, 1.0)),      # ... also when it sits exactly on -margin
+    ([0.0] * 10, (0.3, 0.4), (-0.1, 0.4)),              # no PASS but a lower bound beyond -margin: lowered
+    ([0.0] * 10, (0.05, 0.4), (-0.1, 0.4)),             # ... also one between -margin and +margin
+    ([-1.0] * 10, (-1.0, 0.5), (-1.0, -0.1 - 1e-9)),    # FAIL but the upper bound disagrees: lowered
+    ([-1.0] * 10, (-1.0, -0.1), (-1.0, -0.1 - 1e-9)),   # ... also exactly on -margin
+    ([0.0] * 10, (-0.4, -0.9), (-0.4, -0.1)),           # no FAIL but an upper bound below -margin: raised
+])
+def test_exact_decision_clamps_bounds_that_contradict_the_test(diffs, stub, expected, monkeypatch):
+    """The bounds printed beside an exact verdict always show it, even where bisection could not invert."""
+    import baselines.analysis.statistics.exact_paired as ep
+
+    monkeypatch.setattr(ep, "exact_bounds", lambda d, a: stub)
+    passes, fails, lower, upper = ep.exact_decision(diffs, 0.1, 0.05)
+    assert (lower, upper) == pytest.approx(expected, abs=1e-12)
+
+
+def test_the_score_statistic_at_its_degenerate_points():
+    """No discordant seeds at delta0 = 0 is Z = 0; at delta0 = 1 the variance is 0 and Z is +-inf or 0."""
+    from baselines.analysis.statistics.exact_paired import score_statistic
+
+    assert float(score_statistic(0, 0, 8, 0.0)) == 0.0
+    z = score_statistic(np.array([8, 5, 0]), np.array([0, 0, 3]), 8, 1.0)
+    assert z.tolist() == [0.0, -np.inf, -np.inf]
+    assert float(score_statistic(3, 0, 3, -1.0)) == np.inf      # p01 = 1, variance 0, x10 - x01 + n = 6 > 0
+    assert float(score_statistic(0, 2, 3, -1.0)) == np.inf      # ... and x10 - x01 + n = 1 > 0
+
+
+def test_a_one_cell_rejection_region_has_its_closed_form_tail():
+    """Rejecting only 'every seed won' (x10 = n): the tail (p01 + d)^n is largest at p01 = (1 - d) / 2."""
+    from baselines.analysis.statistics.exact_paired import _outcomes, _tail_sup
+
+    n, d = 10, -0.1
+    x10, x01, _, _ = _outcomes(n)
+    only = (x10 == n) & (x01 == 0)
+    assert _tail_sup(n, d, only) == pytest.approx(((1 + d) / 2) ** n, rel=1e-9)
+    assert _tail_sup(n, 0.2, only) == pytest.approx(0.6 ** n, rel=1e-9)
+    assert _tail_sup(n, 1.0, only) == pytest.approx(1.0)       # a one-point nuisance range: p10 = 1

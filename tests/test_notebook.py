@@ -25,7 +25,13 @@ def test_the_notebook_runs_and_shows_a_table_a_verdict_and_a_figure(tmp_path, mo
     table, figures = html
     assert '<div class="costmatch">' in table and "round-robin" in table and "ucb" in table
     assert "Every group verified equal spend in coin flips" in table
-    assert figures.count("<svg") >= 1 and "anytime" in figures
     text = "".join(o.get("text", "") for o in outputs if o.get("output_type") == "stream")
+    # every figure the notebook promises (cost-reward, anytime, ranking) is drawn, and the page embeds them all
+    drawn = next(line for line in text.splitlines() if line.startswith("drawn: "))
+    for kind in ("cost-reward", "anytime", "ranking"):
+        assert f"{kind}-" in drawn, drawn
+    assert "not drawn: none" in text
+    count = len(drawn.removeprefix("drawn: ").split(", "))
+    assert figures.count("<svg") >= count and f"{count} figures in the page" in text
     assert text.splitlines()[0] in ("PASS", "FAIL", "INCONCLUSIVE")
     assert str(outputs[0]["data"]["text/plain"]) == "(40, 200)"   # 2 arms x 20 seeds; each spent its 200 flips

@@ -98,3 +98,18 @@ def test_an_equivalence_margin_beyond_the_range_is_refused_or_noted():
     records = make_arms({"a": {"tokens": 1000}, "b": {"tokens": 1000}}, seeds=6, reward_fn=lambda arm, s: 40 + s % 3)
     [group] = compare(records, equivalence_margin=50).groups
     assert any("the equivalence margin 50 is wider" in n for n in group.notes)
+
+
+def test_the_sequential_gate_refuses_a_margin_beyond_the_declared_range_before_any_cell(tmp_path, capsys):
+    """Failed before: the looks ran (cells spent) and the margin of 2 on rewards in [0, 1] gated as if it meant
+    something; now `run --gate` says so before the first cell."""
+    from .test_runner import write_suite
+
+    suite = write_suite(tmp_path, seeds=4)
+    suite.write_text(suite.read_text().replace('"tests.helpers:Toy"', '"tests.helpers:RangedToy"'))
+    out = tmp_path / "out"
+    assert main(["run", str(suite), "--out", str(out), "--looks", "2,4", "--gate", "guess:once", "--margin", "2",
+                 "--backend", "sequential", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--margin 2 is at least the width 1" in err and "nothing was run" in err, err
+    assert not (out / "results.jsonl").exists()

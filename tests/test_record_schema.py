@@ -50,6 +50,16 @@ def _run_small(name: str, folder: Path) -> list[dict]:
     return [json.loads(line) for line in (folder / name / "results.jsonl").read_text(encoding="utf-8").splitlines()]
 
 
+def _failed_cells(folder: Path) -> list[dict]:
+    """The record of a cell whose arm raised: `error` as an object, no reward (the Python API's writer)."""
+    from baselines import Budget, run
+
+    records = run("tests.helpers:Toy", arms={"crash": "tests.helpers:Crash", "guess": "tests.helpers:Guess"},
+                  budget=Budget(rollouts=3), seeds=1, backend="sequential", out=str(folder / "api"), plots=False)
+    assert any(r.error is not None for r in records)
+    return [json.loads(line) for line in (folder / "api" / "results.jsonl").read_text(encoding="utf-8").splitlines()]
+
+
 def _imports(folder: Path) -> dict[str, list[dict]]:
     csv = folder / "runs.csv"
     csv.write_text("policy,s,acc,tok,budget_tok,problem\na,1,0.5,100,100,p1\nb,1,0.7,,100,p1\n", encoding="utf-8")
@@ -71,7 +81,8 @@ def written(tmp_path_factory) -> dict[str, list[dict]]:
     """source -> the records it wrote, made once for this module (about 1 s of CPU)."""
     folder = tmp_path_factory.mktemp("schema")
     return {"costmatch run (demo suite)": _run_small("demo", folder),
-            "costmatch run (replay-aime2025)": _run_small("replay", folder), **{
+            "costmatch run (replay-aime2025)": _run_small("replay", folder),
+            "run() with an arm that raises": _failed_cells(folder), **{
                 f"costmatch import {fmt}": records for fmt, records in _imports(folder).items()}}
 
 
@@ -107,6 +118,7 @@ def test_the_schema_is_a_valid_json_schema_that_refuses_unknown_fields():
 
 
 @pytest.mark.parametrize("source", ["costmatch run (demo suite)", "costmatch run (replay-aime2025)",
+                                    "run() with an arm that raises",
                                     *(f"costmatch import {fmt}" for fmt in sorted(IMPORTERS))])
 def test_every_record_the_tool_writes_fits_the_schema(written, source):
     records = written[source]

@@ -91,7 +91,7 @@ def test_blank_lines_and_concatenated_files(tmp_path):
 
 
 def test_missing_file_is_input_error(tmp_path):
-    with pytest.raises(InputError, match="cannot read results file"):
+    with pytest.raises(InputError, match="no such results file"):
         list(iter_records(tmp_path / "nope.jsonl"))
 
 

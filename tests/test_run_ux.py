@@ -536,3 +536,18 @@ def test_a_duplicated_line_is_refused_before_any_cell_runs(tmp_path, capsys):
     assert err.startswith(f"costmatch: {results}:{n}: duplicate run") and "first seen at line 1" in err
     assert "--fresh" in err and "--keep-last" not in err and len(err.splitlines()) == 1
     assert results.read_text() == before
+
+
+def test_a_run_that_ended_leaves_no_lock_file(tmp_path):
+    """Issue 36: a successful run left `.costmatch.lock` behind (the lock is the kernel's; the file was litter)."""
+    from baselines.cli import main
+    from baselines.running.runner import LOCK_NAME
+
+    suite = tmp_path / "s.toml"
+    suite.write_text('name = "t"\nseeds = 2\njobs = 1\nbackend = "sequential"\n'
+                     '[arms.a]\npath = "tests.helpers:Guess"\n[arms.b]\npath = "tests.helpers:Guess"\n'
+                     'params = { spin = 1 }\n[[workloads]]\nname = "toy"\npath = "tests.helpers:Toy"\n'
+                     'fixed = "rollouts"\nbudget = { rollouts = 5 }\narms = ["a", "b"]\n')
+    out = tmp_path / "out"
+    assert main(["run", str(suite), "--out", str(out), "--quiet", "--no-plots"]) == 0
+    assert (out / "results.jsonl").exists() and not (out / LOCK_NAME).exists()

@@ -142,6 +142,10 @@ def _boinf_problem(obj: dict, where: str) -> Problem:
     samples = obj.get("all_answers")
     if not isinstance(samples, list) or not samples:
         raise InputError(f"{where}: problem {pid!r}: all_answers must be a non-empty list of [answer, tokens]")
+    if all(type(s) is list and len(s) >= 2 and (s[0] is None or type(s[0]) is str) and type(s[1]) is int
+           and s[1] >= 0 for s in samples):  # the release's own shape, checked in one pass (the loop below names errors)
+        return Problem(pid, gold, tuple(s[0] for s in samples), np.fromiter((s[1] for s in samples), np.int64,
+                                                                            len(samples)), None)
     answers, tokens = [], []
     for i, sample in enumerate(samples):
         at = f"{where}: problem {pid!r}: all_answers[{i}]"

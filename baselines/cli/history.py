@@ -14,6 +14,7 @@ import os
 import sys
 
 from ..core.errors import InputError
+from ..core.input_files import check_input
 from .options import EXIT_OK, alpha, output_dir, planned_dir, positive_int
 
 HELP = "steps and drift in a gate history across commits (check --history), and its page"
@@ -37,6 +38,8 @@ def run(*, history, out, last, step_alpha, workloads, as_json) -> int:
     from reports.history_markdown import history_markdown
 
     planned = planned_dir(out, "output folder") if out is not None else None
+    if os.path.exists(history) and not os.path.isfile(history):   # a FIFO, a device, a folder: said as that
+        check_input(history, "history file")
     if not os.path.isfile(history):
         raise InputError(f"{history}: no such history file; `costmatch check ... --history {history}` writes it")
     entries, warnings = read_history(history)

@@ -5,6 +5,7 @@ import argparse
 from pathlib import Path
 
 from ..core.errors import InputError
+from ..core.input_files import check_input
 from .options import positive_int
 
 
@@ -46,8 +47,8 @@ def resolve_reference(history: str | None, reference: str | None, reference_comm
     if reference_commit is not None:
         reference, label = _pinned_entry_file(history, reference_commit)
         reference_label = reference_label or label
-    elif not Path(reference).is_file():
-        raise InputError(f"{reference}: the reference results file does not exist (--reference)")
+    elif not Path(reference).is_file():   # missing, a FIFO, a device: the shared input check's one line
+        check_input(reference, "reference results file (--reference)")
     label = reference_label or _label_of(reference)
     return Reference(reference, label, reference_arm, drift_horizon or DEFAULT_HORIZON)
 

@@ -178,9 +178,11 @@ def add_results_args(p: argparse.ArgumentParser, fixed_required: bool = False) -
     p.add_argument("--reward-range", type=reward_range, metavar="LO,HI",
                    help="every reward lies in [LO, HI] (e.g. 0,1 for accuracy): printed means and intervals stay "
                         "inside it and bounded-reward statistics apply (a range the records declare wins)")
-    p.add_argument("--claim", choices=["typical", "mean", "both"], default=None,
-                   help="the claim pair verdicts make: typical (default: wins on more seeds than it loses, exact "
-                        "sign test, any reward shape), mean (difference of means), or both (Holm over pairs x claims)")
+    p.add_argument("--claim", choices=["auto", "typical", "mean", "both"], default=None,
+                   help="the claim pair verdicts make: typical (wins on more seeds than it loses, exact sign test, "
+                        "any reward shape), mean (difference of means), both (Holm over pairs x claims); default "
+                        "auto: typical, or mean paired by question where every pair's runs carry items "
+                        "(check: mean)")
     p.add_argument("--confounds", type=unit_list, metavar="UNIT,...",
                    help="units checked for confounds (default: every reported unit except seconds, whose "
                         "differences on simulators measure the machine); 'none' for no confound checks")

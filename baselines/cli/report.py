@@ -22,6 +22,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="write figures in this format only (default: png and svg); pdf embeds TrueType fonts")
     p.add_argument("--figure-width", choices=["single", "double"], default="single",
                    help="figure width: single column (3.33 in, default) or double column (6.8 in)")
+    p.add_argument("--figure-style", choices=["report", "paper"], default="report",
+                   help="report (title and notes drawn in each figure, default) or paper (neither: the caption is "
+                        "written beside each figure as NAME.caption.txt)")
     p.add_argument("--baseline", metavar="ARM", help="add each arm's paired difference to this arm")
     p.add_argument("--plots", metavar="DIR", help="write figures (PNG and SVG) to this folder (created if missing)")
     p.add_argument("--x-unit", type=unit, metavar="UNIT",
@@ -32,7 +35,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_early_stop, alpha, metric, start,
         claim=None,
         confounds, reward_range=None,
-        format, baseline, plots, x_unit, out, columns=None, figure_format=None, figure_width="single") -> int:
+        format, baseline, plots, x_unit, out, columns=None, figure_format=None, figure_width="single",
+        figure_style="report") -> int:
     from reports.run_report import render_report  # start-up: only when the verb runs
 
     from .results import load_comparison, read_runs
@@ -58,7 +62,7 @@ def run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_early
     try:
         text, files, skipped = render_report(comparison, records, format, baseline=baseline, columns=columns,
                                              plots_dir=plots_dir, figure_format=figure_format,
-                                             width=figure_width, x_unit=x_unit)
+                                             width=figure_width, x_unit=x_unit, figure_style_name=figure_style)
     except ValueError as exc:
         raise InputError(f"report: {exc}") from None
     if plots_dir:

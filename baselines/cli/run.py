@@ -180,6 +180,7 @@ def _run_sequential(suite, out_dir: Path, *, looks, gate, margin, alpha, lower_i
     for arm in (baseline, candidate):
         if arm not in suite.arms:
             raise InputError(f"run: --gate: arm {arm!r} is not in {suite.source}; arms: {', '.join(suite.arms)}")
+    _check_margin_before_cells(suite, gate, margin, reward_range)
 
     from ..running.suite import isolated_workers  # start-up: only when the verb runs
 
@@ -204,3 +205,24 @@ def _run_sequential(suite, out_dir: Path, *, looks, gate, margin, alpha, lower_i
     print_gate(results, verdict, baseline=baseline, candidate=candidate, fixed=None, as_json=as_json,
                seeds_used=used)
     return gate_exit(verdict, inconclusive)
+
+
+def _check_margin_before_cells(suite, gate: str, margin: str, reward_range) -> None:
+    """A gate margin no difference can exceed (at least a declared range's width) is refused before any cell runs,
+    not after the first look has spent the budget (issue 41; the gate itself refuses it too, per group)."""
+    from ..analysis.statistics.reward_range import check_margin  # start-up: only when the verb runs
+    from ..running.suite import resolve
+
+    if str(margin).strip().endswith("%"):   # relative to the baseline's mean: known only after a look
+        return
+    try:
+        value = float(margin)
+    except ValueError:
+        return   # the gate names a margin that is not a number
+    for w in suite.workloads:
+        declared = reward_range or getattr(resolve(w.path, f"workload {w.name!r}", w.root), "reward_range", None)
+        if declared is not None:
+            try:
+                check_margin(value, declared, [], "--margin", f"workload {w.name!r}")
+            except ValueError as exc:
+                raise InputError(f"run: --gate {gate}: {exc}; nothing was run") from None

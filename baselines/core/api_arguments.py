@@ -235,7 +235,7 @@ def comparison_rules(table_type: type, options_type: type) -> dict[str, tuple[Ru
         "budgets": (optional(unit_values), "a list of (unit, value) pairs such as [('tokens', 1000)], or None"),
         "confound_units": (optional(names), "a unit name or a list of unit names, or None"),
         "reward_range": (optional(value_range), "(lo, hi), two finite numbers with lo < hi, or None"),
-        "claim": (optional(choice("typical", "mean", "both")), "'typical', 'mean', 'both' or None"),
+        "claim": (optional(choice("auto", "typical", "mean", "both")), "'auto', 'typical', 'mean', 'both' or None"),
     }
 
 

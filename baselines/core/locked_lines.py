@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Callable
 
 from .fileio import atomic_write_bytes, describe_os_error
+from .input_files import read_input
 
 NEWLINE = b"\n"
 
@@ -74,10 +75,9 @@ def locked_append(path: str | os.PathLike, decide: Callable[[list[bytes]], list[
 
 def read_complete(path: str | os.PathLike) -> tuple[list[bytes], bool]:
     """The file's complete lines and whether a torn last line (a killed append) was left out; ([], False) if absent."""
-    try:
-        data = Path(path).read_bytes()
-    except FileNotFoundError:
+    if not os.path.exists(path):
         return [], False
+    data = read_input(path, "history file")   # a FIFO, a device or a folder: one line, before it can block
     lines, tail = split_complete(data)
     if tail.strip() and _complete_json(tail):
         return lines + [tail], False

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from ..core.errors import InputError
+from ..core.file_kind import foreign_kind
 from ..core.fileio import atomic_open
 from ..core.input_files import read_input
 from ..core.json_line import quote
@@ -40,6 +41,9 @@ def read_utf8(path: Path, fix: str) -> str:
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
+        kind = foreign_kind(raw[:16])   # a .json.gz or a zip handed over as it was downloaded
+        if kind is not None:
+            raise InputError(f"{path}: is {kind[0]}, not text; {kind[1]}; {fix}") from None
         raise InputError(f"{path}: not UTF-8 text (byte {exc.start}); {fix}") from None
 
 

@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 
 from ..core.errors import InputError
+from ..core.file_kind import foreign_kind
 from ..core.input_files import open_input
 from ..core.records import RunRecord
 from .common import make_record
@@ -68,7 +69,12 @@ def import_csv(path: str | Path, mapping: dict[str, str] | str, workload: str | 
     path = Path(path)
     if isinstance(mapping, str):
         mapping = parse_mapping(mapping)
-    handle = io.TextIOWrapper(open_input(path, "source file"), encoding="utf-8", newline="")
+    raw = open_input(path, "source file")
+    kind = foreign_kind(raw.peek(16)[:16])   # a .csv.gz or a zip handed over as it was downloaded
+    if kind is not None:
+        raw.close()
+        raise InputError(f"{path}: is {kind[0]}, not a CSV file; {kind[1]}")
+    handle = io.TextIOWrapper(raw, encoding="utf-8", newline="")
     with handle:
         try:
             return _rows(path, handle, mapping, workload)

@@ -61,7 +61,22 @@ def check_log_file(path: str | Path) -> None:
     limits (a zip bomb, a member named ../x, thousands of members): each one line, inspect_ai not imported."""
     check_input(path, "inspect log")
     if zipfile.is_zipfile(path):   # reads only the end-of-directory record
+        _zstd_members()
         check_archive(path, "inspect log")
+
+
+def _zstd_members() -> None:
+    """Let zipfile inflate zstd members (method 93), which inspect_ai writes into every .eval log.
+
+    Why: the check inflates each member before inspect_ai is imported, and only
+    inspect_ai's import registered zstd with zipfile: in a fresh process every
+    real log was refused as "not a readable zip" (issue 43's schema test found
+    it). zipfile_zstd is inspect_ai's own dependency and loads in milliseconds.
+    """
+    try:
+        import zipfile_zstd  # noqa: F401 - registers the method with zipfile on import
+    except ImportError:  # inspect_ai absent: say how to install it, not "not a readable zip"
+        _inspect()
 
 
 def read_log(path: str | Path):

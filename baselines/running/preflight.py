@@ -91,9 +91,11 @@ def output_lock(out_dir: Path):
         if isinstance(described, DiskError):
             raise described from None
         raise InputError(f"{path}: cannot create the run lock ({exc.strerror}); choose a writable --out") from None
+    taken = False
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            taken = True
         except OSError:
             holder = os.pread(fd, 64, 0).decode("ascii", "replace").strip() or "unknown"
             raise InputError(f"{out_dir}: another costmatch run (pid {holder}) is writing to this folder; "
@@ -101,9 +103,13 @@ def output_lock(out_dir: Path):
         with contextlib.suppress(OSError):  # the pid only names the holder; a full disk must not stop the run here
             os.ftruncate(fd, 0)
             os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
-        yield
+        try:
+            yield
+        finally:  # removed while held: no other run can hold it, and a later run makes a new one
+            with contextlib.suppress(OSError):
+                os.unlink(path)
     except InputError:
-        if created:  # a refused run leaves no lock behind; removed while held, so no other run can hold it
+        if created and not taken:  # refused before the lock was taken: leave no file behind
             with contextlib.suppress(OSError):
                 os.unlink(path)
         raise

@@ -44,6 +44,7 @@ from typing import Any
 
 from ..core.budget import Budget
 from ..core.errors import InputError
+from ..core.file_kind import foreign_kind
 from ..core.input_files import read_input
 from ..core.protocols import check_arm, check_workload, incompatibility
 from .class_checks import check_class, check_params
@@ -55,7 +56,8 @@ from ..core.units import STANDARD_UNITS, canonical_unit
 from .user_imports import (isolated_workers, origin_root, register_folders, register_root, resolve,  # noqa: F401
                            resolve_syntax)
 
-_TOP_KEYS = {"name", "seeds", "jobs", "backend", "timeout", "out", "tolerance", "import_paths", "arms", "workloads"}
+_TOP_KEYS = {"name", "seeds", "jobs", "backend", "timeout", "out", "tolerance", "import_paths", "arms", "workloads",
+             "claim"}
 _ARM_KEYS = {"path", "params"}
 _WORKLOAD_KEYS = {"name", "path", "params", "fixed", "budget", "budgets", "arms", "seeds", "tolerance"}
 BACKENDS = ("loky", "threading", "sequential", "dask", "ray")
@@ -141,6 +143,7 @@ class Suite:
     timeout: float | None = None
     out: str = "costmatch-out"
     fixed_units: list[str] = field(default_factory=list)
+    claim: str = "auto"        # the claim the run report's pair verdicts make (issue 37), fixed before the data
 
     def tolerance_of(self, unit: str) -> float:
         """The drift tolerance of the comparison at equal `unit`: the strictest of its workloads'.
@@ -262,6 +265,9 @@ def load_suite(path: str | Path, check_imports: bool = True) -> Suite:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
+        kind = foreign_kind(raw[:16])
+        if kind is not None:
+            raise InputError(f"{path}: is {kind[0]}, not a suite (UTF-8 TOML); {kind[1]}") from None
         line = raw[:exc.start].count(b"\n") + 1
         raise InputError(f"{path}:{line}: not UTF-8 text (byte {raw[exc.start]:#04x}); save the suite as UTF-8") from None
     try:
@@ -297,7 +303,14 @@ def parse_suite(data: dict, source: str, check_imports: bool = True, root: str |
         workloads.append(workload)
     return Suite(name, source, arms, workloads, jobs, backend,
                  None if timeout is None else float(timeout), out,
-                 sorted({w.fixed for w in workloads}))
+                 sorted({w.fixed for w in workloads}), _claim(data.get("claim", "auto"), source))
+
+
+def _claim(value, where: str) -> str:
+    """The suite's `claim` key: which claim the run report's verdicts make (decided before any data)."""
+    if value not in ("auto", "typical", "mean", "both"):
+        raise InputError(f"{where}: 'claim' must be \"auto\", \"typical\", \"mean\" or \"both\", got {show(value)}")
+    return value
 
 
 def _same_as_namesake(workload: WorkloadSpec, earlier: list[WorkloadSpec], where: str) -> None:

@@ -27,10 +27,12 @@ from ..statistics.typical_seed import (INTERVAL_METHOD, METHOD, detectable_share
 
 MEAN, TYPICAL = "mean", "typical"
 
-CLAIM_CHOICES = ("typical", "mean", "both")
+CLAIM_CHOICES = ("auto", "typical", "mean", "both")
 
-#: The default claim: decisive at 3-10 seeds on any reward shape (docs/statistics.md, "Which claim").
-DEFAULT_CLAIM = "typical"
+#: The default: the typical-seed claim (decisive at 3-10 seeds on any reward shape), except in a group
+#: whose every pair is paired by question (`items`), where the mean claim paired by item is the powerful
+#: one (docs/statistics.md, "Which claim"). Whether runs carry items is the design, known before the data.
+DEFAULT_CLAIM = "auto"
 
 DECIDED = ("a>b", "b>a")
 
@@ -39,6 +41,8 @@ def claims_of(choice: str) -> tuple[str, ...]:
     """The claims a `--claim` choice makes, in the order their verdicts are preferred."""
     if choice not in CLAIM_CHOICES:
         raise ValueError(f"claim must be one of {', '.join(CLAIM_CHOICES)}, got {choice!r}")
+    if choice == "auto":
+        return (TYPICAL,)
     return (TYPICAL, MEAN) if choice == "both" else (choice,)
 
 

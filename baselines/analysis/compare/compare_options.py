@@ -37,7 +37,8 @@ class CompareOptions:
     budgets: tuple[tuple[str, float], ...] = ()   # only groups whose budget gives unit == value
     confound_units: tuple[str, ...] | None = None  # units checked for confounds (None: all but seconds)
     reward_range: tuple[float, float] | None = None  # every reward lies in [lo, hi] (for groups that declare none)
-    claim: str = "typical"               # typical | mean | both: the claims pair verdicts make (issue 37)
+    claim: str = "auto"                  # auto | typical | mean | both: the claims pair verdicts make (issue 37);
+                                         # auto: typical, or mean where every pair is paired by item
 
     def __post_init__(self) -> None:
         for name in ("workloads", "confound_units"):
@@ -60,7 +61,7 @@ class CompareOptions:
             if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
                 raise ValueError(f"reward range must be finite LO < HI, got {self.reward_range!r}")
         from .claims import claims_of
-        claims_of(self.claim)   # raises on a claim that is not one of typical, mean, both
+        claims_of(self.claim)   # raises on a claim that is not one of auto, typical, mean, both
         if not math.isfinite(self.start):
             raise ValueError(f"start must be finite, got {self.start!r}")
 

@@ -37,7 +37,7 @@ from .compare_options import CompareOptions
 from ..tables.degradation import mark_degraded
 from .comparison import MEASURED, PARTIAL, UNREPORTED, ArmSummary, Comparison, Group, UnitSpend
 from .screen import screen_groups
-from .spend_checks import check_confound, check_runs
+from .spend_checks import check_confound, check_runs, set_over_budget
 from ...core.scoped import gc_paused
 from ..curves.anytime import metric_frame
 from .pairing import item_pairs, pair_groups
@@ -330,6 +330,9 @@ def _groups(split: "_GroupSplit", chosen: list[tuple[str, str, str]], budgets: d
         clean, reference, source = fixed_of[fixed]
         if clean[g]:
             group.reference, group.reference_source = reference[g], source[g]
+            if source[g] == "budget" and np.nanmax(split.whole(f"spend:{fixed}")[a:z], initial=-np.inf) > \
+                    reference[g]:   # within tolerance, yet over the allowance: said (issue 39)
+                set_over_budget(group, cols or split.columns(workload, bkey), fixed, reference[g])
         else:
             check_runs(group, cols or split.columns(workload, bkey), budget, fixed, options)
         for unit in confound_units:

@@ -163,6 +163,7 @@ class Group:
     seeds: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
     rows: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
     degraded: list = field(default_factory=list)  # `degradation.Degraded`: arms whose governor dropped stages
+    over_budget: Any = None  # `over_budget.OverBudget`: runs above the allowance in the fixed unit, else None
 
     @property
     def valid(self) -> bool:
@@ -199,7 +200,8 @@ class Group:
                 "unreported": [u.to_json() for u in self.unreported],
                 "notes": list(self.notes), "early_stopped": list(self.early_stopped),
                 "pairs": [p.to_json() for p in self.pairs],
-                "degraded": [d.to_json() for d in self.degraded]}
+                "degraded": [d.to_json() for d in self.degraded],
+                "over_budget": None if self.over_budget is None else self.over_budget.to_json()}
 
 
 def runs_by_arm(records, group: Group) -> dict[str, list]:
@@ -255,7 +257,7 @@ class Comparison:
         return _views().to_latex(self.analysis(baseline), columns)
 
     def to_html(self, baseline: str | None = None, title: str = "costmatch report") -> str:
-        """One self-contained HTML page with the tables and per-seed runs."""
+        """One self-contained HTML page with the tables, per-seed runs and figures, as `report --format html`."""
         return _views().to_html(self.analysis(baseline), title)
 
     def plot(self, x_unit: str | None = None, width: str = "single") -> Any:

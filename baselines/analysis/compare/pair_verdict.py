@@ -78,7 +78,8 @@ def decide(pairs: list[PairResult], alpha: float = 0.05, margin: float | None = 
     mean_adjusted = by_claim.get(MEAN) or holm([p.p_decide if math.isfinite(p.p_decide) else 1.0
                                                 for p in pairs]).tolist()
     for k, pair in enumerate(pairs):
-        _decide_mean(pair, mean_adjusted[k], alpha, margin, family if MEAN in asked else len(pairs))
+        _decide_mean(pair, mean_adjusted[k], alpha, margin, family if MEAN in asked else len(pairs),
+                     "pairs" if asked == [MEAN] or MEAN not in asked else "tests")
         verdicts = []
         for claim in asked:
             if claim == MEAN:
@@ -93,7 +94,8 @@ def decide(pairs: list[PairResult], alpha: float = 0.05, margin: float | None = 
     return pairs
 
 
-def _decide_mean(pair: PairResult, p_adj: float, alpha: float, margin: float | None, family: int) -> None:
+def _decide_mean(pair: PairResult, p_adj: float, alpha: float, margin: float | None, family: int,
+                 noun: str = "pairs") -> None:
     """The mean claim's verdict and notes on one pair at its Holm-adjusted p (see `decide`)."""
     pair.p_adjusted = float(p_adj)
     pair.notes = []
@@ -130,13 +132,13 @@ def _decide_mean(pair: PairResult, p_adj: float, alpha: float, margin: float | N
         pair.notes.append(f"with {pair.n} seeds no exact sign-flip test can reach p<{alpha:g}")
     else:
         pair.verdict = NO_DIFFERENCE
-        _family_mde(pair, alpha, family)
+        _family_mde(pair, alpha, family, noun)
     _degenerate_note(pair)
     if not pair.paired:
         pair.notes.append("unpaired: the arms do not share seeds")
 
 
-def _family_mde(pair: PairResult, alpha: float, family: int) -> None:
+def _family_mde(pair: PairResult, alpha: float, family: int, noun: str = "pairs") -> None:
     """The minimum detectable effect at the level the verdict really needs, and the note that says it.
 
     Why: a verdict needs the Holm-adjusted p below alpha, and Holm's first
@@ -152,7 +154,7 @@ def _family_mde(pair: PairResult, alpha: float, family: int) -> None:
         pair.mde = pair.mde * mde_factor(pair.n, level) / mde_factor(pair.n, alpha)
     if not (math.isfinite(pair.mde) and pair.mde > 0):
         return
-    where = f"at n={pair.n}" if family == 1 else f"at n={pair.n} with {family} pairs (Holm: p<{level:.2g} first)"
+    where = f"at n={pair.n}" if family == 1 else f"at n={pair.n} with {family} {noun} (Holm: p<{level:.2g} first)"
     pair.notes.append(f"differences smaller than {pair.mde:.3g} would likely be missed {where}")
     if pair.paired and family > 1 and min_exact_p(pair.n) > level:
         pair.notes.append(f"the exact sign-flip test cannot reach p<{level:.2g} at n={pair.n}: "

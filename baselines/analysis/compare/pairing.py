@@ -176,7 +176,17 @@ def item_pairs(groups: list[Group], frame, options: CompareOptions) -> None:
                 group.pairs[k] = new
                 changed = True
         if changed:
-            decide(group.pairs, options.alpha, options.equivalence_margin, options.claims)
+            claims = options.claims
+            if options.claim == "auto" and all(p.items for p in group.pairs):
+                claims = ("mean",)   # every pair paired by question: the mean claim paired by item decides
+            decide(group.pairs, options.alpha, options.equivalence_margin, claims)
             for p in group.pairs:
-                if p.items:
-                    p.notes.append(f"paired by item: {p.items} question(s) over {p.n} seed(s), seed-clustered")
+                if p.items:   # the mean claim is the one paired by item; the typical-seed claim stays per seed
+                    note = f"paired by item: {p.items} question(s) over {p.n} seed(s), seed-clustered"
+                    for c in p.claims:
+                        if c.claim == "mean":
+                            c.notes.append(note)
+                    if p.claim == "mean":
+                        p.notes.append(note)
+                    elif any(c.claim == "mean" for c in p.claims):
+                        p.notes.append(f"mean: {note}")

@@ -15,6 +15,7 @@ import numpy as np
 
 from ..tables.columns import relative
 from .compare_options import CompareOptions
+from .over_budget import over_budget
 from .comparison import MEASURED, PARTIAL, UNREPORTED, Flag, Group, Unverified
 
 def check_runs(group: Group, cols, budget: dict, fixed: str, options: CompareOptions) -> None:
@@ -36,6 +37,14 @@ def check_runs(group: Group, cols, budget: dict, fixed: str, options: CompareOpt
 
     _check_fixed(group, cols.arms, _FixedRuns(keep(f"spend:{fixed}"), keep(f"partial:{fixed}"), keep("seed"),
                                               keep("stop_reason"), keep("failed")), budget, fixed, options)
+
+
+def set_over_budget(group: Group, cols, fixed: str, allowance: float) -> None:
+    """`group.over_budget` from the group's scored runs (for a group the screen found clean: no other check)."""
+    rewards = cols.per_arm("reward")
+    scored = [~np.isnan(r) for r in rewards]
+    group.over_budget = over_budget(cols.arms, [s[m] for s, m in zip(cols.per_arm(f"spend:{fixed}"), scored)],
+                                    [s[m] for s, m in zip(cols.per_arm("seed"), scored)], fixed, allowance)
 
 
 def _status(reported: int, full: int, runs: int) -> str:
@@ -73,6 +82,8 @@ def _check_fixed(group: Group, arms: list[str], runs: _FixedRuns, budget: dict, 
                            f"no arm reports {fixed} in full, so equal spend in {fixed} cannot be checked")
         return
     group.reference, group.reference_source = reference, source
+    if source == "budget":
+        group.over_budget = over_budget(arms, runs.spends, runs.seeds, fixed, reference)
     for i in range(len(arms)):
         _drift(group, arms[i], runs, i, reference, source, fixed, options)
 

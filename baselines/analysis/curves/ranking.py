@@ -72,9 +72,24 @@ def ranking_across_units(by_arm: dict, units=RANK_UNITS) -> tuple[dict[str, dict
         per_seed = {arm: tuple((r.seed, anytime.best_at(r.trace, unit, level)) for r in by_arm[arm] if r.trace)
                     for arm in finals}
         scores = {arm: _mean_or_nan([v for _, v in per_seed[arm]]) for arm in finals}
-        ordered = sorted(scores, key=lambda a: (-scores[a] if math.isfinite(scores[a]) else math.inf, a))
-        out[unit] = {arm: RankEntry(i + 1, scores[arm], level, per_seed[arm]) for i, arm in enumerate(ordered)}
+        out[unit] = {arm: RankEntry(_shared_rank(scores, arm), scores[arm], level, per_seed[arm]) for arm in
+                     sorted(scores, key=lambda a: (-scores[a] if math.isfinite(scores[a]) else math.inf, a))}
     return out, unranked
+
+
+TIE_DECIMALS = 3   # scores are printed with 3 decimals: arms equal there share a rank and never "flip"
+
+
+def _shared_rank(scores: dict[str, float], arm: str) -> int:
+    """1 + the arms with a strictly higher score at the printed precision (ties share a rank: 1, 1, 3).
+
+    Why: 0.847 and 0.847 were ranked 1 and 2, the figure drew a crossing and the
+    "order differs" list named a flip between two equal numbers.
+    """
+    mine = scores[arm]
+    if not math.isfinite(mine):
+        return 1 + sum(math.isfinite(v) for v in scores.values())
+    return 1 + sum(math.isfinite(v) and round(v, TIE_DECIMALS) > round(mine, TIE_DECIMALS) for v in scores.values())
 
 
 def _mean_or_nan(values) -> float:

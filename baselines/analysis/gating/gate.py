@@ -424,6 +424,7 @@ def run_gate(records, fixed: str | None, baseline: str, candidate: str, margin, 
     options = gate_options(options, tolerance, selection)
     alpha = options.alpha if alpha is None else alpha
     _check_gate_args(baseline, candidate, alpha, bounds, margin)
+    claim = "mean" if claim == "auto" else claim
     if claim not in GATE_CLAIMS:
         raise ValueError(f"claim must be one of {', '.join(GATE_CLAIMS)}, got {claim!r}")
     if max_loss is not None and not (math.isfinite(max_loss) and max_loss >= 0):

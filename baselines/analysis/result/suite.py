@@ -25,7 +25,8 @@ def analyses_by_fixed_unit(suite, records) -> list[tuple[str, Analysis]]:
         keys = {(w.name, b.key()) for w in suite.workloads if w.fixed == unit for b in w.budgets}
         subset: list[RunRecord] = [r for r in index.records if (r.workload, budget_key(r.budget)) in keys]
         if subset:
-            comparison = compare(subset, fixed=unit, tolerance=suite.tolerance_of(unit))
+            comparison = compare(subset, fixed=unit, tolerance=suite.tolerance_of(unit),
+                                 claim=getattr(suite, "claim", None))   # the suite's claim key (issue 37)
             ranges.update(ranges_for(comparison) | declared)
             out.append((unit, analyse(comparison, index, ranges=dict(ranges))))
     return out

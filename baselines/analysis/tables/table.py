@@ -206,6 +206,8 @@ def _duplicates(frame: pd.DataFrame, keep_last: bool) -> np.ndarray | None:
     hashing four columns (the peak of a million-line read was this check).
     """
     keys = [frame[c].cat.codes.to_numpy() for c in ("workload", "budget", "arm")] + [frame["seed"].to_numpy()]
+    if _increasing(keys):
+        return None
     order = np.lexsort(keys[::-1])
     same = np.ones(len(order) - 1, dtype=bool) if len(order) > 1 else np.zeros(0, dtype=bool)
     for k in keys:
@@ -214,6 +216,22 @@ def _duplicates(frame: pd.DataFrame, keep_last: bool) -> np.ndarray | None:
     if not same.any():
         return None
     return order[:-1][same] if keep_last else order[1:][same]
+
+
+def _increasing(keys: list[np.ndarray]) -> bool:
+    """Whether the rows are already in strictly increasing identity order (no sort needed: no repeat).
+
+    Why: a file written in order (most generated and imported files) is checked
+    in one pass; the sort was a quarter of reading a million lines from the sidecar.
+    """
+    if len(keys[0]) < 2:
+        return True
+    later = np.zeros(len(keys[0]) - 1, dtype=bool)  # decided: this row's identity is above the previous one's
+    for k in keys:  # compared, never subtracted (seeds may span the whole int64 range)
+        if ((k[1:] < k[:-1]) & ~later).any():
+            return False
+        later |= k[1:] > k[:-1]
+    return bool(later.all())
 
 
 def _nan_if_none(value) -> float:

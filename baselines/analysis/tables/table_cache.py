@@ -1,7 +1,7 @@
 """A results file's parsed columns kept beside it, so the second read of a file costs a fraction of a parse.
 
-Why: results files only grow (the runner appends), yet every `compare`,
-`report` and `check` parsed and checked the whole file again. The sidecar
+Why: results files only grow (the runner appends), yet every `compare`
+and `check` parsed and checked the whole file again. The sidecar
 ``.<name>.costmatch-cache.arrow`` beside ``<name>`` holds the columns of
 the file's complete lines as an Arrow IPC stream (never a pickle: a
 sidecar is data, read by pyarrow, checked before use). The rules, each
