@@ -16,8 +16,8 @@ from .text import quantity, ratio
 
 
 #: what the two marks of a spend cell mean; said once per table
-LEGEND = ("\u2014 = not reported (unknown, not zero); \u2265 = lower bound (reported on some calls or runs "
-          "only; a run without the unit counts as 0).")
+LEGEND = ("CI = confidence interval; \u2014 = not reported (unknown, not zero); \u2265 = lower bound (reported on "
+          "some calls or runs only; a run without the unit counts as 0).")
 #: n/a is not \u2014: the number is not defined (one seed has no interval), not unknown
 NA_LEGEND = "n/a = not defined (an interval needs two scored seeds)."
 
@@ -149,8 +149,18 @@ INTERVAL_WORDS = {"t": "Student-t interval", "clopper-pearson": "exact binomial 
 
 
 def _interval_words(group: Group) -> str:
-    kinds = sorted({getattr(a, "interval", "t") for a in group.arms})
-    return " / ".join(INTERVAL_WORDS.get(k, k) for k in kinds)
+    """"Student-t interval", or for arms with different kinds "interval (Student-t for a, b; ... for c)".
+
+    Why not "X / Y": the caption read "the mean with a 95% Student-t interval / Student-t interval
+    (rewards skewed: ...)", which is not a sentence (issue 39)."""
+    by_kind: dict[str, list[str]] = {}
+    for a in group.arms:
+        by_kind.setdefault(getattr(a, "interval", "t"), []).append(a.arm)
+    if len(by_kind) == 1:
+        return INTERVAL_WORDS.get(next(iter(by_kind)), next(iter(by_kind)))
+    parts = [f"{INTERVAL_WORDS.get(k, k).removesuffix(' interval').replace(' interval (', ' (')} for "
+             f"{', '.join(arms)}" for k, arms in sorted(by_kind.items())]
+    return f"interval ({'; '.join(parts)})"
 
 
 def group_caption(group: Group, fixed: str | None, tolerance: float, metric: str = "reward") -> str:

@@ -139,7 +139,7 @@ def pairs_latex(ga: GroupAnalysis, label: str) -> str:
     shown = [(p, c) for p in pairs for c in p.claims]
     labels = {c.p_label for _, c in shown}
     p_name = f"p ({labels.pop()})" if len(labels) == 1 else "p"
-    headers = ["a", "b", "n", "Claim", "$a - b$", "95\\% CI", tex(p_name), "p (Holm)", "Verdict"]
+    headers = ["a", "b", "n", "Claim", "a $-$ b", "95\\% CI", tex(p_name), "p (Holm)", "Verdict"]
     dec = ga.pair_decimals
     body = [[tex_arm(p.a), tex_arm(p.b), str(p.n), tex(c.claim_word), tex_num(fixed(c.estimate, dec, True)),
              tex_num(interval(c.interval.lo, c.interval.hi, dec, True)),

@@ -146,12 +146,20 @@ def _too_tall(layout: Layout, rows: int, extra_head: bool, caption: str, notes: 
 
 
 def split_header(header: str) -> list[str]:
-    """A header as two lines, split at the space nearest its middle (``Prompt``/``tok.``); one word: [word]."""
-    spaces = [m.start() for m in re.finditer(" ", header)]
+    """A header as two lines, split at the space nearest its middle (``Prompt``/``tok.``); one word: [word].
+
+    Never inside math (``$a - b$``): each line must compile on its own, and a split there leaves an
+    unbalanced ``$`` in both (pdflatex: "Extra }, or forgotten $")."""
+    spaces = [m.start() for m in re.finditer(" ", header) if _outside_math(header, m.start())]
     if not spaces:
         return [header]
     at = min(spaces, key=lambda i: abs(visible_em(header[:i]) - visible_em(header[i + 1:])))
     return [header[:at], header[at + 1:]]
+
+
+def _outside_math(text: str, at: int) -> bool:
+    """True when position `at` is outside $...$ (an even count of unescaped dollars before it)."""
+    return len(re.findall(r"(?<!\\)\$", text[:at])) % 2 == 0
 
 
 def latex_float(layout: Layout, caption: str, short: str, label: str, headers: list[str], body: list[list[str]],

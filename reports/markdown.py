@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from baselines.analysis.compare.comparison import Group
-from baselines.analysis.result.model import Analysis, ClaimResult, GroupAnalysis, PairRow
+from baselines.analysis.result.model import VERDICT_LEGEND, Analysis, ClaimResult, GroupAnalysis, PairRow
 from baselines.core.units import nouns_of, unit_noun
 
 from .degraded import degraded_sentence
@@ -177,7 +177,10 @@ def comparison_markdown(analysis: Analysis, baseline: str | None = None, paper: 
     skipped = skipped_lines(comparison)
     if skipped:
         parts += ["Groups left out of this comparison:", ""] + [f"- {md(line)}" for line in skipped] + [""]
-    return "\n".join(parts).rstrip() + "\n"
+    text = "\n".join(parts).rstrip() + "\n"
+    if "n.d." in text and "n.d. =" not in text:   # every abbreviation on the page is defined on it (issue 39)
+        text += "\n" + md(VERDICT_LEGEND) + "\n"
+    return text
 
 
 def _group_section(ga: GroupAnalysis, comparison, paper: bool, confound_units, compact_confounds: bool) -> list[str]:

@@ -8,6 +8,8 @@ from __future__ import annotations
 import math
 import re
 
+from baselines.analysis.result.precision import MAX_DECIMALS, NA, fixed, interval  # noqa: F401 (one rule)
+
 
 DASH = "\u2014"          # shown for an unreported unit: unknown, not zero
 GE = "\u2265"            # lower-bound marker for a partly reported unit
@@ -189,38 +191,6 @@ def budget_text(budget: dict) -> str:
 def budget_tag(budget: dict) -> str:
     """The budget part of a file name: ``tokens1500000``, ``rollouts80``, exact like `budget_text`."""
     return "-".join(f"{u}{exact_quantity(v).replace(',', '')}" for u, v in budget.items()) or "nobudget"
-
-
-MAX_DECIMALS = 6  # the most decimals a table cell grows to so a small nonzero number keeps a digit
-NA = "n/a"        # a number that is not defined (an interval from one seed), never "not reported" (DASH)
-
-
-def fixed(value: float | None, decimals: int, signed: bool = False) -> str:
-    """`value` with `decimals` decimals, but never a zero that is not one.
-
-    A column's decimals follow its intervals (`decimals_for`), so a difference
-    of -0.033 beside an interval of +-1 printed as "-0.0": a signed zero that
-    reads as "no difference". A nonzero value that would round to zero gets
-    the decimals of its first significant digit (up to MAX_DECIMALS, then one
-    significant digit in e-notation); an exact zero prints unsigned ("0.0").
-    None, NaN and infinities are not defined here: NA.
-    """
-    if value is None or not math.isfinite(value):
-        return NA
-    if value == 0:
-        return f"{0.0:.{decimals}f}"
-    if round(abs(value), decimals) == 0:
-        first = -math.floor(math.log10(abs(value)))     # decimals that reach the first significant digit
-        if first > MAX_DECIMALS:
-            return f"{value:+.0e}" if signed else f"{value:.0e}"
-        decimals = first
-    return f"{value:+.{decimals}f}" if signed else f"{value:.{decimals}f}"
-
-
-def interval(lo: float | None, hi: float | None, decimals: int, signed: bool = False) -> str:
-    if lo is None or hi is None or not (math.isfinite(lo) and math.isfinite(hi)):
-        return NA
-    return f"[{fixed(lo, decimals, signed)}, {fixed(hi, decimals, signed)}]"
 
 
 def ratio(spend: float, reference: float) -> str:

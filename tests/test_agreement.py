@@ -216,3 +216,16 @@ def test_every_format_carries_every_section(rendered):
         assert len(re.findall(r"^#### .*\(oracle\)$", out["md"], re.M)) == len(
             {h for h in re.findall(r"^#### (.*)\(oracle\)$", out["md"], re.M)})   # no two identical headings
     assert "Pairs of" in out["latex"]   # LaTeX prints verdicts by default
+
+
+def test_each_decided_pairs_sentence_prints_the_tables_numbers(rendered):
+    """The sentence below the pairs table ("b beats a on the mean (mean gain +0.150 [...])") used 3 significant
+    digits where the table printed the column's decimals."""
+    name, analysis, out = rendered
+    rows = md_pairs(out["md"])
+    for p in analysis.groups[0].pairs:
+        if p.decided and p.sentence:
+            row = rows[(p.a, p.b, p.claims[0].claim_word)]
+            numbers = {row[0].lstrip("+-"), *(x.strip().lstrip("+-") for x in row[1].strip("[]").split(","))}
+            assert numbers <= set(re.findall(r"\d+\.\d+", p.sentence)), (name, p.sentence, row)
+            assert f"- {p.sentence}" in out["md"]

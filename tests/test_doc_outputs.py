@@ -7,8 +7,8 @@ silently. So a quote is marked with the command that prints it,
 
     <!-- output of: python3 benchmarks/gate_simulation.py -->
 
-directly followed by a table, a fenced block, or (in prose) an inline code
-span, and this test runs that command (in-process, seeded as written) and
+directly followed by a table, a fenced block, an inline code span (in
+prose) or a paragraph printed as it is (footnotes), and this test runs that command (in-process, seeded as written) and
 requires each quoted line in what it printed (a trailing " ..." marks a
 cut). Cheap commands (`costmatch plan`, `costmatch list`) run in the
 default run; the others (simulations) in the slow run.
@@ -33,7 +33,7 @@ from baselines.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), ROOT / "benchmarks" / "README.md"]
-MARKER = re.compile(r"<!-- output of: (.+?)(?:; file: (\S+))? -->[ \t]*\n?")
+MARKER = re.compile(r"(?<!`)<!-- output of: (.+?)(?:; file: (\S+))? -->[ \t]*\n?")
 #: commands cheap enough for the default run (well under a second once the package is imported)
 CHEAP = ("costmatch plan", "costmatch list")
 
@@ -52,14 +52,16 @@ class Quote:
 
 
 def _quoted(rest: str) -> list[str]:
-    """What follows a marker: a fenced block, a table, or the first inline code span of the paragraph."""
+    """What follows a marker: a fenced block, a table, an inline code span, or else the paragraph."""
     body = rest.lstrip("\n")
     if body.startswith("```"):
         return body.split("\n", 1)[1].split("\n```", 1)[0].splitlines()
     if body.startswith("|"):
         return [line for line in _leading(body, lambda l: l.startswith("|"))]
-    span = re.search(r"`([^`]+)`", body.split("\n\n", 1)[0])
-    return [span.group(1)] if span else []
+    if body.lstrip().startswith("`"):
+        span = re.search(r"`([^`]+)`", body.split("\n\n", 1)[0])
+        return [span.group(1)] if span else []
+    return body.split("\n\n", 1)[0].splitlines()   # a paragraph quoted as it was printed (footnotes)
 
 
 def _leading(text: str, keep) -> list[str]:

@@ -132,3 +132,24 @@ def test_keep_stale_marks_the_old_records_and_compare_names_them(tmp_path, capsy
     assert "arm 'local-search' on workload 'hidden-point': 2 run(s) are from code edited after they ran" in \
         out.out + out.err
     forget()
+
+
+def test_fresh_clears_the_figures_an_earlier_run_wrote_and_keeps_the_users_files(tmp_path, capsys):
+    project = tmp_path / "p"
+    assert main(["init", str(project)]) == 0
+    edit(project / "costmatch-suite.toml", "seeds = 10 ", "seeds = 2 ")
+    plots = project / "out" / "plots"
+    plots.mkdir(parents=True)
+    old = [plots / "anytime-gone-tokens1.png", project / "out" / "comparison-rollouts.json"]
+    mine = plots / "my-notes.png"
+    for path in old + [mine]:
+        path.write_text("x")
+    forget()
+    assert main(["run", str(project / "costmatch-suite.toml"), "--out", str(project / "out"), "--quiet",
+                 "--backend", "sequential", "--fresh"]) == 0
+    err = capsys.readouterr().err
+    assert not any(p.exists() for p in old) and mine.exists()
+    assert "--fresh: removed 2 figure or comparison file(s) an earlier run wrote" in err
+    assert "my-notes.png" in err                      # the user's file is named, not removed
+    assert any(plots.glob("anytime-*.png"))           # this run's figures
+    forget()

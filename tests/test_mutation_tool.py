@@ -3,6 +3,7 @@ equivalent mutants are matched by the line they write, and the score leaves equi
 from __future__ import annotations
 
 import importlib.util
+import re
 import sys
 from pathlib import Path
 
@@ -65,3 +66,26 @@ def test_the_score_counts_timeouts_as_kills_and_leaves_equivalents_out(mutation)
     text = mutation.report([r])
     assert "| `m.py` | 15 | 8 | 2 | 1 | 4 | 80.0% |" in text and "8 of 10 non-equivalent" in text
     assert mutation.ModuleResult("n.py").score is None
+
+
+#: modules whose every non-equivalent mutant the default tests kill: a new survivor there fails this test
+GUARDED = ["exact_paired.py", "clustered.py"]
+
+
+@pytest.mark.slow
+@pytest.mark.process
+def test_no_unlisted_mutant_survives_in_the_guarded_decision_modules(tmp_path, mutation):
+    """The habit, not a one-off: a change to a guarded module that its tests no longer pin fails here, with the
+    survivor's diff in the report (kill it with a test, or list it as equivalent with a reason)."""
+    import shutil
+    import subprocess
+
+    if shutil.which("mutmut") is None:
+        pytest.skip("mutmut is not installed (it is in the test extra: pip install -e '.[test]')")
+    out = tmp_path / "report.md"
+    done = subprocess.run([sys.executable, str(SCRIPT), "--modules", *GUARDED, "--strict", "--out", str(out),
+                           "--log", str(tmp_path / "log.txt")], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=3000)
+    assert done.returncode == 0, done.stdout + done.stderr + (out.read_text() if out.exists() else "")
+    survived = re.findall(r"^\S+\.py: \d+ killed, (\d+) survived", done.stdout, re.M)
+    assert survived == ["0"] * len(GUARDED), done.stdout

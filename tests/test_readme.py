@@ -96,8 +96,21 @@ def ci_setup_line() -> str:
     return f"{pip} && {test}"
 
 
-def run_commands(cmds: list[str], folder: Path, capsys, monkeypatch) -> str:
-    """Run README commands as a shell would, in-process; return everything they printed."""
+def stated_exits(code: str) -> dict[str, int]:
+    """Command -> the exit code its line's comment states ("# exit 3: ..."); a command without one must exit 0."""
+    found = {}
+    for line in code.splitlines():
+        command, _, comment = line.partition(" #")
+        stated = re.search(r"\bexit (\d)\b", comment)
+        if stated and command.strip():
+            found[command.strip()] = int(stated.group(1))
+    return found
+
+
+def run_commands(cmds: list[str], folder: Path, capsys, monkeypatch, exits: dict[str, int] | None = None) -> str:
+    """Run README commands as a shell would, in-process; return everything they printed.
+
+    Each must exit 0, or with the code its README line states (`exits`, from `stated_exits`)."""
     monkeypatch.chdir(folder)
     printed = []
     for cmd in cmds:
@@ -112,7 +125,7 @@ def run_commands(cmds: list[str], folder: Path, capsys, monkeypatch) -> str:
             code = exc.code
         out = capsys.readouterr()
         printed.append(out.out + out.err)
-        assert code == 0, f"{cmd!r} exited {code}:\n{out.out}{out.err}"
+        assert code == (exits or {}).get(cmd, 0), f"{cmd!r} exited {code}:\n{out.out}{out.err}"
     return "\n".join(printed)
 
 
@@ -159,7 +172,7 @@ def _runnable():
 
 @pytest.mark.parametrize("block, output", _runnable())
 def test_each_shell_block_runs_as_shown(block, output, clone_root, capsys, monkeypatch, loky_in_process):
-    printed = run_commands(commands(block.code), clone_root, capsys, monkeypatch)
+    printed = run_commands(commands(block.code), clone_root, capsys, monkeypatch, stated_exits(block.code))
     if output is not None:
         assert_shown(output.code, printed)
 

@@ -154,3 +154,60 @@ def test_paper_style_figures_carry_no_title_or_caption_and_the_caption_is_writte
         caption = (tmp_path / "p" / f"{svg.stem}.caption.txt").read_text()
         title = caption.split(".")[0]
         assert title and title not in svg.read_text()   # the title is beside the figure, not in it
+
+
+def _traced(arm: str, seed: int, points: list, final: dict, reward: float) -> RunRecord:
+    r = RunRecord("w", arm, seed, dict(final), reward, budget={"rollouts": 10})
+    r.trace = [{"spend": s, "best": b, "reward": b} for s, b in points]
+    return r
+
+
+def test_a_curve_has_points_only_where_a_trace_has_them():
+    """Was: a best-of-1 arm (two trace points) drew reward 0.0 at every sample before the last."""
+    from baselines.analysis.curves.anytime_series import anytime_series
+
+    recs = []
+    for seed in range(4):
+        recs.append(_traced("best-of-1", seed, [({"rollouts": 1}, 0.0), ({"rollouts": 10}, 0.6)], {"rollouts": 10}, 0.6))
+        recs.append(_traced("dense", seed, [({"rollouts": k}, 0.05 * k) for k in range(1, 11)], {"rollouts": 10}, 0.5))
+    by_arm = {a: [r for r in recs if r.arm == a] for a in ("best-of-1", "dense")}
+    series = anytime_series(by_arm, "rollouts", 10)
+    assert series.points["best-of-1"] == [(1.0, 0.0), (10.0, 0.6)]
+    assert math.isnan(series.means["dense"][0])   # before any run's first point: nothing, never a 0
+    from reports import plots
+    from tests.helpers import group_analysis
+
+    ga = group_analysis(compare(recs, fixed="rollouts").groups[0], recs)
+    style = plots.Style(["best-of-1", "dense"])
+    plot = plots.anytime_plot(ga, "rollouts", style)
+    try:
+        def drawn(arm):
+            from matplotlib.colors import to_hex
+            return [line for line in plot.fig.axes[0].lines if len(line.get_xdata()) > 1
+                    and to_hex(line.get_color()) == to_hex(style(arm)["color"])]
+        [sparse] = drawn("best-of-1")
+        assert list(sparse.get_xdata()) == [1.0, 10.0] and sparse.get_linestyle() in ("None", "none", "")
+        [dense] = drawn("dense")
+        assert dense.get_linestyle() not in ("None", "none", "")   # a dense trace is still a line
+    finally:
+        plots.close(plot)
+
+
+def test_equal_scores_share_a_rank_and_make_no_flip():
+    """Was: 0.847 and 0.847 ranked 1 and 2, with a crossing drawn between them."""
+    from baselines.analysis.curves.ranking import group_ranking
+
+    recs = []
+    for seed in range(4):
+        recs.append(_traced("x", seed, [({"rollouts": 5, "tokens": 500}, 0.5), ({"rollouts": 10, "tokens": 1000}, 0.8)],
+                            {"rollouts": 10, "tokens": 1000}, 0.8))
+        recs.append(_traced("y", seed, [({"rollouts": 5, "tokens": 500}, 0.5), ({"rollouts": 10, "tokens": 1000}, 0.7)],
+                            {"rollouts": 10, "tokens": 1000}, 0.7))
+    ranking = group_ranking({a: [r for r in recs if r.arm == a] for a in "xy"})
+    # at equal tokens (level 1,000) x leads; at equal rollouts too: no flip. Ties: force one
+    by = ranking.by_unit
+    assert by["rollouts"]["x"].rank == 1 and by["rollouts"]["y"].rank == 2
+    tied = [_traced(a, s, [({"rollouts": 10, "tokens": 1000}, 0.847)], {"rollouts": 10, "tokens": 1000}, 0.847)
+            for a in "xy" for s in range(3)]
+    tie = group_ranking({a: [r for r in tied if r.arm == a] for a in "xy"})
+    assert {e.rank for e in tie.by_unit["rollouts"].values()} == {1} and tie.flips == []

@@ -291,3 +291,15 @@ def test_the_report_itself_carries_the_comparisons_warnings():
     assert "warning: arm 'a' on workload 'w' ran from different code" in comparison_markdown(c)
     assert "warning: arm &#x27;a&#x27; on workload &#x27;w&#x27; ran from different code" in report_html([("r", c)], recs) \
         or "warning: arm 'a' on workload 'w' ran from different code" in report_html([("r", c)], recs)
+
+
+def test_a_split_header_never_breaks_math():
+    """Failed before: the pairs table's "$a - b$" header was split into "$a" / "- b$" once the Claim column made
+    the table wide enough to split headers, and pdflatex stopped at "Extra }, or forgotten $"."""
+    from reports.latex_layout import split_header
+
+    assert split_header("$a - b$") == ["$a - b$"]
+    assert split_header("p (sign test)") == ["p (sign", "test)"]
+    assert split_header(r"cost \$ per $x y$ run") == [r"cost \$ per", "$x y$ run"]
+    for header in ("$a - b$ per seed", "mean $a - b$"):
+        assert all(line.count("$") % 2 == 0 for line in split_header(header))

@@ -123,8 +123,11 @@ def test_init_run_report_check_in_a_new_folder(tmp_path, monkeypatch, capsys, is
 
     code = main(["check", str(results), "--fixed", "tokens", "--baseline", "random-guess",
                  "--candidate", "local-search", "--margin", "0.02"])
-    verdict = capsys.readouterr().out
-    assert code == 0 and "PASS" in verdict  # seeded: local search beats random guessing at equal tokens
+    captured = capsys.readouterr()
+    # the starter declares its reward_range [0, 1] (issue 39: it said so but declared nothing, and its own check
+    # asked for it): distribution-free bounds, honest at 10 seeds: INCONCLUSIVE, with the seeds that would decide
+    assert code == 3 and "INCONCLUSIVE" in captured.out and "distribution-free, rewards in [0, 1]" in captured.out
+    assert "unbounded" not in captured.out + captured.err and "declare reward_range" not in captured.out
 
 
 def test_init_refuses_to_overwrite(tmp_path, monkeypatch, capsys):

@@ -3,10 +3,12 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import re
 import sys
 from pathlib import Path
 
 from ..core.errors import InputError
+from ..core.suggest import did_you_mean
 from ..core.scoped import gc_paused
 from .check import add_gate_arguments
 from .gate_output import gate_exit, print_gate
@@ -94,7 +96,7 @@ def run(*, suite, out, jobs, backend, fresh, retry_errors, quiet, no_plots, look
     earlier = _report_files(out_dir)
     comparisons = write_run_report(loaded.name, analyses_by_fixed_unit(loaded, outcome.records), out_dir,
                                    plots=not no_plots)
-    _name_stale_files(out_dir, earlier)
+    _name_stale_files(out_dir, earlier, clear=fresh)
     if not quiet:
         from reports.summary import run_summary  # start-up: only when the verb runs
 
@@ -120,8 +122,14 @@ def _report_files(out_dir: Path) -> dict[Path, tuple[int, int]]:
     return found
 
 
-def _name_stale_files(out_dir: Path, earlier: dict[Path, tuple[int, int]]) -> None:
-    """Say which comparison and figure files an earlier run left that this run did not rewrite.
+#: the files a run's report writes (figures by kind, comparison JSON): what `--fresh` clears when this run did not
+#: rewrite them; any other file in the folder is the user's and stays
+_OWNED = re.compile(r"(plots/(cost-reward|anytime|ranking|sweep)-[^/]+\.(png|svg|pdf)|comparison-[^/]+\.json)")
+
+
+def _name_stale_files(out_dir: Path, earlier: dict[Path, tuple[int, int]], clear: bool = False) -> None:
+    """Say which comparison and figure files an earlier run left that this run did not rewrite; with `clear`
+    (``--fresh``, issue 39: an old figure stayed in plots/ beside the new report) remove those costmatch names.
 
     Why not delete them: the folder is the user's, and a file there may be
     theirs. Why say it: a stale comparison-calls.json or figure beside a
@@ -137,6 +145,14 @@ def _name_stale_files(out_dir: Path, earlier: dict[Path, tuple[int, int]]) -> No
             continue
         if (st.st_ino, st.st_mtime_ns) == signature:
             stale.append(path.relative_to(out_dir).as_posix())
+    if clear:
+        owned = [name for name in stale if _OWNED.fullmatch(name)]
+        for name in owned:
+            (out_dir / name).unlink(missing_ok=True)
+        if owned:
+            print(f"costmatch: --fresh: removed {len(owned)} figure or comparison file(s) an earlier run wrote",
+                  file=sys.stderr)
+        stale = [name for name in stale if name not in owned]
     if stale:
         stale.sort()
         shown = ", ".join(stale[:4]) + (f" and {len(stale) - 4} more" if len(stale) > 4 else "")
@@ -179,7 +195,8 @@ def _run_sequential(suite, out_dir: Path, *, looks, gate, margin, alpha, lower_i
     baseline, candidate = gate.split(":", 1)
     for arm in (baseline, candidate):
         if arm not in suite.arms:
-            raise InputError(f"run: --gate: arm {arm!r} is not in {suite.source}; arms: {', '.join(suite.arms)}")
+            raise InputError(f"run: --gate: arm {arm!r} is not in {suite.source}{did_you_mean(arm, list(suite.arms))}; "
+                             f"arms: {', '.join(suite.arms)}")
     _check_margin_before_cells(suite, gate, margin, reward_range)
 
     from ..running.suite import isolated_workers  # start-up: only when the verb runs

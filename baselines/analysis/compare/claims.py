@@ -182,44 +182,47 @@ def _label(claim: str) -> str:
     return "typical seed" if claim == TYPICAL else "mean"
 
 
-def claim_sentence(pair) -> str:
+def claim_sentence(pair, signed=None) -> str:
     """The pair's verdicts in words, each naming its claim, e.g.
 
     "ucb1 beats random on a typical seed (10 of 10 seeds; median gain +0.38
     [+0.21, +0.52]); the mean gain is undecided at 10 seeds".
     """
+    signed = signed or _signed   # `signed`: how a signed number prints (the analysis passes its table's decimals)
     parts = []
     for v in pair.claims:
-        parts.append(_typical_words(pair, v) if v.claim == TYPICAL else _mean_words(pair, v))
+        parts.append(_typical_words(pair, v, signed) if v.claim == TYPICAL else _mean_words(pair, v, signed))
     return "; ".join(parts)
 
 
-def _typical_words(pair, v: ClaimVerdict) -> str:
+def _typical_words(pair, v: ClaimVerdict, signed=None) -> str:
+    signed = signed or _signed
     lo, hi = v.ci
-    interval = f"[{_signed(lo)}, {_signed(hi)}]"
+    interval = f"[{signed(lo)}, {signed(hi)}]"
     of = f"of {v.wins + v.losses} seeds where they differ" if v.ties else f"of {pair.n} seeds"
     if v.verdict in DECIDED:
         win, lose = (pair.a, pair.b) if v.verdict == "a>b" else (pair.b, pair.a)
         k = v.wins if v.verdict == "a>b" else v.losses
         gain = v.estimate if v.verdict == "a>b" else -v.estimate
-        gi = interval if v.verdict == "a>b" else f"[{_signed(-hi)}, {_signed(-lo)}]"
-        return f"{win} beats {lose} on a typical seed ({k} {of}; median gain {_signed(gain)} {gi})"
+        gi = interval if v.verdict == "a>b" else f"[{signed(-hi)}, {signed(-lo)}]"
+        return f"{win} beats {lose} on a typical seed ({k} {of}; median gain {signed(gain)} {gi})"
     return (f"{pair.a} vs {pair.b} on a typical seed is {_undecided(v.verdict)} at {pair.n} seeds "
             f"({v.wins} wins, {v.losses} losses{f', {v.ties} tied' if v.ties else ''} for {pair.a}; "
-            f"median difference {_signed(v.estimate)} {interval})")
+            f"median difference {signed(v.estimate)} {interval})")
 
 
-def _mean_words(pair, v: ClaimVerdict) -> str:
+def _mean_words(pair, v: ClaimVerdict, signed=None) -> str:
+    signed = signed or _signed
     lo, hi = v.ci
     if v.verdict in DECIDED:
         win, lose = (pair.a, pair.b) if v.verdict == "a>b" else (pair.b, pair.a)
         gain = v.estimate if v.verdict == "a>b" else -v.estimate
-        gi = f"[{_signed(lo)}, {_signed(hi)}]" if v.verdict == "a>b" else f"[{_signed(-hi)}, {_signed(-lo)}]"
-        return f"{win} beats {lose} on the mean (mean gain {_signed(gain)} {gi})"
+        gi = f"[{signed(lo)}, {signed(hi)}]" if v.verdict == "a>b" else f"[{signed(-hi)}, {signed(-lo)}]"
+        return f"{win} beats {lose} on the mean (mean gain {signed(gain)} {gi})"
     if v.verdict == "equivalent":
-        return f"{pair.a} and {pair.b} are equivalent on the mean (mean difference {_signed(v.estimate)})"
+        return f"{pair.a} and {pair.b} are equivalent on the mean (mean difference {signed(v.estimate)})"
     subject = "the mean gain" if len(pair.claims) > 1 else f"{pair.a} vs {pair.b} on the mean"
-    return f"{subject} is {_undecided(v.verdict)} at {pair.n} seeds ({_signed(v.estimate)} [{_signed(lo)}, {_signed(hi)}])"
+    return f"{subject} is {_undecided(v.verdict)} at {pair.n} seeds ({signed(v.estimate)} [{signed(lo)}, {signed(hi)}])"
 
 
 def _undecided(verdict: str) -> str:

@@ -179,7 +179,9 @@ def group_ranking(by_arm: dict, alpha: float = RANK_ALPHA,
                   reward_range: tuple[float, float] | None = None) -> Ranking:
     """The group's `Ranking` from its runs by arm (a `RunIndex.of(group)`); `reward_range` as the main table's."""
     by_unit, unranked = ranking_across_units(by_arm)
-    verdicts = unit_verdicts(by_unit, alpha, reward_range)
     kinds = {anytime.score_field(r.trace) for rs in by_arm.values() for r in rs if r.trace}
     kind = None if not kinds else "reward" if kinds == {"reward"} else "dev" if kinds == {"best"} else "mixed"
+    # the declared range bounds held-out rewards; dev scores (noisy, read off an unscored trace) may leave it,
+    # and a report that raised on them lost the whole run's report (issue 39: the starter declares [0, 1])
+    verdicts = unit_verdicts(by_unit, alpha, reward_range if kind == "reward" else None)
     return Ranking(by_unit, unranked, verdicts, order_flips(by_unit), reversals(by_unit, verdicts=verdicts), kind)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 
 from ...core.units import unit_noun
+from ..compare.claims import claim_sentence
 from ..compare.comparison import Comparison, Group
 from ..compare.pair_result import PairResult
 from ..compare.frontier import supported_frontier
@@ -22,7 +23,7 @@ from ..statistics.clustered import METHOD as CLUSTERED
 from ..tables.group_runs import RunIndex, as_index
 from .confounds import confound_ratios, headline_confounds
 from .model import NOT_VALID, PAIR_WORDS, Analysis, ClaimResult, ArmRow, GroupAnalysis, Interval, OracleRow, PairRow, SpendCell
-from .precision import decimals_for
+from .precision import decimals_for, fixed
 from .ranges import RewardRange, range_for, ranges_for
 from .sweep import sweeps
 
@@ -136,6 +137,9 @@ def analyse_group(group: Group, comparison: Comparison, index: RunIndex, baselin
     present = baseline is not None and any(a.arm == baseline for a in group.arms)
     arms = _arm_rows(group, pairs, baseline if present else None, rng)
     vs = [a.vs_baseline for a in arms if a.vs_baseline is not None]
+    pair_decimals = decimals_for([c.interval.half_width for p in pairs for c in p.claims] +
+                                 [p.interval.half_width for p in vs])
+    _reword(pairs, group.pairs, pair_decimals)
     by_arm = index.of(group)
     leader = _leader(group)
     fixed = group.fixed or comparison.fixed or ""
@@ -146,7 +150,7 @@ def analyse_group(group: Group, comparison: Comparison, index: RunIndex, baselin
         fixed_noun=unit_noun(fixed, group.unit_nouns) if fixed else "",
         arms=arms, pairs=pairs,
         decimals=decimals_for(a.interval.half_width for a in arms),
-        pair_decimals=decimals_for([p.interval.half_width for p in pairs] + [p.interval.half_width for p in vs]),
+        pair_decimals=pair_decimals,
         baseline=baseline if present else None, baseline_note=_baseline_note(group, baseline, present),
         confounds=confound_ratios(group), headline_confound=headline_confounds(group, leader, pairs, comparison.tolerance),
         reward_range=rng,
@@ -155,6 +159,13 @@ def analyse_group(group: Group, comparison: Comparison, index: RunIndex, baselin
         frontiers={u: supported_frontier(group, u) for u in group.units},
         anytime=anytime_series(by_arm, fixed, group.budget.get(fixed)) if fixed and by_arm else None,
         reward_name=_reward_name(by_arm))
+
+
+def _reword(rows: list[PairRow], results: list[PairResult], decimals: int) -> None:
+    """Each pair's sentence with the numbers its table prints (same decimals), not 3 significant digits."""
+    for row, result in zip(rows, results):
+        if row.sentence and result.claims:
+            row.sentence = claim_sentence(result, signed=lambda x: fixed(x, decimals, signed=True))
 
 
 def _rank_pairs(ranking, pairs: list[PairRow], fixed: str, valid: bool, rng) -> dict:

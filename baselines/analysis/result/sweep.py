@@ -51,13 +51,18 @@ def _decided(ga: GroupAnalysis, winner: str, loser: str) -> bool:
     return p is not None and ga.valid and p.verdict == "a>b"
 
 
+def _amount(x: float) -> str:
+    """A budget as the tables print it: 2,314,440, never 2.31444e+06."""
+    return f"{x:,.0f}" if float(x).is_integer() else f"{x:,.6g}"
+
+
 def _band_or_note(g0: GroupAnalysis, g1: GroupAnalysis, fixed: str) -> tuple[SweepBand | None, str]:
     x, y = _leader(g0), _leader(g1)
     lo, hi = g0.group.budget[fixed], g1.group.budget[fixed]
     if not x or not y or x == y or not (g0.valid and g1.valid):
         return None, ""
     ran = {a.arm for a in g0.arms} & {a.arm for a in g1.arms}
-    where = f"between {lo:g} and {hi:g} {unit_noun(fixed, g0.group.unit_nouns)}"
+    where = f"between {_amount(lo)} and {_amount(hi)} {unit_noun(fixed, g0.group.unit_nouns)}"
     if not {x, y} <= ran:
         missing = sorted({x, y} - ran)
         return None, (f"The highest mean changes from {x} to {y} {where}, but {', '.join(missing)} did not run at "

@@ -10,6 +10,8 @@ Replace it with your own task. What costmatch needs from a workload class:
 - `score(instance, choice)`: the held-out reward of the arm's final choice,
   on data the arm never saw (here: the exact distance, while arms only see
   noisy dev scores).
+- `reward_range` (optional): the lowest and highest reward `score` can
+  return; a reward outside it stops that arm's run at once.
 
 Constructor keyword arguments are the suite's `params`.
 """
@@ -28,6 +30,7 @@ class HiddenPoint:
     # it is real spend.
     measures = ("calls", "prompt_tokens", "completion_tokens", "tokens", "rollouts", "seconds")
     score_trace = True  # scoring is cheap: the report's anytime curves use the held-out score
+    reward_range = (0.0, 1.0)  # what score() can return: the gate and intervals use it (distribution-free bounds)
 
     def __init__(self, dimension: int = 3, dev_noise: float = 0.05):
         if dimension < 1:
