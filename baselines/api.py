@@ -257,7 +257,8 @@ def check(records: list[RunRecord] | str | Path, *, baseline: str, candidate: st
     recorded.history = check_history(str(history), results=paths, outcome=results, comparison=comparison,
                                      baseline=baseline, candidate=candidate, fixed=fixed, margin=str(margin),
                                      lower_is_better=lower_is_better, bounds=bounds, options=merged,
-                                     records=list(records), commit=commit, branch=branch, reference=pinned)
+                                     records=list(records), commit=commit, branch=branch, reference=pinned,
+                                     claim=claim or "mean")
     return recorded
 
 

@@ -41,17 +41,25 @@ CELLS = [
     ("every commit exactly at the margin, right-skewed differences", AT_MARGIN, "auto", 30, 12, "lognormal"),
     ("one step of -0.01 at commit 15", STEP, "auto", 30, 13),
 ]
+#: issue 37's typical-seed claim (`check --claim typical`): the median paired difference, exact sign test
+TYPICAL = [
+    ("losing 0.01 per commit, typical-seed claim", LOSING, "auto", 30, 21, "normal", "typical"),
+    ("losing 0.01 per commit, both claims", LOSING, "auto", 30, 22, "normal", "both"),
+    ("no change, typical-seed claim", FLAT, "auto", 30, 23, "normal", "typical"),
+    ("every commit exactly at the margin, typical-seed claim", AT_MARGIN, "auto", 30, 24, "normal", "typical"),
+]
 
 
 HEADER = ("| history | bounds | drift horizon | per-commit PASS | drift alarm by commit 8 | median first drift alarm | "
           "drift alarm anywhere | step found anywhere | drift or step anywhere |")
 
 
-def rows(histories: int) -> list[str]:
+def rows(histories: int, cells=CELLS) -> list[str]:
     out = [HEADER, "|---|---|---|---|---|---|---|---|---|"]
-    for name, means, bounds, horizon, seed, *shape in CELLS:
-        r = simulate_history(means, bounds=bounds, horizon=horizon, histories=histories, seed=seed,
-                             shape=shape[0] if shape else "normal", expected_step=15 if means is STEP else None)
+    for name, means, bounds, horizon, seed, *extra in cells:
+        shape, claim = (list(extra) + ["normal", "mean"][len(extra):])[:2]
+        r = simulate_history(means, bounds=bounds, horizon=horizon, histories=histories, seed=seed, shape=shape,
+                             expected_step=15 if means is STEP else None, claim=claim)
         e = r.error
         located = f" (at commit 15 ± 1: {r.step_at:.3f})" if means is STEP else ""
         out.append(f"| {name} | {bounds} | {horizon} | {r.base_pass:.3f} | {r.drift_by[8]:.3f} ± "
@@ -75,13 +83,19 @@ commit is gated by the real `gate_decision` and each history read by the real `g
 
 
 def section(histories: int) -> str:
-    return INTRO.format(n=histories) + "\n" + "\n".join(rows(histories)) + "\n"
+    return INTRO.format(n=histories) + "\n" + "\n".join(rows(histories, CELLS + TYPICAL)) + "\n"
 
 
 def main() -> None:
     p = argparse.ArgumentParser()
     p.add_argument("--histories", type=int, default=2000)
-    print(section(p.parse_args().histories))
+    p.add_argument("--rows", default=None, metavar="A:B", help="only rows A to B-1 (to share the work out)")
+    a = p.parse_args()
+    if a.rows:
+        lo, hi = (int(x) for x in a.rows.split(":"))
+        print("\n".join(rows(a.histories, (CELLS + TYPICAL)[lo:hi])[2:]))
+    else:
+        print(section(a.histories))
 
 
 if __name__ == "__main__":

@@ -14,6 +14,8 @@ from baselines.analysis.history.view import GroupHistory
 from .text import budget_text, md, pipe_table
 
 ICON = {"PASS": "✅", "FAIL": "❌", "INCONCLUSIVE": "⚠️"}
+#: the drift gate's verdict in the words of a drift column
+DRIFT_WORDS = {"PASS": "within the margin", "INCONCLUSIVE": "undecided", "FAIL": "🔻 DRIFT"}
 
 
 def drift_line(entry: HistoryEntry) -> str:
@@ -53,7 +55,7 @@ def history_markdown(groups: list[GroupHistory], last: int = 10, title: str = "c
         rows = []
         for p in g.points[-last:]:
             commit = f"[`{p.commit[:12]}`]({p.url})" if p.url else f"`{md(p.commit[:12])}`"
-            drift = ("🔻 DRIFT" if p.drifted else (p.drift_verdict or "")) if p.drift_verdict else "—"
+            drift = DRIFT_WORDS.get(p.drift_verdict, p.drift_verdict) if p.drift_verdict else "—"
             rows.append([commit, f"{ICON.get(p.verdict, '')} {p.verdict}", _num(p.estimate),
                          f"[{_num(p.base_lower)}, {_num(p.base_upper)}]", _num(p.value) if g.reference else "—",
                          drift, str(p.seeds)])

@@ -15,6 +15,7 @@ import math
 
 from baselines.analysis.history.view import GroupHistory, HistoryPoint
 
+from .history_markdown import DRIFT_WORDS
 from .html import CSP, STYLE, _cell, _table, esc
 
 W, H = 900, 360
@@ -112,7 +113,7 @@ def _rows(g: GroupHistory, g_id: str) -> list[str]:
         step = next((f"step {s.change:+.3g}" for s in g.steps.steps if s.index == p.index), "")
         rows.append(f'<td id="{g_id}-c{p.index}" class="name">{link}</td>' + _cell(p.index, p.index)
                     + _cell(p.verdict) + _cell(f"{p.value:+.4g}" if math.isfinite(p.value) else "n/a", p.value)
-                    + _cell(bounds) + _cell("DRIFT" if p.drifted else (p.drift_verdict or "\u2014"))
+                    + _cell(bounds) + _cell(DRIFT_WORDS.get(p.drift_verdict, "\u2014").replace("🔻 ", ""))
                     + _cell(step) + _cell(p.checks, p.checks) + _cell(p.sentence, cls="note"))
     return rows
 

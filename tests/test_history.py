@@ -215,3 +215,15 @@ def test_a_commit_link_that_is_not_http_is_not_drawn_as_a_link():
                             0.05, 0.05, "t", 10, se=0.005, commit_url="javascript:alert(1)") for k in range(3)]
     page = history_html(history_view(entries))
     assert "javascript:" not in page and "<script>x" not in page and 'href="#g0-c2"' in page
+
+
+def test_the_drift_gate_gates_the_claim_the_base_gate_gates(tmp_path):
+    from baselines.analysis.statistics.typical_seed import GATE_METHOD
+
+    ref, now = _drifted_pair(tmp_path)
+    history = tmp_path / "h.jsonl"
+    assert _check(now, history, "c1", "--reference", ref, "--claim", "typical") in (0, 3, 4)
+    line = json.loads(history.read_text())
+    assert line["claim"] == "typical" and line["drift"]["method"] == GATE_METHOD
+    _check(now, history, "c1", "--reference", ref)     # the same data under another claim: a re-check
+    assert [json.loads(x)["recheck"] for x in history.read_text().splitlines()] == [0, 1]

@@ -108,3 +108,12 @@ def test_cli_workload_and_arm_typos_suggest_the_name(tmp_path, capsys):
     assert "(did you mean 'local-search'?)" in capsys.readouterr().err
     assert main(["compare", results, "--fixed", "rollout", "--no-pairs"]) in (0, 1)   # an alias: not "unknown"
     assert "unknown unit" not in capsys.readouterr().err
+
+
+def test_a_gate_arm_typo_in_run_suggests_the_arm(tmp_path, capsys):
+    suite = tmp_path / "s.toml"
+    suite.write_text(BASE)
+    assert main(["run", str(suite), "--out", str(tmp_path / "o"), "--looks", "2", "--gate", "local-serch:random-guess",
+                 "--margin", "0.1", "--backend", "sequential"]) == 2
+    err = capsys.readouterr().err
+    assert "--gate: arm 'local-serch' is not in" in err and "(did you mean 'local-search'?)" in err

@@ -99,7 +99,8 @@ def run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_early
         recorded = _record(history, pinned, results=results, outcome=outcome, comparison=comparison,
                            baseline=baseline, candidate=candidate, fixed=fixed, margin=margin,
                            lower_is_better=lower_is_better, bounds=bounds, options=options,
-                           records=records if isinstance(records, list) else None, commit=commit, branch=branch)
+                           records=records if isinstance(records, list) else None, commit=commit, branch=branch,
+                           claim=claim or "mean")
     print_gate(outcome, verdict, baseline=baseline, candidate=candidate, fixed=fixed, as_json=as_json,
                skipped=comparison.skipped, history=recorded)
     if not as_json and recorded is not None:

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from ..core.errors import InputError
+from ..core.suggest import did_you_mean
 from ..core.scoped import gc_paused
 from .check import add_gate_arguments
 from .gate_output import gate_exit, print_gate
@@ -194,7 +195,8 @@ def _run_sequential(suite, out_dir: Path, *, looks, gate, margin, alpha, lower_i
     baseline, candidate = gate.split(":", 1)
     for arm in (baseline, candidate):
         if arm not in suite.arms:
-            raise InputError(f"run: --gate: arm {arm!r} is not in {suite.source}; arms: {', '.join(suite.arms)}")
+            raise InputError(f"run: --gate: arm {arm!r} is not in {suite.source}{did_you_mean(arm, list(suite.arms))}; "
+                             f"arms: {', '.join(suite.arms)}")
     _check_margin_before_cells(suite, gate, margin, reward_range)
 
     from ..running.suite import isolated_workers  # start-up: only when the verb runs

@@ -15,12 +15,13 @@ from .recording import HistoryOutcome, Reference, base_entry, record_history, re
 def check_history(history: str, *, results: list[str], outcome: list, comparison, baseline: str, candidate: str,
                   fixed: str | None, margin, lower_is_better: bool = False, bounds: str = "auto", options=None,
                   records=None, commit: str | None = None, branch: str | None = None,
-                  reference: Reference | None = None) -> HistoryOutcome:
+                  reference: Reference | None = None, claim: str = "mean") -> HistoryOutcome:
     """Append one line per gated group of `outcome` (GateResults) to `history`; gate drift when `reference`.
 
     `records` are the runs checked (a list of RunRecord; read from `results`
     when None and a reference needs them). Raises InputError when no commit
-    is given or found (`--commit`).
+    is given or found (`--commit`). `claim` (issue 37: mean, typical or both)
+    is the base gate's, and the drift gate gates the same claim.
     """
     info = commit_info(commit, branch)
     if info is None:
@@ -36,7 +37,8 @@ def check_history(history: str, *, results: list[str], outcome: list, comparison
         mine = [r for r in runs if r.arm == candidate]
         try:
             gated, comparison = run_gate(mine + ref, fixed, name, candidate, margin, alpha,
-                                         lower_is_better=lower_is_better, bounds=bounds, options=options)
+                                         lower_is_better=lower_is_better, bounds=bounds, options=options,
+                                         claim=claim)
         except ValueError as exc:
             raise InputError(f"check --reference {reference.path}: {exc}") from None
         return {(g.workload, budget_key(g.budget)): (g, comparison, (name, candidate)) for g in gated}

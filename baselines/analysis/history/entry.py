@@ -83,6 +83,7 @@ class HistoryEntry:
     results: list[dict] = field(default_factory=list)   # [{"path", "sha256"}] of the results files checked
     recheck: int = 0                 # 0: the first check of this (commit, group); k: the k-th re-check
     lower_is_better: bool = False
+    claim: str = "mean"              # the gate's claim (issue 37): mean, typical or both
     drift: Drift | None = None
     line: int = 0                    # where it was read from (not written)
 
@@ -91,9 +92,10 @@ class HistoryEntry:
         return (self.workload, budget_key(self.budget), self.baseline, self.candidate)
 
     def data_key(self) -> tuple:
-        """What makes two checks the same look: the results and reference files' contents, by hash."""
+        """What makes two checks the same look: the results and reference files' contents (by hash) and the rule
+        (margin, claim); the same data under another margin or claim is a re-check, never the same line."""
         ref = self.drift.reference_sha256 if self.drift else None
-        return (tuple(sorted(r.get("sha256", "") for r in self.results)), ref)
+        return (tuple(sorted(str(r.get("sha256", "")) for r in self.results)), ref, self.margin, self.claim)
 
     def to_json(self) -> dict[str, Any]:
         return {"schema": SCHEMA, "commit": self.commit, "branch": self.branch, "time": self.time,
@@ -102,7 +104,7 @@ class HistoryEntry:
                 "verdict": self.verdict, "estimate": _num(self.estimate),
                 "interval": [_num(self.lower), _num(self.upper)], "se": _num(self.se), "alpha": self.alpha,
                 "margin": _num(self.margin), "method": self.method, "seeds": self.seeds,
-                "lower_is_better": self.lower_is_better,
+                "lower_is_better": self.lower_is_better, "claim": self.claim,
                 "baseline_mean": _num(self.baseline_mean), "candidate_mean": _num(self.candidate_mean),
                 "results": list(self.results), "recheck": self.recheck,
                 "drift": self.drift.to_json() if self.drift else None}
@@ -144,7 +146,7 @@ def parse_entry(line: bytes, where: str) -> HistoryEntry:
             commit_url=obj.get("commit_url"), baseline_mean=_num(obj.get("baseline_mean")),
             candidate_mean=_num(obj.get("candidate_mean")), se=_num(obj.get("se")),
             results=list(obj.get("results") or []), recheck=int(obj.get("recheck", 0)),
-            lower_is_better=bool(obj.get("lower_is_better", False)),
+            lower_is_better=bool(obj.get("lower_is_better", False)), claim=str(obj.get("claim", "mean")),
             drift=_parse_drift(obj.get("drift")))
     except (TypeError, ValueError, KeyError, IndexError) as exc:
         raise InputError(f"{where}: a field has the wrong type ({exc}); lines are written by `costmatch check "

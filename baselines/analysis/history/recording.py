@@ -125,7 +125,8 @@ def base_entry(result, comparison, info: CommitInfo, *, baseline: str, candidate
         verdict=result.verdict, estimate=result.diff, lower=result.lower, upper=result.upper, alpha=result.alpha,
         margin=result.margin, method=result.method, seeds=result.n, baseline_mean=b_mean, candidate_mean=c_mean,
         se=paired_se(comparison, result, baseline, candidate),
-        results=[{"path": str(p), "sha256": file_sha256(p)} for p in results], lower_is_better=lower_is_better)
+        results=[{"path": str(p), "sha256": file_sha256(p)} for p in results], lower_is_better=lower_is_better,
+        claim=getattr(result, "claim", "mean"))
 
 
 def record_history(path: str, entries: list[HistoryEntry], gate_drift=None, reference: Reference | None = None

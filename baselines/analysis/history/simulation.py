@@ -13,12 +13,14 @@ reference itself), so its differences are d_k - d_(k-1).
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..gating.gate_bounds import PASS, gate_decision
+from ..gating.typical_gate import combine, typical_gate_decision
 from .drift import drift_alpha
 from .steps import STEP_ALPHA
 from .entry import Drift, HistoryEntry
@@ -41,11 +43,22 @@ class HistoryRates:
         return math.sqrt(max(rate * (1 - rate), 1e-12) / self.histories)
 
 
+def _decide(diffs: np.ndarray, margin: float, alpha: float, bounds: str, claim: str):
+    """The gate's decision on one commit's differences for `claim` (issue 37): mean, typical or both."""
+    if claim == "mean":
+        return gate_decision(diffs, margin, alpha, bounds=bounds)
+    typical = typical_gate_decision(diffs, margin, alpha)
+    if claim == "typical":
+        return typical
+    mean = gate_decision(diffs, margin, alpha, bounds=bounds)
+    return dataclasses.replace(mean, verdict=combine(mean, typical))
+
+
 def _entry(k: int, base: np.ndarray, ref: np.ndarray, margin: float, alpha: float, horizon: int,
-           bounds: str) -> HistoryEntry:
-    g = gate_decision(base, margin, alpha, bounds=bounds)
+           bounds: str, claim: str = "mean") -> HistoryEntry:
+    g = _decide(base, margin, alpha, bounds, claim)
     a = drift_alpha(k, horizon, alpha)
-    d = gate_decision(ref, margin, a if a > 0 else alpha / horizon, bounds=bounds)
+    d = _decide(ref, margin, a if a > 0 else alpha / horizon, bounds, claim)
     n = ref.size
     drift = Drift("reference", "sim", "candidate", d.mean, d.lower, d.upper, a, k, horizon, d.method,
                   d.verdict if a > 0 else "INCONCLUSIVE", n, se=_se(ref))
@@ -68,7 +81,7 @@ def _se(d: np.ndarray) -> float:
 def simulate_history(means, sd: float = 0.02, n: int = 10, margin: float = 0.05, alpha: float = 0.05,
                      horizon: int = 30, bounds: str = "auto", histories: int = 500, seed: int = 0,
                      step_alpha: float = STEP_ALPHA, by: tuple[int, ...] = (8,), shape: str = "normal",
-                     expected_step: int | None = None) -> HistoryRates:
+                     expected_step: int | None = None, claim: str = "mean") -> HistoryRates:
     """Rates over `histories` seeded histories whose commit k (1-based) has true drift `means[k - 1]`.
 
     `shape` "lognormal": per-seed differences mean + sd * (a centred lognormal, sigma 1, scaled to sd 1),
@@ -83,7 +96,7 @@ def simulate_history(means, sd: float = 0.02, n: int = 10, margin: float = 0.05,
         previous = np.zeros(n)
         entries = []
         for k in range(1, commits + 1):
-            entries.append(_entry(k, d[k - 1] - previous, d[k - 1], margin, alpha, horizon, bounds))
+            entries.append(_entry(k, d[k - 1] - previous, d[k - 1], margin, alpha, horizon, bounds, claim))
             previous = d[k - 1]
         passes += sum(e.verdict == PASS for e in entries)
         view = group_history(entries, step_alpha)
