@@ -4,7 +4,7 @@ A green suite says the code does what the tests check; a surviving mutant says w
 with every test still green (issue 44 found four such rules by hand). This runs mutmut (3.x) on each
 decision module against that module's own default tests, in a throw-away copy of the tree (the checkout
 gets no `mutants/` folder), and writes a report: per module, killed / survived / equivalent, the score
-killed / (killed + survived - equivalent), and every survivor's diff.
+killed / (killed + survived + untested), equivalents left out, and every survivor's diff.
 
 Equivalent mutants (a change that cannot alter behaviour) are listed in `mutation_equivalent.toml`
 beside this file, each with its module, the mutated line as mutmut writes it, and a one-line reason;
@@ -36,8 +36,10 @@ EQUIVALENT_FILE = Path(__file__).with_name("mutation_equivalent.toml")
 
 #: decision module (file name, found once under baselines/) -> the default tests that judge it
 MODULES: dict[str, list[str]] = {
-    "budget.py": ["tests/test_budget.py", "tests/test_budget_rule.py", "tests/test_meter.py"],
-    "meter.py": ["tests/test_meter.py", "tests/test_budget_rule.py", "tests/test_governor.py"],
+    "budget.py": ["tests/test_budget.py", "tests/test_budget_rule.py", "tests/test_meter.py",
+                  "tests/test_mutation_budget.py"],
+    "meter.py": ["tests/test_meter.py", "tests/test_budget_rule.py", "tests/test_governor.py",
+                 "tests/test_mutation_meter.py"],
     "json_line.py": ["tests/test_records.py", "tests/test_reader_rules.py", "tests/test_repeated_keys.py"],
     "spend_checks.py": ["tests/test_compare.py", "tests/test_mutation_misses.py"],
     "alpha.py": ["tests/test_alpha.py", "tests/test_compare.py"],
@@ -75,8 +77,13 @@ class ModuleResult:
         return self.counts.get("killed", 0) + self.counts.get("timeout", 0)
 
     @property
+    def untested(self) -> int:
+        return self.counts.get("no tests", 0)
+
+    @property
     def score(self) -> float | None:
-        judged = self.killed + len(self.survivors)
+        """Killed over every non-equivalent mutant: one that no listed test reaches is not killed either."""
+        judged = self.killed + len(self.survivors) + self.untested
         return self.killed / judged if judged else None
 
 
@@ -219,10 +226,11 @@ def report(results: list[ModuleResult]) -> str:
         rows.append(f"| `{r.path}` | {total} | {r.killed} | {len(r.survivors)} | {len(r.equivalent)} | "
                     f"{r.counts.get('no tests', 0)} | {score} |")
     killed = sum(r.killed for r in results)
-    judged = killed + sum(len(r.survivors) for r in results)
+    judged = killed + sum(len(r.survivors) + r.untested for r in results)
     overall = f"{killed / judged:.1%}" if judged else "—"
     out = ["# Mutation report", "", f"Overall: {killed} of {judged} non-equivalent mutants killed ({overall}).",
-           "Score = killed / (killed + survived - equivalent); 'no tests' are mutants in code no listed test reaches.",
+           "Score = killed / (killed + survived + no tests), equivalents left out; 'no tests' are mutants in code no listed",
+           "test reaches: nothing would notice them either.",
            "", *rows, ""]
     for r in results:
         if r.survivors:
@@ -248,7 +256,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--isolation", choices=["fork", "forkserver"], default="fork",
                         help="fork: fast, caches emptied per mutant (default); forkserver: slow, clean imports")
     parser.add_argument("--min-score", type=float, default=0.9)
-    parser.add_argument("--strict", action="store_true", help="exit 1 on any survivor not listed as equivalent")
+    parser.add_argument("--strict", action="store_true",
+                        help="exit 1 on any survivor not listed as equivalent, or any mutant no test reaches")
     args = parser.parse_args(argv)
     if shutil.which("mutmut") is None:
         print("mutation: mutmut is not installed: python3 -m pip install mutmut==3.8.1", file=sys.stderr)
@@ -269,7 +278,7 @@ def main(argv: list[str] | None = None) -> int:
     args.out.write_text(report(results))
     print(f"report: {args.out}")
     low = [r.path for r in results if r.score is not None and r.score < args.min_score]
-    if low or (args.strict and any(r.survivors for r in results)):
+    if low or (args.strict and any(r.survivors or r.untested for r in results)):
         print(f"mutation: below {args.min_score:.0%} or unlisted survivors in: {', '.join(low) or 'see report'}")
         return 1
     return 0

@@ -320,3 +320,31 @@ def test_a_one_cell_rejection_region_has_its_closed_form_tail():
     assert _tail_sup(n, d, only) == pytest.approx(((1 + d) / 2) ** n, rel=1e-9)
     assert _tail_sup(n, 0.2, only) == pytest.approx(0.6 ** n, rel=1e-9)
     assert _tail_sup(n, 1.0, only) == pytest.approx(1.0)       # a one-point nuisance range: p10 = 1
+
+
+def test_clustered_seeds_to_decide_is_the_first_n_whose_t_bound_clears_the_margin():
+    """Oracle: scipy's t quantile over seed counts tried one by one, at the clustered SE's per-seed spread:
+    sd(seed means) when the seed effect dominates, the within-seed floor's when the items' noise does."""
+    from scipy import stats as sps
+
+    from baselines.analysis.statistics.clustered import seeds_to_decide
+
+    rng = np.random.default_rng(4)
+    seedy = [rng.normal(0.05, 0.02, 10) + rng.normal(0, 0.3) for _ in range(5)]    # the CR SE dominates
+    noisy = [c - c.mean() + 0.05 for c in (rng.normal(0, 0.5, 10) for _ in range(5))]  # equal means: the floor
+    for clusters in (seedy, noisy):
+        means = np.array([c.mean() for c in clusters])
+        floor = math.sqrt(sum(((c - c.mean()) ** 2).sum() for c in clusters) / (50 - 5) / 50)
+        sd = max(means.std(ddof=1) / math.sqrt(5), floor) * math.sqrt(5)
+        for margin in (0.05, 0.4):
+            distance = abs(means.mean() + margin)
+            expected = next((n for n in range(2, 101) if sps.t.ppf(0.95, n - 1) * sd / math.sqrt(n) < distance),
+                            None)
+            assert expected is not None and seeds_to_decide(clusters, margin, 0.05) == expected, (margin, sd)
+    assert sd == pytest.approx(floor * math.sqrt(5))                   # the last case was the floor's
+    assert seeds_to_decide(seedy, -float(np.mean(np.concatenate(seedy))), 0.05) is None   # mean on -margin
+    assert seeds_to_decide(seedy[:1], 0.1, 0.05) is None               # one seed: no bound at all
+    symmetric = [np.array([-0.5, 0.5]), np.array([-0.25, 0.25]), np.array([-1.0, 1.0])]   # mean exactly 0
+    assert seeds_to_decide(symmetric, 1.0, 0.05) == next(                # distance exactly 1 decides too
+        n for n in range(2, 101) if sps.t.ppf(0.95, n - 1) * math.sqrt(2.625 / 3 / 6) * math.sqrt(3)
+        / math.sqrt(n) < 1.0)

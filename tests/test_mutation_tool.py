@@ -59,12 +59,12 @@ def test_the_listed_equivalents_each_give_a_reason(mutation, tmp_path):
         mutation.load_equivalents(bad)
 
 
-def test_the_score_counts_timeouts_as_kills_and_leaves_equivalents_out(mutation):
+def test_the_score_counts_timeouts_as_kills_untested_as_not_and_leaves_equivalents_out(mutation):
     r = mutation.ModuleResult("m.py", counts={"killed": 7, "timeout": 1, "survived": 3, "no tests": 4},
                               survivors=[("a", ""), ("b", "")], equivalent=[("c", "reason")])
-    assert r.killed == 8 and r.score == pytest.approx(0.8)
+    assert r.killed == 8 and r.untested == 4 and r.score == pytest.approx(8 / 14)
     text = mutation.report([r])
-    assert "| `m.py` | 15 | 8 | 2 | 1 | 4 | 80.0% |" in text and "8 of 10 non-equivalent" in text
+    assert "| `m.py` | 15 | 8 | 2 | 1 | 4 | 57.1% |" in text and "8 of 14 non-equivalent" in text
     assert mutation.ModuleResult("n.py").score is None
 
 
@@ -87,5 +87,6 @@ def test_no_unlisted_mutant_survives_in_the_guarded_decision_modules(tmp_path, m
                            "--log", str(tmp_path / "log.txt")], cwd=tmp_path, capture_output=True, text=True,
                           timeout=3000)
     assert done.returncode == 0, done.stdout + done.stderr + (out.read_text() if out.exists() else "")
-    survived = re.findall(r"^\S+\.py: \d+ killed, (\d+) survived", done.stdout, re.M)
-    assert survived == ["0"] * len(GUARDED), done.stdout
+    counts = re.findall(r"^\S+\.py: \d+ killed, (\d+) survived, \d+ equivalent, (\d+) without tests",
+                        done.stdout, re.M)
+    assert counts == [("0", "0")] * len(GUARDED), done.stdout
