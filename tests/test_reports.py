@@ -579,3 +579,12 @@ def test_run_summary_names_the_fixed_unit_in_words_not_its_key():
     line = group_line(compare(recs, fixed="completion_tokens").groups[0])
     assert line.startswith("w at 1,000 completion tokens (fixed completion tokens): valid"), line
     assert "completion_tokens" not in line
+
+
+def test_the_column_against_the_baseline_names_its_claim():
+    """The column printed the median gain under "vs base (paired)" while `check` prints the mean gain: say which."""
+    recs = spec_records({"a": {"tokens": 1000}, "base": {"tokens": 1000}})
+    text = comparison_markdown(compare(recs, fixed="tokens", baseline="base"), baseline="base")
+    assert "| vs base (paired, typical seed) |" in re.sub(r" +\|", " |", text), text
+    text = comparison_markdown(compare(recs, fixed="tokens", baseline="base", claim="mean"), baseline="base")
+    assert "| vs base (paired, mean) |" in re.sub(r" +\|", " |", text)
