@@ -176,3 +176,20 @@ def test_a_voided_unit_is_unknown_for_the_whole_run():
     meter.void("usd", "a model missing from the price table")
     assert meter.voided("usd") and not meter.voided("tokens")
     assert meter.spend()["usd"] is None
+
+
+def test_rollouts_charges_one_by_default():
+    """Kills: the default n of rollouts() changed."""
+    meter = Meter(Budget(rollouts=3))
+    meter.rollouts()
+    meter.rollouts(2)
+    assert meter.spend()["rollouts"] == 3
+
+
+def test_a_unit_voided_in_a_sub_run_is_unknown_for_the_whole_run():
+    """Kills: the parent voiding None, or called without the unit."""
+    parent = Meter()
+    child = parent.sub(Budget(calls=5))
+    child.call(usd=0.5)
+    child.void("usd", "no price for 'm'")
+    assert parent.voided("usd") and parent.spend()["usd"] is None
