@@ -167,6 +167,8 @@ def configure(work: Path, path: str, tests: list[str], isolation: str = "fork") 
     quoted = lambda xs: "[" + ", ".join(f'"{x}"' for x in xs) + "]"  # noqa: E731
     text += ("\n[tool.mutmut]\n"
              'source_paths = ["baselines", "reports", "arms", "workloads"]\n'
+             # what tests read besides the packages (mutmut copies only those and tests/ into mutants/)
+             'also_copy = ["benchmarks", "docs", "README.md"]\n'
              f"only_mutate = {quoted([path])}\n"
              f"pytest_add_cli_args = {quoted(PYTEST_ARGS + (['-p', 'tests._mutmut_fresh_caches'] if isolation == 'fork' else []))}\n"
              f"pytest_add_cli_args_test_selection = {quoted(tests)}\n"
@@ -214,6 +216,8 @@ def run_module(name: str, entries: list[dict], children: int, log: Path, isolati
                     result.equivalent.append((match["name"], reason))
                 else:
                     result.survivors.append((match["name"], diff))
+    if not result.counts:
+        raise SystemExit(f"mutation: {path}: mutmut ran no mutant (its clean test run failed?); see {log}")
     return result
 
 
