@@ -262,6 +262,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--strict", action="store_true",
                         help="exit 1 on any survivor not listed as equivalent, or any mutant no test reaches")
     args = parser.parse_args(argv)
+    # a plain kill (SIGTERM) ends this script through `finally`, so run_group ends mutmut's group too
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     if shutil.which("mutmut") is None:
         print("mutation: mutmut is not installed: python3 -m pip install mutmut==3.8.1", file=sys.stderr)
         return 2
