@@ -38,7 +38,8 @@ EQUIVALENT_FILE = Path(__file__).with_name("mutation_equivalent.toml")
 MODULES: dict[str, list[str]] = {
     "budget.py": ["tests/test_budget.py", "tests/test_budget_rule.py", "tests/test_meter.py",
                   "tests/test_mutation_budget.py"],
-    "meter.py": ["tests/test_meter.py", "tests/test_budget_rule.py", "tests/test_governor.py"],
+    "meter.py": ["tests/test_meter.py", "tests/test_budget_rule.py", "tests/test_governor.py",
+                 "tests/test_mutation_meter.py"],
     "json_line.py": ["tests/test_records.py", "tests/test_reader_rules.py", "tests/test_repeated_keys.py"],
     "spend_checks.py": ["tests/test_compare.py", "tests/test_mutation_misses.py"],
     "alpha.py": ["tests/test_alpha.py", "tests/test_compare.py"],

@@ -44,7 +44,7 @@ def history_markdown(groups: list[GroupHistory], last: int = 10, title: str = "c
     """Job-summary markdown: per group its headline, steps, the stated false-alarm rate and the last commits."""
     out = [f"### {md(title)}", ""]
     for g in groups:
-        out += [f"**{md(g.workload)}** at {md(g.budget_text)}: {md(g.candidate)} against {md(g.baseline)}"
+        out += [f"**{md(g.workload)}** at {md(budget_text(g.budget))}: {md(g.candidate)} against {md(g.baseline)}"
                 + (f", drift against the {md(g.reference)} reference" if g.reference else "") + ".", "",
                 md(g.headline) + ".", ""]
         for s in g.steps.steps:

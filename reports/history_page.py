@@ -17,6 +17,7 @@ from baselines.analysis.history.view import GroupHistory, HistoryPoint
 
 from .history_markdown import DRIFT_WORDS
 from .html import CSP, STYLE, _cell, _table, esc
+from .text import budget_text
 
 W, H = 900, 360
 LEFT, RIGHT, TOP, BOTTOM = 64, 16, 18, 78
@@ -127,7 +128,7 @@ def group_section(g: GroupHistory, g_id: str) -> str:
               "<span>\u25ef red ring: drift beyond the margin</span><span style=\"color:#5a2ca0\">\u2506 step</span>"
               "<span>bars: the bounds the verdict read</span></p>")
     notes = "".join(f"<p class=\"note\">{esc(n)}</p>" for n in g.notes)
-    return (f"<h2 id=\"{g_id}\"><span class=\"name\">{esc(g.workload)}</span> at {esc(g.budget_text)}: "
+    return (f"<h2 id=\"{g_id}\"><span class=\"name\">{esc(g.workload)}</span> at {esc(budget_text(g.budget))}: "
             f"<span class=\"name\">{esc(g.candidate)}</span> against <span class=\"name\">{esc(g.baseline)}</span></h2>"
             f"<p class=\"headline info\">{esc(g.headline)}</p>{notes}"
             f"<figure class=\"chart\">{chart_svg(g, g_id)}<figcaption>{esc(g.series)} per commit, with the bounds "
@@ -140,7 +141,7 @@ def group_section(g: GroupHistory, g_id: str) -> str:
 
 def history_html(groups: list[GroupHistory], title: str = "costmatch history") -> str:
     body = [group_section(g, f"g{i}") for i, g in enumerate(groups)]
-    nav = "".join(f"<li><a href=\"#g{i}\">{esc(g.workload)} at {esc(g.budget_text)}</a></li>"
+    nav = "".join(f"<li><a href=\"#g{i}\">{esc(g.workload)} at {esc(budget_text(g.budget))}</a></li>"
                   for i, g in enumerate(groups))
     return "\n".join([
         "<!DOCTYPE html>", "<html lang=\"en\"><head><meta charset=\"utf-8\">",

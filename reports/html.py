@@ -35,7 +35,7 @@ from .headline import group_headline, informative_first
 from .confounds import confound_matrix, confound_reference
 from .markdown import claim_rows, p_header
 from .ranking_view import oracle_text, ranking_rows, weak_pair_lines
-from .table_rows import VERDICT_LEGEND, baseline_pairs, family_line, shown_units
+from .table_rows import VERDICT_LEGEND, baseline_claim, baseline_pairs, family_line, shown_units
 from .text import DASH, NA, budget_text, fixed, interval, quantity
 
 CSP = ("default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:; "
@@ -198,7 +198,9 @@ def _group_html(ga: GroupAnalysis, comparison: Comparison, confound_units: list[
 def _arm_table(ga: GroupAnalysis, metric: str, units: list[str]) -> str:
     """The arm table: the key columns (arm, mean with its interval, verdict) first, so a phone shows them."""
     present, dec, vs_dec = ga.baseline, ga.decimals, ga.pair_decimals
-    headers = ["arm", f"{metric} (mean)", "95% CI"] + ([f"vs {present}", "verdict"] if present else []) + \
+    claim = baseline_claim(ga) if present else ""
+    headers = ["arm", f"{metric} (mean)", "95% CI"] + \
+        ([f"vs {present}" + (f" ({claim})" if claim else ""), "verdict"] if present else []) + \
         ["seeds", "errors"] + [f"{unit_noun(u)} (median)" for u in units]
     errors = {a.arm: a.errors for a in ga.group.arms}
     body = []

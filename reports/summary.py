@@ -11,7 +11,7 @@ from pathlib import Path
 
 from baselines.analysis.compare.comparison import Comparison, Group
 from baselines.analysis.compare.claims import claim_phrase
-from baselines.core.units import nouns_of
+from baselines.core.units import nouns_of, unit_noun
 
 from .text import budget_text
 
@@ -82,7 +82,7 @@ def group_line(group: Group, errors: dict | None = None) -> str:
     """One line per group; `errors` (:func:`first_errors` of the records) names the seed of each quoted error."""
     state = group_state(group)
     scored = [a for a in group.arms if a.scored and not math.isnan(a.mean)]
-    parts = [f"{group.workload} at {budget_text(group.budget)} (fixed {group.fixed}): {state}"]
+    parts = [f"{group.workload} at {budget_text(group.budget)} (fixed {unit_noun(group.fixed)}): {state}"]
     if state == "INCOMPLETE":
         parts.append(_incomplete_text(group, errors or {}))
     if scored:

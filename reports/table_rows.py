@@ -12,6 +12,8 @@ from baselines.analysis.compare.comparison import Group
 from baselines.analysis.result.model import (NOT_VALID, PAIR_WORDS, VERDICT_LEGEND, VERDICT_SHORT,  # noqa: F401
                                              ArmRow, GroupAnalysis, PairRow)
 
+from baselines.analysis.compare.claims import TYPICAL
+
 from .text import DASH, GE, floor_for_display, quantity
 
 
@@ -35,6 +37,19 @@ def family_line(pairs: list[PairRow | None]) -> str:
 def baseline_pairs(ga: GroupAnalysis) -> list[PairRow]:
     """The pairs behind a column against the baseline (those `rows` prints beside each arm)."""
     return [a.vs_baseline for a in ga.arms if a.vs_baseline is not None]
+
+
+def baseline_claim(ga: GroupAnalysis) -> str:
+    """"typical seed" or "mean": the claim every pair of the column against the baseline decides ("" if mixed).
+
+    Why the header says it: a typical-seed column prints the median per-seed
+    gain, which differs from the mean gain `check` prints for the same two
+    arms; a reader who is not told which claim a column is compares the two.
+    """
+    claims = {p.claim for p in baseline_pairs(ga)}
+    if len(claims) != 1:
+        return ""
+    return "typical seed" if claims == {TYPICAL} else "mean"
 
 
 def pair_verdict(p: PairRow) -> str:

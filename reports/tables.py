@@ -13,7 +13,7 @@ from baselines.analysis.result.model import Analysis, GroupAnalysis
 from baselines.core.units import unit_noun
 
 from .degraded import degraded_sentence
-from .table_rows import shown_units, spend_text
+from .table_rows import baseline_claim, shown_units, spend_text
 from .text import fixed, interval, md, pipe_table
 
 
@@ -107,7 +107,8 @@ def group_markdown(ga: GroupAnalysis, metric: str, drop_unreported: bool = False
     dec, vs_dec = ga.decimals, ga.pair_decimals
     headers = ["arm", "seeds"] + [f"{md(unit_noun(u))} (median)" for u in units] + [f"{md(metric)} (mean, 95% CI)"]
     if baseline:
-        headers.append(f"vs {md(baseline)} (paired)")
+        claim = baseline_claim(ga)
+        headers.append(f"vs {md(baseline)} (paired{', ' + claim if claim else ''})")
     body = []
     for r in ga.arms:
         line = [md(r.arm), r.seeds] + [spend_text(r.spend[u].median, r.spend[u].status, latex=False) for u in units]

@@ -569,3 +569,22 @@ def test_the_fork_oracle_is_shown_apart_from_the_table(tmp_path, capsys):
     oracle = text[text.index("best alternative (oracle)"):]
     assert "fork-of-3: selected 0.733, best alternative 0.783 over 3 seed(s)" in oracle
     assert "merge-of-3" not in oracle
+
+
+def test_run_summary_names_the_fixed_unit_in_words_not_its_key():
+    """`run` printed "(fixed completion_tokens)" (replay-aime2025) where the report says "completion tokens"."""
+    from reports.summary import group_line
+    recs = make_arms({"a": {"completion_tokens": 1000}, "b": {"completion_tokens": 1000}}, seeds=3,
+                     budget={"completion_tokens": 1000})
+    line = group_line(compare(recs, fixed="completion_tokens").groups[0])
+    assert line.startswith("w at 1,000 completion tokens (fixed completion tokens): valid"), line
+    assert "completion_tokens" not in line
+
+
+def test_the_column_against_the_baseline_names_its_claim():
+    """The column printed the median gain under "vs base (paired)" while `check` prints the mean gain: say which."""
+    recs = spec_records({"a": {"tokens": 1000}, "base": {"tokens": 1000}})
+    text = comparison_markdown(compare(recs, fixed="tokens", baseline="base"), baseline="base")
+    assert "| vs base (paired, typical seed) |" in re.sub(r" +\|", " |", text), text
+    text = comparison_markdown(compare(recs, fixed="tokens", baseline="base", claim="mean"), baseline="base")
+    assert "| vs base (paired, mean) |" in re.sub(r" +\|", " |", text)

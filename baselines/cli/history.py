@@ -36,6 +36,7 @@ def run(*, history, out, last, step_alpha, workloads, as_json) -> int:
     from ..analysis.history.view import history_view
     from ..core.fileio import atomic_write_text
     from reports.history_markdown import history_markdown
+    from reports.text import budget_text
 
     planned = planned_dir(out, "output folder") if out is not None else None
     if os.path.exists(history) and not os.path.isfile(history):   # a FIFO, a device, a folder: said as that
@@ -55,7 +56,7 @@ def run(*, history, out, last, step_alpha, workloads, as_json) -> int:
         print(json.dumps({"history": history, "groups": [g.to_json() for g in groups]}, allow_nan=False))
     else:
         for g in groups:
-            print(f"{g.workload} at {g.budget_text}: {g.candidate} against {g.baseline} ({g.series})")
+            print(f"{g.workload} at {budget_text(g.budget)}: {g.candidate} against {g.baseline} ({g.series})")
             print(f"  {g.headline}")
             for s in g.steps.steps:
                 print(f"  step at {s.commit[:12]} (after {s.previous[:12]}): {s.change:+.4g}, interval "

@@ -40,6 +40,7 @@ class _SuiteFinder(importlib.abc.MetaPathFinder):
     def __init__(self) -> None:
         self.roots: dict[str, str] = {}
         self.folders: list[str] = []
+        self.found: dict[str, str] = {}   # top-level name -> the folder this finder found it in
 
     def find_spec(self, fullname, path=None, target=None):
         if "." in fullname:
@@ -50,6 +51,7 @@ class _SuiteFinder(importlib.abc.MetaPathFinder):
         for folder in self.folders:
             spec = importlib.machinery.PathFinder.find_spec(fullname, [folder])
             if spec is not None:
+                self.found[fullname] = folder
                 return spec
         return None
 
@@ -79,21 +81,21 @@ def register_root(path: str, root: str | None) -> None:
 def register_folders(folders) -> None:
     """Search `folders` (a suite's folder and its ``import_paths``) first among the suites' folders.
 
-    A module of the same name loaded from another suite's folder, and found
-    in these too, is forgotten, so this suite's own copy is imported.
+    A module this finder loaded from another suite's folder, and found in
+    these too, is forgotten, so this suite's own copy is imported; a module
+    found any other way (installed, on the path) is never touched.
     """
     folders = [str(f) for f in folders or () if f]
     if not folders or _FINDER.folders[:len(folders)] == folders:
         _install()
         return
-    for name, module in list(sys.modules.items()):
-        file = str(getattr(module, "__file__", "") or "")
-        if "." in name or not file or any(file.startswith(f + "/") for f in folders):
+    for name, folder in list(_FINDER.found.items()):
+        if folder in folders or name not in sys.modules:
             continue
-        if any(file.startswith(f + "/") for f in _FINDER.folders) and any(
-                (Path(f) / f"{name}.py").is_file() or (Path(f) / name).is_dir() for f in folders):
+        if any((Path(f) / f"{name}.py").is_file() or (Path(f) / name).is_dir() for f in folders):
             for sub in [n for n in sys.modules if n == name or n.startswith(name + ".")]:
                 del sys.modules[sub]
+            del _FINDER.found[name]
     _FINDER.folders = folders + [f for f in _FINDER.folders if f not in folders]
     _install()
 
