@@ -168,6 +168,8 @@ def configure(work: Path, path: str, tests: list[str], isolation: str = "fork") 
     quoted = lambda xs: "[" + ", ".join(f'"{x}"' for x in xs) + "]"  # noqa: E731
     text += ("\n[tool.mutmut]\n"
              'source_paths = ["baselines", "reports", "arms", "workloads"]\n'
+             # what tests read besides the packages (mutmut copies only those and tests/ into mutants/)
+             'also_copy = ["benchmarks", "docs", "README.md"]\n'
              f"only_mutate = {quoted([path])}\n"
              f"pytest_add_cli_args = {quoted(PYTEST_ARGS + (['-p', 'tests._mutmut_fresh_caches'] if isolation == 'fork' else []))}\n"
              f"pytest_add_cli_args_test_selection = {quoted(tests)}\n"
@@ -215,6 +217,8 @@ def run_module(name: str, entries: list[dict], children: int, log: Path, isolati
                     result.equivalent.append((match["name"], reason))
                 else:
                     result.survivors.append((match["name"], diff))
+    if not result.counts:
+        raise SystemExit(f"mutation: {path}: mutmut ran no mutant (its clean test run failed?); see {log}")
     return result
 
 
@@ -259,6 +263,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--strict", action="store_true",
                         help="exit 1 on any survivor not listed as equivalent, or any mutant no test reaches")
     args = parser.parse_args(argv)
+    # a plain kill (SIGTERM) ends this script through `finally`, so run_group ends mutmut's group too
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     if shutil.which("mutmut") is None:
         print("mutation: mutmut is not installed: python3 -m pip install mutmut==3.8.1", file=sys.stderr)
         return 2

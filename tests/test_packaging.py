@@ -102,13 +102,14 @@ def test_every_data_file_under_the_packages_ships():
 
 def test_the_tree_check_sees_a_missing_package(tmp_path, monkeypatch):
     """The check above is not vacuous: a folder of .py files without __init__.py is reported."""
-    global ROOT
     fake = tmp_path / "proj"
     shutil.copytree(ROOT, fake, ignore=shutil.ignore_patterns(".git", "__pycache__", "*.egg-info", "build",
                                                                  "tests", "benchmarks", "docs"))
     (fake / "baselines" / "extra").mkdir()
     (fake / "baselines" / "extra" / "mod.py").write_text("x = 1\n")
-    monkeypatch.setattr(sys.modules[__name__], "ROOT", fake)
+    # this module's own globals, not sys.modules[__name__]: a suite check forgets a user's top-level module
+    # (here `tests`) when another suite's folder holds one of the same name, which evicted this module there
+    monkeypatch.setitem(globals(), "ROOT", fake)
     dist = _distribution()
     assert "baselines.extra" in _tree_packages() - set(dist.packages)
 
