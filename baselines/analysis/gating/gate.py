@@ -36,7 +36,7 @@ from ..statistics.reward_range import check_margin, detect_range, usable_range
 from ..statistics.stats import unpaired_test
 from ..tables.table import RunTable
 from ...core.records import budget_label
-from ...core.units import unit_noun
+from ...core.units import UNIT_NOUNS, unit_noun
 from ...core.suggest import did_you_mean
 from ...core.units import nouns_of
 
@@ -283,12 +283,17 @@ def _unfair(result: GateResult, group: Group, baseline: str, candidate: str) -> 
             return _broken(result, f"{u.arm} did not report the fixed unit {u.unit} in full ({u.reason})")
     for f in group.unequal:
         if f.arm in (baseline, candidate):
-            return _broken(result, f"{f.arm} spent {_amount(f.spend)} {unit_noun(f.unit, group.unit_nouns)} "
+            return _broken(result, f"{f.arm} spent {_amount(f.spend)} {_unit_words(f.unit, group.unit_nouns)} "
                                    f"{f.direction} the reference "
                                    f"{_amount(f.reference)} (seed {f.seed}): not a like-for-like comparison")
-    result.confounds = [f"{f.arm}: {unit_noun(f.unit, group.unit_nouns)} {'≥' if f.lower_bound else ''}{_amount(f.spend)} vs "
+    result.confounds = [f"{f.arm}: {_unit_words(f.unit, group.unit_nouns)} {'≥' if f.lower_bound else ''}{_amount(f.spend)} vs "
                         f"{_amount(f.reference)}" for f in group.confounded if f.arm in (baseline, candidate)]
     return None
+
+
+def _unit_words(unit: str, nouns: dict | None) -> str:
+    """"prompt tokens" for a standard unit (the report's words); a custom unit by its own name, unquoted."""
+    return unit_noun(unit, nouns) if unit in UNIT_NOUNS or unit in (nouns or {}) else unit
 
 
 def _amount(x: float) -> str:
