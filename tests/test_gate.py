@@ -53,7 +53,21 @@ def test_confounds_are_printed_beside_the_verdict(tmp_path, capsys):
     code = main(["check", str(path), "--fixed", "tokens", "--baseline", "base", "--candidate", "cand",
                  "--margin", "0.05"])
     out = capsys.readouterr().out
-    assert code == 0 and "PASS" in out and "confound: cand: calls 40 vs 25" in out
+    assert code == 0 and "PASS" in out and "confound: cand: model calls 40 vs 25" in out
+
+
+def test_confounds_and_broken_reasons_name_units_in_words(tmp_path, capsys):
+    """check printed "confound: ucb1: prompt_tokens 3,228,394 vs ..." (raw keys) where the report says "prompt tokens"."""
+    recs = records([0.0, 0.01, -0.01, 0.0, 0.01, -0.01], spend={"tokens": 1000, "prompt_tokens": 100},
+                   cand_spend={"tokens": 1000, "prompt_tokens": 400})
+    path = tmp_path / "r.jsonl"
+    write_records(path, recs)
+    main(["check", str(path), "--fixed", "tokens", "--baseline", "base", "--candidate", "cand", "--margin", "0.05"])
+    out = capsys.readouterr().out
+    assert "confound: cand: prompt tokens 400 vs 250" in out and "prompt_tokens" not in out, out
+    recs = records([0.3] * 6, spend={"prompt_tokens": 1000}, cand_spend={"prompt_tokens": 1500})
+    [res], _ = run_gate(recs, "prompt_tokens", "base", "cand", 0.05)
+    assert "spent 1,000 prompt tokens under the reference" in res.reason, res.reason
 
 
 @pytest.mark.parametrize("diffs, code", [

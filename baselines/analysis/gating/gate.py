@@ -36,6 +36,7 @@ from ..statistics.reward_range import check_margin, detect_range, usable_range
 from ..statistics.stats import unpaired_test
 from ..tables.table import RunTable
 from ...core.records import budget_label
+from ...core.units import unit_noun
 from ...core.suggest import did_you_mean
 from ...core.units import nouns_of
 
@@ -282,9 +283,10 @@ def _unfair(result: GateResult, group: Group, baseline: str, candidate: str) -> 
             return _broken(result, f"{u.arm} did not report the fixed unit {u.unit} in full ({u.reason})")
     for f in group.unequal:
         if f.arm in (baseline, candidate):
-            return _broken(result, f"{f.arm} spent {_amount(f.spend)} {f.unit} {f.direction} the reference "
+            return _broken(result, f"{f.arm} spent {_amount(f.spend)} {unit_noun(f.unit, group.unit_nouns)} "
+                                   f"{f.direction} the reference "
                                    f"{_amount(f.reference)} (seed {f.seed}): not a like-for-like comparison")
-    result.confounds = [f"{f.arm}: {f.unit} {'≥' if f.lower_bound else ''}{_amount(f.spend)} vs "
+    result.confounds = [f"{f.arm}: {unit_noun(f.unit, group.unit_nouns)} {'≥' if f.lower_bound else ''}{_amount(f.spend)} vs "
                         f"{_amount(f.reference)}" for f in group.confounded if f.arm in (baseline, candidate)]
     return None
 
