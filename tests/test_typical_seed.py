@@ -120,3 +120,37 @@ def test_margin_seeds_to_decide_is_exact():
     n = margin_seeds_to_decide(0.9, 0.05)
     k = order_rank(n, 0.05)
     assert stats.binom.sf(n - k, n, 0.9) >= 0.8
+
+
+def test_the_binomial_and_beta_helpers_equal_scipy_stats():
+    """typical_seed uses scipy.special (scipy.stats costs ~1 s of start-up per compare); same values, ends too."""
+    from scipy import stats as sps
+
+    from baselines.analysis.statistics import typical_seed as ts
+
+    for n in (0, 1, 5, 17, 40):
+        ks = np.arange(-2, n + 3)
+        for p in (0.0, 1e-9, 0.3, 0.5, 0.999, 1.0):
+            assert np.allclose(ts._binom_cdf(ks, n, p), sps.binom.cdf(ks, n, p), rtol=1e-12, atol=1e-15)
+            assert np.allclose(ts._binom_sf(ks, n, p), sps.binom.sf(ks, n, p), rtol=1e-12, atol=1e-15)
+        assert isinstance(ts._binom_sf(1, n, 0.5), float)
+    for s, n, q in ((1, 10, 0.025), (7, 10, 0.975), (19, 20, 0.5)):
+        assert ts._beta_ppf(q, s, n - s + 1) == pytest.approx(sps.beta.ppf(q, s, n - s + 1), rel=1e-12)
+
+
+@pytest.mark.slow
+@pytest.mark.process
+def test_a_compare_does_not_import_scipy_stats(tmp_path):
+    import subprocess
+    import sys
+
+    from baselines import RunRecord, write_records
+
+    path = tmp_path / "r.jsonl"
+    write_records(path, [RunRecord("w", a, s, {"tokens": 100}, 0.5 + 0.01 * s + (a == "b") * 0.1,
+                                   budget={"tokens": 100}) for a in "ab" for s in range(10)])
+    code = ("import sys, io, contextlib\nfrom baselines.cli import main\n"
+            f"with contextlib.redirect_stdout(io.StringIO()): main(['compare', {str(path)!r}, '--json'])\n"
+            "print('scipy.stats' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.stdout.strip() == "False", done.stdout + done.stderr

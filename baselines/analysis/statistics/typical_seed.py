@@ -34,7 +34,32 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats as _stats
+from scipy import special as _special
+
+def _binom_cdf(k, n: int, p: float):
+    """P(K <= k), K ~ Binomial(n, p), as scipy.stats.binom.cdf gives it (0 below 0, 1 from n on).
+
+    scipy.special's bdtr, not scipy.stats: importing scipy.stats costs about a second of CPU at the
+    start of every `compare` (issue 38 measured it as most of a warm compare), and these tests need
+    nothing else from it. bdtr itself is nan outside 0..n-1, hence the ends set here."""
+    k = np.asarray(k, dtype=float)
+    inside = _special.bdtr(np.clip(k, 0, max(n, 0)), n, p)
+    out = np.where(k < 0, 0.0, np.where(k >= n, 1.0, inside))
+    return out if out.ndim else float(out)
+
+
+def _binom_sf(k, n: int, p: float):
+    """P(K > k), as scipy.stats.binom.sf gives it (1 below 0, 0 from n on)."""
+    k = np.asarray(k, dtype=float)
+    inside = _special.bdtrc(np.clip(k, 0, max(n, 0)), n, p)
+    out = np.where(k < 0, 1.0, np.where(k >= n, 0.0, inside))
+    return out if out.ndim else float(out)
+
+
+def _beta_ppf(q: float, a: float, b: float) -> float:
+    """The q-quantile of Beta(a, b) (scipy.stats.beta.ppf), by the inverse regularised incomplete beta."""
+    return float(_special.betaincinv(a, b, q))
+
 
 TIE_RTOL = 1e-9        # |d| at most this fraction of max|d| (and of 1) is a tie
 
@@ -90,14 +115,14 @@ def sign_test_p(wins: int, losses: int) -> float:
     m = wins + losses
     if m == 0:
         return 1.0
-    return float(min(1.0, 2.0 * _stats.binom.cdf(min(wins, losses), m, 0.5)))
+    return float(min(1.0, 2.0 * _binom_cdf(min(wins, losses), m, 0.5)))
 
 
 def one_sided_sign_p(successes: int, n: int) -> float:
     """P(Binomial(n, 1/2) >= successes): the exact p of H0 "P(success) <= 1/2"."""
     if n <= 0:
         return 1.0
-    return float(_stats.binom.sf(successes - 1, n, 0.5))
+    return float(_binom_sf(successes - 1, n, 0.5))
 
 
 def order_rank(n: int, tail: float) -> int:
@@ -109,7 +134,7 @@ def order_rank(n: int, tail: float) -> int:
     """
     if n <= 0:
         return 0
-    cdf = _stats.binom.cdf(np.arange(n), n, 0.5)      # cdf[j] = P(K <= j)
+    cdf = _binom_cdf(np.arange(n), n, 0.5)      # cdf[j] = P(K <= j)
     ok = np.flatnonzero(cdf <= tail * (1 + 1e-12))
     return int(ok[-1]) + 1 if ok.size else 0
 
@@ -128,8 +153,8 @@ def clopper_pearson(successes: int, n: int, level: float = 0.95) -> tuple[float,
     if n <= 0:
         return 0.0, 1.0
     a = (1 - level) / 2
-    lo = 0.0 if successes == 0 else float(_stats.beta.ppf(a, successes, n - successes + 1))
-    hi = 1.0 if successes == n else float(_stats.beta.ppf(1 - a, successes + 1, n - successes))
+    lo = 0.0 if successes == 0 else _beta_ppf(a, successes, n - successes + 1)
+    hi = 1.0 if successes == n else _beta_ppf(1 - a, successes + 1, n - successes)
     return lo, hi
 
 
@@ -162,7 +187,7 @@ def critical_wins(n: int, level: float) -> int | None:
     if n < 1:
         return None
     k = np.arange(n + 1)
-    lower = _stats.binom.cdf(np.minimum(k, n - k), n, 0.5)
+    lower = _binom_cdf(np.minimum(k, n - k), n, 0.5)
     ok = np.flatnonzero((k > n - k) & (2 * lower <= level * (1 + 1e-12)))
     return int(ok[0]) if ok.size else None
 
@@ -172,7 +197,7 @@ def sign_power(n: int, share: float, level: float) -> float:
     c = critical_wins(n, level)
     if c is None:
         return 0.0
-    return float(_stats.binom.sf(c - 1, n, share))
+    return float(_binom_sf(c - 1, n, share))
 
 
 def detectable_share(n: int, level: float, power: float = POWER) -> float | None:
@@ -185,11 +210,11 @@ def detectable_share(n: int, level: float, power: float = POWER) -> float | None
     if c is None:
         return None
     lo, hi = 0.5, 1.0
-    if _stats.binom.sf(c - 1, n, hi) < power:
+    if _binom_sf(c - 1, n, hi) < power:
         return None
     for _ in range(60):
         mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if _stats.binom.sf(c - 1, n, mid) < power else (lo, mid)
+        lo, hi = (mid, hi) if _binom_sf(c - 1, n, mid) < power else (lo, mid)
     return hi
 
 
@@ -245,6 +270,6 @@ def margin_seeds_to_decide(share: float, alpha: float, power: float = POWER, cap
     share = min(share, 1.0)
     for n in range(1, cap + 1):
         k = order_rank(n, alpha)
-        if k and _stats.binom.sf(n - k, n, share) >= power:   # need at least n - k + 1 seeds above
+        if k and _binom_sf(n - k, n, share) >= power:   # need at least n - k + 1 seeds above
             return n
     return None
