@@ -157,8 +157,8 @@ def test_anytime_names_an_arm_without_a_trace():
     g = compare(recs, fixed="tokens").groups[0]
     plot = plots.anytime_plot(group_analysis(g, recs), "tokens", plots.Style(["alpha", "beta", "gamma"]))
     try:
-        assert "Not drawn: gamma (no trace)" in plot.notes
-        assert "Not drawn: gamma (no trace)" in plots.render(plot, "svg").decode()
+        assert "Not drawn: gamma (no trace)." in plot.notes
+        assert "Not drawn: gamma (no trace)." in plots.render(plot, "svg").decode()
     finally:
         _close(plot)
 

@@ -603,3 +603,14 @@ def test_figure_notes_each_end_a_sentence():
     notes = [n for n in plot.notes if n.startswith("Not drawn")]
     assert notes and all(n.endswith(".") for n in plot.notes), plot.notes
     plots.close(plot)
+
+
+def test_an_arm_with_no_scored_runs_is_not_a_confound():
+    """An arm that raised on every seed printed '0×' in every confound column and moved the median of the others."""
+    recs = spec_records({"a": {"tokens": 1000, "calls": 10}, "b": {"tokens": 1000, "calls": 10},
+                         "dead": {"tokens": 1000, "calls": 0}})
+    for r in recs:
+        if r.arm == "dead":
+            r.error, r.reward = {"type": "ValueError", "message": "boom"}, None
+    group = compare(recs, fixed="tokens").groups[0]
+    assert [f.arm for f in group.confounded] == [], group.confounded

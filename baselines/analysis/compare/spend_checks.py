@@ -117,8 +117,16 @@ def _drift(group: Group, arm: str, runs: _FixedRuns, i: int, reference: float, s
 
 
 def check_confound(group: Group, arms: list[str], unit: str, tol: float) -> None:
+    """Flag arms whose median spend in `unit` is beyond `tol` of the median across arms.
+
+    An arm with no scored run is left out of both the median and the flags:
+    it has no result for a spend to confound (an arm that raised on every
+    seed was printed as a 0x confound in every unit, and moved the median).
+    """
     complete, partial = [], []
     for i, arm in enumerate(arms):
+        if group.arms[i].scored == 0:
+            continue
         s = group.arms[i].spend[unit]
         if s.status == MEASURED:
             complete.append(i)
