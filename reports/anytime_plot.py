@@ -162,7 +162,7 @@ def _notes(group: Group, kind: str, unit: str, by_arm: dict, left_off: list, str
         notes.append(f"Trace without {unit_noun(unit)}: drawn in the '{STRIP}' strip at the table's final value: "
                      + ", ".join(sorted(strip)) + ".")
     if left_off:
-        notes.append("Not drawn: " + "; ".join(left_off))
+        notes.append("Not drawn: " + "; ".join(left_off) + ".")
     if not group.valid:
         notes.append(not_valid_note(group))
     if kind == "dev":

@@ -174,7 +174,7 @@ def _notes(group: Group, unit: str, placed, strip, left_off, front) -> list[str]
     if partial:
         notes.append(f"Arrows: {noun} reported in part, drawn at the lower bound: " + ", ".join(partial) + ".")
     if left_off:
-        notes.append("Not drawn: " + "; ".join(left_off))
+        notes.append("Not drawn: " + "; ".join(left_off) + ".")
     if not group.valid:
         notes.append(not_valid_note(group))
     return notes

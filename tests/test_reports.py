@@ -588,3 +588,18 @@ def test_the_column_against_the_baseline_names_its_claim():
     assert "| vs base (paired, typical seed) |" in re.sub(r" +\|", " |", text), text
     text = comparison_markdown(compare(recs, fixed="tokens", baseline="base", claim="mean"), baseline="base")
     assert "| vs base (paired, mean) |" in re.sub(r" +\|", " |", text)
+
+
+
+def test_figure_notes_each_end_a_sentence():
+    """The caption read "Not drawn: raises (no scored runs) Rewards lie in [0, 1]": a note without its full stop."""
+    recs = spec_records({"a": {"tokens": 1000, "calls": 10}, "b": {"tokens": 1000, "calls": 12},
+                         "dead": {"tokens": 1000, "calls": 10}})
+    for r in recs:
+        if r.arm == "dead":
+            r.error, r.reward = {"type": "ValueError", "message": "boom"}, None
+    plot = plots.cost_reward_plot(group_analysis(compare(recs, fixed="tokens").groups[0], recs), "calls",
+                                  plots.Style(["a", "b", "dead"]), "tokens")
+    notes = [n for n in plot.notes if n.startswith("Not drawn")]
+    assert notes and all(n.endswith(".") for n in plot.notes), plot.notes
+    plots.close(plot)
