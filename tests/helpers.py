@@ -114,3 +114,35 @@ def sweep_plot(comparison, workload: str, style, width: str = "single"):
 
     sweep = next((s for s in comparison.analysis().sweeps if s.workload == workload), None)
     return None if sweep is None else plots.budget_sweep_plot(sweep, comparison.metric, style, width)
+
+
+def chrome_driver(profile_prefix: str):
+    """A headless Chromium WebDriver for the browser tests (a generator for a fixture to yield from).
+
+    Skips, with the install line, when Debian's chromium and chromium-driver or selenium are missing; the
+    background-networking flags keep Chromium off this machine's closed network."""
+    import shutil
+    import tempfile
+
+    import pytest
+
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    chromedriver = shutil.which("chromedriver")
+    if not (browser and chromedriver):
+        pytest.skip("needs Debian's chromium and chromium-driver (apt-get install -y chromium chromium-driver)")
+    webdriver = pytest.importorskip("selenium.webdriver", reason="needs selenium (the test extra)")
+    from selenium.webdriver.chrome.options import Options
+    from selenium.webdriver.chrome.service import Service
+
+    options = Options()
+    options.binary_location = browser
+    profile = tempfile.mkdtemp(prefix=profile_prefix)
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--no-first-run", "--disable-sync", f"--user-data-dir={profile}"):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(chromedriver), options=options)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+        shutil.rmtree(profile, ignore_errors=True)

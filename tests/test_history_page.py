@@ -12,11 +12,11 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
-import tempfile
 from pathlib import Path
 
 import pytest
+
+from .helpers import chrome_driver
 
 from baselines.cli import main
 
@@ -85,24 +85,7 @@ def test_the_history_holds_every_commit_and_finds_the_step(built, capsys):
 
 @pytest.fixture(scope="module")
 def driver():
-    browser = shutil.which("chromium") or shutil.which("chromium-browser")
-    chromedriver = shutil.which("chromedriver")
-    if not (browser and chromedriver):
-        pytest.skip("needs Debian's chromium and chromium-driver (apt-get install -y chromium chromium-driver)")
-    webdriver = pytest.importorskip("selenium.webdriver", reason="needs selenium (the test extra)")
-    from selenium.webdriver.chrome.options import Options
-    from selenium.webdriver.chrome.service import Service
-
-    options = Options()
-    options.binary_location = browser
-    profile = tempfile.mkdtemp(prefix="costmatch-history-")
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--no-first-run", "--disable-sync", f"--user-data-dir={profile}"):
-        options.add_argument(flag)
-    d = webdriver.Chrome(service=Service(chromedriver), options=options)
-    yield d
-    d.quit()
-    shutil.rmtree(profile, ignore_errors=True)
+    yield from chrome_driver("costmatch-history-")
 
 
 PROBE = """

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import tempfile
 from pathlib import Path
 
 import pytest
+
+from .helpers import chrome_driver
 
 from baselines.cli import main
 from tests.report_inputs import EDITS, edited
@@ -41,24 +41,7 @@ def pages(tmp_path_factory) -> dict[str, Path]:
 
 @pytest.fixture(scope="module")
 def driver():
-    browser = shutil.which("chromium") or shutil.which("chromium-browser")
-    chromedriver = shutil.which("chromedriver")
-    if not (browser and chromedriver):
-        pytest.skip("needs Debian's chromium and chromium-driver (apt-get install -y chromium chromium-driver)")
-    webdriver = pytest.importorskip("selenium.webdriver", reason="needs selenium (the test extra)")
-    from selenium.webdriver.chrome.options import Options
-    from selenium.webdriver.chrome.service import Service
-
-    options = Options()
-    options.binary_location = browser
-    profile = tempfile.mkdtemp(prefix="costmatch-review-")
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--no-first-run", "--disable-sync", f"--user-data-dir={profile}"):
-        options.add_argument(flag)
-    d = webdriver.Chrome(service=Service(chromedriver), options=options)
-    yield d
-    d.quit()
-    shutil.rmtree(profile, ignore_errors=True)
+    yield from chrome_driver("costmatch-review-")
 
 
 GROUPS_JS = """
