@@ -17,7 +17,7 @@ from baselines.analysis.compare.comparison import Comparison
 from baselines.analysis.result import renderers
 from baselines.analysis.result.model import Analysis
 from baselines.core.fileio import atomic_write_text, ensure_dir
-from baselines.core.units import unit_noun
+from baselines.core.units import nouns_of, unit_noun
 
 from .latex import comparison_latex, parse_columns
 from .markdown import comparison_markdown
@@ -93,7 +93,9 @@ def _ranking_sections(analysis: Analysis) -> list[str]:
 
 
 def _budget(ga) -> str:
-    return budget_text(ga.group.budget)
+    """The group's budget in its workload's words ("30 samples", not "30 model calls"): headings are out of scope."""
+    with nouns_of(getattr(ga.group, "unit_nouns", None)):
+        return budget_text(ga.group.budget)
 
 
 def oracle_lines(analysis: Analysis) -> list[str]:

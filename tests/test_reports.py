@@ -614,3 +614,11 @@ def test_an_arm_with_no_scored_runs_is_not_a_confound():
             r.error, r.reward = {"type": "ValueError", "message": "boom"}, None
     group = compare(recs, fixed="tokens").groups[0]
     assert [f.arm for f in group.confounded] == [], group.confounded
+
+
+def test_the_oracle_and_ranking_headings_speak_of_the_workloads_units():
+    """replay's report headed "aime2025 at 30 model calls: the selected choice ..." where every other line says samples."""
+    from types import SimpleNamespace
+    from reports.run_report import _budget
+    ga = SimpleNamespace(group=SimpleNamespace(budget={"calls": 30}, unit_nouns={"calls": "samples"}))
+    assert _budget(ga) == "30 samples"
