@@ -155,7 +155,10 @@ def _interval_words(group: Group) -> str:
     (rewards skewed: ...)", which is not a sentence (issue 39)."""
     by_kind: dict[str, list[str]] = {}
     for a in group.arms:
-        by_kind.setdefault(getattr(a, "interval", "t"), []).append(a.arm)
+        if a.scored:  # an arm without a score has no interval (its row prints n/a, defined in the legend)
+            by_kind.setdefault(getattr(a, "interval", "t"), []).append(a.arm)
+    if not by_kind:
+        return "interval"
     if len(by_kind) == 1:
         return INTERVAL_WORDS.get(next(iter(by_kind)), next(iter(by_kind)))
     parts = [f"{INTERVAL_WORDS.get(k, k).removesuffix(' interval').replace(' interval (', ' (')} for "

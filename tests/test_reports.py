@@ -622,3 +622,16 @@ def test_the_oracle_and_ranking_headings_speak_of_the_workloads_units():
     from reports.run_report import _budget
     ga = SimpleNamespace(group=SimpleNamespace(budget={"calls": 30}, unit_nouns={"calls": "samples"}))
     assert _budget(ga) == "30 samples"
+
+
+def test_the_caption_names_no_interval_method_for_an_arm_without_scores():
+    """The caption read "(distribution-free betting for a, b; Student-t for raises)" for an arm that never scored."""
+    from reports.flags import _interval_words
+    recs = spec_records({"a": {"tokens": 1000}, "b": {"tokens": 1000}, "dead": {"tokens": 1000}})
+    for r in recs:
+        r.reward = 1.0 if (r.seed + (r.arm == "a")) % 2 else 0.0
+        r.extra = dict(r.extra or {}, reward_range=[0.0, 1.0])
+        if r.arm == "dead":
+            r.error, r.reward = {"type": "ValueError", "message": "boom"}, None
+    words = _interval_words(compare(recs, fixed="tokens").groups[0])
+    assert "dead" not in words, words
