@@ -155,7 +155,7 @@ def _interval_words(group: Group) -> str:
     (rewards skewed: ...)", which is not a sentence (issue 39)."""
     by_kind: dict[str, list[str]] = {}
     for a in group.arms:
-        if a.scored:  # an arm without a score has no interval (its row prints n/a, defined in the legend)
+        if getattr(a, "scored", 1):  # an arm without a score has no interval (its row prints n/a, defined in the legend)
             by_kind.setdefault(getattr(a, "interval", "t"), []).append(a.arm)
     if not by_kind:
         return "interval"
