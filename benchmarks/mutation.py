@@ -33,6 +33,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 EQUIVALENT_FILE = Path(__file__).with_name("mutation_equivalent.toml")
+EQUIVALENT_DIR = Path(__file__).with_name("mutation_equivalent")
 
 #: decision module (file name, found once under baselines/) -> the default tests that judge it
 MODULES: dict[str, list[str]] = {
@@ -100,13 +101,21 @@ def mutated_lines(diff: str) -> list[str]:
     return [line[1:].strip() for line in diff.splitlines() if line.startswith("+") and not line.startswith("+++")]
 
 
-def load_equivalents(path: Path = EQUIVALENT_FILE) -> list[dict]:
-    if not path.exists():
-        return []
-    entries = tomllib.loads(path.read_text()).get("equivalent", [])
-    for i, entry in enumerate(entries):
-        if not {"module", "line", "reason"} <= set(entry):
-            raise SystemExit(f"mutation: {path.name}: entry {i + 1} needs module, line and reason")
+def equivalent_files() -> list[Path]:
+    """The shared list plus one file per module under mutation_equivalent/ (one owner per file, no merge fights)."""
+    return [EQUIVALENT_FILE, *sorted(EQUIVALENT_DIR.glob("*.toml"))]
+
+
+def load_equivalents(path: Path | None = None) -> list[dict]:
+    entries: list[dict] = []
+    for one in [path] if path is not None else equivalent_files():
+        if not one.exists():
+            continue
+        found = tomllib.loads(one.read_text()).get("equivalent", [])
+        for i, entry in enumerate(found):
+            if not {"module", "line", "reason"} <= set(entry):
+                raise SystemExit(f"mutation: {one.name}: entry {i + 1} needs module, line and reason")
+        entries += found
     return entries
 
 
