@@ -127,7 +127,7 @@ def _decide_mean(pair: PairResult, p_adj: float, alpha: float, margin: float | N
         if not pair.paired:
             pair.notes.append("unpaired: the arms do not share seeds")
         return
-    if pair.paired and min_exact_p(pair.n) > alpha:
+    if pair.paired and min_exact_p(pair.n) >= alpha:   # p < alpha decides: an exact p of alpha cannot
         pair.verdict = UNDERPOWERED
         pair.notes.append(f"with {pair.n} seeds no exact sign-flip test can reach p<{alpha:g}")
     else:
@@ -156,7 +156,7 @@ def _family_mde(pair: PairResult, alpha: float, family: int, noun: str = "pairs"
         return
     where = f"at n={pair.n}" if family == 1 else f"at n={pair.n} with {family} {noun} (Holm: p<{level:.2g} first)"
     pair.notes.append(f"differences smaller than {pair.mde:.3g} would likely be missed {where}")
-    if pair.paired and family > 1 and min_exact_p(pair.n) > level:
+    if pair.paired and family > 1 and min_exact_p(pair.n) >= level:
         pair.notes.append(f"the exact sign-flip test cannot reach p<{level:.2g} at n={pair.n}: "
                           "add seeds, or compare against one arm (--baseline)")
 
