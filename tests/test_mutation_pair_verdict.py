@@ -258,3 +258,36 @@ def test_bounded_rewards_need_their_interval_inside_the_margin_too():
         assert not eq(pr(ci=ci, **base), 1.0), ci
     # the t interval outside the margin is not rescued by a narrow bounded interval
     assert not eq(pr(n=20, sd=5.0, diff=0.0, p=1.0, p_t=1.0, reward_range=(0.0, 1.0), ci=(-0.1, 0.1)), 1.0)
+
+
+# -- the decided pair's notes: which test decided, which interval, and unpaired ------------------------------
+
+def test_a_decided_pair_names_its_test_and_its_interval():
+    # the larger p decides: sign-flip 0.004 > t 0.001, and a "t" interval is not the sign-flip's own
+    pair = one(pr(p=0.004, p_t=0.001, diff=-0.5, ci=(-0.8, -0.2)))
+    assert pair.verdict == "b>a" and pair.method == "sign-flip exact"
+    assert pair.notes == ["decided by sign-flip exact (Holm-adjusted p 0.004; both the t and the exact test "
+                          "reject); the t interval excludes 0"]
+    same = one(pr(p=0.001, p_t=0.004, interval_method="paired t"))
+    assert same.method == "paired t"
+    assert same.notes == ["decided by paired t (Holm-adjusted p 0.004; both the t and the exact test reject); "
+                          "its interval excludes 0"]
+    items = one(pr(p=0.001, p_t=0.004, interval_method="paired t", items=200))   # seed-clustered items: one test
+    assert items.notes == ["decided by paired t (Holm-adjusted p 0.004); its interval excludes 0"]
+    unpaired = one(pr(p=0.001, p_t=0.004, paired=False))
+    assert unpaired.verdict == "a>b" and unpaired.notes[-1] == "unpaired: the arms do not share seeds"
+    assert len(unpaired.notes) == 2
+
+
+def test_rejecting_tests_with_an_interval_on_zero_say_why_the_pair_is_undecided():
+    pair = one(pr(p=0.001, p_t=0.001, ci=(-0.1, 0.8)))
+    assert pair.notes[0] == ("the tests reject (Holm-adjusted p 0.001) but the t interval printed beside the "
+                             "verdict includes 0, so the pair is not decided: a verdict and its interval come "
+                             "from one inference")
+
+
+def test_an_equivalent_pair_says_so_on_the_pair():
+    pair = one(pr(n=20, sd=0.1, diff=0.0, p=1.0, p_t=1.0, ci=(NAN, NAN)), margin=1.0)
+    assert pair.verdict == "equivalent" and pair.equivalent is True
+    assert one(pr(n=20, sd=0.1, diff=0.0, p=1.0, p_t=1.0, ci=(NAN, NAN), paired=False), margin=1.0).notes == \
+        ["unpaired: the arms do not share seeds"]
