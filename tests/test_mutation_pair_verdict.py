@@ -21,6 +21,7 @@ from baselines.analysis.statistics.student_t import mde_factor
 from baselines.analysis.statistics.typical_seed import typical_claim
 
 NAN = math.nan
+UNPAIRED = "unpaired: the arms do not share seeds"
 
 
 def pr(n=20, diff=0.5, ci=(0.2, 0.8), p=0.001, p_t=0.001, sd=1.0, paired=True, mde=None, a="a", b="b", **kw):
@@ -104,8 +105,8 @@ def test_the_mean_claims_detectable_effect_is_for_the_family_of_tests():
     pair = one(typical_pair(d), claims=("typical", "mean"))
     typical, mean = pair.claims
     assert typical.verdict == "a>b" and mean.verdict == "no difference detected"
-    assert mean.notes == [f"differences smaller than {mean.detectable:.3g} would likely be missed at n=12 with 2 "
-                          "tests (Holm: p<0.025 first)"]
+    assert mean.notes[0].startswith(f"differences smaller than {mean.detectable:.3g} would likely be missed at "
+                                    "n=12 with 2 tests (Holm: p<0.025 first) (")
 
 
 def test_an_unpaired_pair_asked_for_the_typical_claim_gets_the_mean_route():
@@ -128,7 +129,8 @@ def test_an_equivalence_is_a_mean_claim_even_when_only_typical_is_asked():
 def test_no_claim_asked_falls_back_to_the_mean_route_over_the_pairs():
     pair = one(pr(p=0.5, p_t=0.5, ci=(-0.2, 0.8)), claims=())
     assert pair.verdict == "no difference detected"
-    assert pair.notes == [f"differences smaller than {pair.mde:.3g} would likely be missed at n=20"]
+    assert len(pair.notes) == 1 and pair.notes[0].startswith(f"differences smaller than {pair.mde:.3g} would "
+                                                             "likely be missed at n=20 (")
 
 
 # -- _decide_mean ---------------------------------------------------------------------------------------------
@@ -185,21 +187,22 @@ def power(n, effect_over_sd, level):
 
 
 @pytest.mark.parametrize("alpha", [0.05, 0.1])
-def test_the_detectable_effect_has_power_08_at_holms_first_step(alpha):
+def test_the_welch_detectable_effect_has_power_08_at_holms_first_step(alpha):
+    # unpaired pairs keep the t test's minimum detectable effect, rescaled to Holm's first step alpha / 2
     n, sd = 20, 1.0
-    pairs = [pr(n=n, sd=sd, p=0.5, p_t=0.5, ci=(-0.2, 0.8), mde=sd * mde_factor(n, alpha)),
-             pr(n=n, sd=sd, p=0.5, p_t=0.5, ci=(-0.2, 0.8), mde=sd * mde_factor(n, alpha), a="c")]
+    pairs = [pr(n=n, sd=sd, p=0.5, p_t=0.5, ci=(-0.2, 0.8), mde=sd * mde_factor(n, alpha), paired=False),
+             pr(n=n, sd=sd, p=0.5, p_t=0.5, ci=(-0.2, 0.8), mde=sd * mde_factor(n, alpha), paired=False, a="c")]
     first, _ = pair_verdict.decide(pairs, alpha=alpha)
     assert power(n, first.mde / sd, alpha / 2) == pytest.approx(0.8, abs=1e-6)
     assert first.notes == [f"differences smaller than {first.mde:.3g} would likely be missed at n=20 with 2 "
-                           f"pairs (Holm: p<{alpha / 2:.2g} first)"]
+                           f"pairs (Holm: p<{alpha / 2:.2g} first) (Welch t)", UNPAIRED]
 
 
 def test_no_detectable_effect_note_without_a_positive_finite_one():
     for mde in (math.inf, 0.0):
-        assert one(pr(p=0.5, p_t=0.5, ci=(-0.2, 0.8), mde=mde)).notes == []
-    assert one(pr(p=0.5, p_t=0.5, ci=(-0.2, 0.8), mde=0.5)).notes == \
-        ["differences smaller than 0.5 would likely be missed at n=20"]
+        assert one(pr(p=0.5, p_t=0.5, ci=(-0.2, 0.8), mde=mde, paired=False)).notes == [UNPAIRED]
+    assert one(pr(p=0.5, p_t=0.5, ci=(-0.2, 0.8), mde=0.5, paired=False)).notes == \
+        ["differences smaller than 0.5 would likely be missed at n=20 (Welch t)", UNPAIRED]
 
 
 def test_the_cannot_reach_note_only_for_paired_pairs_at_holms_step():
@@ -214,7 +217,13 @@ def test_the_cannot_reach_note_only_for_paired_pairs_at_holms_step():
     assert not any("cannot reach" in n for n in unpaired.notes)
     # at equality (alpha 0.0625, 2 pairs, n = 6: 2/64 = 0.03125 = the first step's level) p < level is unreachable
     at = [pr(n=6, p=0.5, p_t=0.5, ci=(-0.2, 0.8)), pr(n=6, p=0.5, p_t=0.5, ci=(-0.2, 0.8), a="c")]
-    assert any("cannot reach" in n for n in pair_verdict.decide(at, alpha=0.0625)[0].notes)
+    first = pair_verdict.decide(at, alpha=0.0625)[0]
+    assert first.notes == ["the exact sign-flip test cannot reach p<0.031 at n=6: add seeds, or compare against "
+                           "one arm (--baseline)"]
+    assert first.mde == math.inf      # no difference is detectable at that step
+    bounded = [pr(n=6, p=0.5, p_t=0.5, ci=(-0.2, 0.8), reward_range=(0.0, 1.0)),
+               pr(n=6, p=0.5, p_t=0.5, ci=(-0.2, 0.8), reward_range=(0.0, 1.0), a="c")]
+    assert [n for n in pair_verdict.decide(bounded, alpha=0.0625)[0].notes if "typical-seed claim can be" in n] == []
 
 
 # -- _tost -------------------------------------------------------------------------------------------------------
