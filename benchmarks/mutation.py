@@ -53,7 +53,7 @@ MODULES: dict[str, list[str]] = {
                 "tests/test_mutation_misses.py"],
     "pair_verdict.py": ["tests/test_stats.py", "tests/test_compare.py", "tests/test_exact_values.py",
                         "tests/test_mutation_pair_verdict.py"],
-    "sign_flip.py": ["tests/test_stats.py", "tests/test_exact_values.py"],
+    "sign_flip.py": ["tests/test_stats.py", "tests/test_exact_values.py", "tests/test_mutation_sign_flip.py"],
     "lm_eval.py": ["tests/test_importers_eval_tools.py", "tests/test_importers_fuzz.py",
                    "tests/test_mutation_misses.py"],
     "resume.py": ["tests/test_runner.py", "tests/test_stale_code.py", "tests/test_run_ux.py"],
