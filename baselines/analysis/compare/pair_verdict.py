@@ -128,7 +128,7 @@ def _decide_mean(pair: PairResult, p_adj: float, alpha: float, margin: float | N
         if not pair.paired:
             pair.notes.append("unpaired: the arms do not share seeds")
         return
-    if pair.paired and min_exact_p(pair.n) > alpha:
+    if pair.paired and min_exact_p(pair.n) >= alpha:   # p < alpha decides: an exact p of alpha cannot
         pair.verdict = UNDERPOWERED
         pair.notes.append(f"with {pair.n} seeds no exact sign-flip test can reach p<{alpha:g}")
     else:
@@ -164,14 +164,14 @@ def _family_mde(pair: PairResult, alpha: float, family: int, noun: str = "pairs"
         if math.isfinite(pair.mde) and pair.mde > 0:
             test = "seed-clustered t" if pair.items else "Welch t" if not pair.paired else "t"
             pair.notes.append(f"differences smaller than {pair.mde:.3g} would likely be missed {where} ({test})")
-    if pair.paired and family > 1 and min_exact_p(pair.n) > level:
+    if pair.paired and family > 1 and min_exact_p(pair.n) >= level:
         pair.notes.append(f"the exact sign-flip test cannot reach p<{level:.2g} at n={pair.n}: "
                           "add seeds, or compare against one arm (--baseline)")
 
 
 def _unbounded_note(pair: PairResult, alpha: float, level: float, where: str) -> None:
     factor, source = normal_factor(pair.n, level, alpha)
-    if min_exact_p(pair.n) > level:
+    if min_exact_p(pair.n) >= level:   # p < level decides: an exact p of level cannot
         pair.mde = math.inf
         return                      # the sign-flip note says it: no difference is decided at this level
     if factor is None:
@@ -191,7 +191,7 @@ def _bounded_note(pair: PairResult, alpha: float, level: float, where: str) -> N
     what = f"betting interval, rewards in [{lo:g}, {hi:g}]"
     if floor is None:
         pair.mde = math.inf
-        if min_exact_p(pair.n) <= level:
+        if min_exact_p(pair.n) < level:
             pair.notes.append(f"on the mean, no difference inside the reward range can be decided {where} ({what}: "
                               "not even every seed differing by the whole range); the typical-seed claim can be")
         return
