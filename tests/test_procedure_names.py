@@ -22,3 +22,17 @@ def test_the_ranking_decides_by_the_main_tables_claim_and_names_it():
     assert "paired t" not in text
     mean = analyse(compare(recs, fixed="rollouts", claim="mean"), recs).groups[0]
     assert "on the mean, the paired t and the exact sign-flip test" in plots.ranking_markdown(mean.ranking)
+
+
+def test_the_pairs_legend_names_the_interval_the_pairs_used():
+    """The replay's legend read "Student t; the hull ...; betting ..." over seed-clustered item pairs."""
+    from types import SimpleNamespace as N
+    from reports.markdown import pairs_footnote
+
+    def row(method):
+        return N(claims=[N(claim="mean", interval=N(method=method), p_label="seed-clustered t")],
+                 interval=N(method=method), p_label="seed-clustered t")
+    text = pairs_footnote([row("seed-clustered t on paired item differences")])
+    assert "(seed-clustered t over question-paired differences:" in text and "Student t" not in text
+    text = pairs_footnote([row("t + bootstrap-t hull (skew-robust)"), row("t")])
+    assert "Student t; the hull of t and bootstrap-t" in text and "betting" not in text
