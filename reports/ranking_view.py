@@ -27,6 +27,15 @@ RANK_RULE = ("A reversal (bold) is claimed only when both orders are detected di
              "finds A better at equal U and B better at equal V. Ranks that change without that are listed as "
              "\"order differs, not significant\".")
 
+
+def rank_rule_text(r: Ranking) -> str:
+    """The reversal rule, naming the procedure the analysis decided with (`Ranking.rule`)."""
+    if not r.rule:
+        return RANK_RULE
+    return ("A reversal (bold) is claimed only when both orders are detected differences by the main table's test "
+            f"({r.rule}): A better at equal U and B better at equal V. Ranks that change without that are listed "
+            "as \"order differs, not significant\".")
+
 SCORE_WHAT = {"reward": "the held-out reward of the choice in force (the workload scores traces)",
               "dev": "the arm's best-so-far dev score, not held out (the workload does not score traces), so it "
                      "may exceed the reward in the main table"}
@@ -94,7 +103,7 @@ def ranking_markdown(ranking, score_kind: str | None = None) -> str:
     text += (f"\n\nScores are read off each run's trace at the spend level in parentheses: {what}. The level "
              "is the smallest median final spend in that unit across arms: at least half the runs of every arm "
              "reached it (a run that stopped short is scored at its last point). Arms of equal score share a rank. "
-             + RANK_RULE)
+             + rank_rule_text(r))
     if any(not v for v in r.verdicts.values()) and any(len(x) > RANK_TEST_MAX_ARMS for x in r.by_unit.values()):
         text += f" With more than {RANK_TEST_MAX_ARMS} arms the pairs are not tested, so no reversal is claimed."
     return text

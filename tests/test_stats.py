@@ -8,6 +8,7 @@ from scipy import stats as sp
 
 from baselines import compare
 
+from baselines.analysis.statistics import mean_power
 from baselines.analysis.statistics import bootstrap, reward_range, sign_flip, stats, student_t
 
 from baselines.analysis.compare import pair_verdict
@@ -127,9 +128,12 @@ def test_no_difference_reports_minimum_detectable_effect():
     assert pair.verdict == "no difference detected"
     sd = np.std(a - b, ddof=1)
     crit = sp.t.ppf(0.975, 11)
-    ncp = pair.mde / sd * np.sqrt(12)   # the stated MDE has power 0.80 by the noncentral t
-    assert sp.nct.sf(crit, 11, ncp) + sp.nct.cdf(-crit, 11, ncp) == pytest.approx(0.8, abs=1e-6)
-    assert "smaller than" in pair.notes[0]
+    ncp = pair.mde / sd * np.sqrt(12)
+    # issue 37: the figure is the verdict's own (t, sign-flip and interval together, simulated), so the t
+    # test alone has more than 0.8 power there; the old figure was t's 80% point
+    assert pair.mde == pytest.approx(mean_power.normal_factor(12, 0.05)[0] * sd)
+    assert sp.nct.sf(crit, 11, ncp) + sp.nct.cdf(-crit, 11, ncp) > 0.82
+    assert "smaller than" in pair.notes[0] and "simulated: t, sign-flip and interval together" in pair.notes[0]
 
 
 def test_minimum_detectable_effect_is_stated_at_the_level_a_family_of_pairs_needs():
@@ -143,13 +147,12 @@ def test_minimum_detectable_effect_is_stated_at_the_level_a_family_of_pairs_need
     pair = next(p for p in decided if p.verdict == "no difference detected")
     sd = np.std(rows[int(pair.a[1:])] - rows[int(pair.b[1:])], ddof=1)
     crit = sp.t.ppf(1 - 0.05 / 21 / 2, 11)
-    ncp = pair.mde / sd * np.sqrt(12)
-    assert sp.nct.sf(crit, 11, ncp) + sp.nct.cdf(-crit, 11, ncp) == pytest.approx(0.8, abs=1e-6)
+    assert pair.mde == pytest.approx(mean_power.normal_factor(12, 0.05 / 21)[0] * sd)
     assert "with 21 pairs" in pair.notes[0]
-    # simulated: a true difference of that size is found by the t test at the Holm level about 80% of the time
+    # the t test alone at the Holm level finds that difference more often than 0.8 (the verdict needs more)
     d = rng.normal(pair.mde, sd, (4000, 12))
     t = d.mean(axis=1) / (d.std(axis=1, ddof=1) / np.sqrt(12))
-    assert np.mean(np.abs(t) > crit) == pytest.approx(0.8, abs=0.03)
+    assert np.mean(np.abs(t) > crit) > 0.82
 
 
 def test_a_family_the_exact_test_cannot_serve_says_so():

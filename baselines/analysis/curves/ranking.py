@@ -7,7 +7,8 @@ and the ranking figure only render a `Ranking` computed once.
 Rules: the level for a unit is the smallest median final spend in that unit
 across arms (every arm reached it in at least half its runs). A reversal is
 claimed only when both orders are detected differences by the main table's
-rule (paired t and exact sign-flip, Holm over the unit's pairs); other flips
+rule (the main table's claims: on a typical seed the exact sign test, on the mean the paired t,
+exact sign-flip and interval; Holm over the unit's pairs x claims); other flips
 are "order differs, not significant". A unit some arm's traces do not report
 is not ranked, and the arms that miss it are named (`unranked`), never
 dropped silently.
@@ -21,6 +22,7 @@ from typing import NamedTuple
 import numpy as np
 
 from . import anytime
+from ..compare.claims import MEAN, TYPICAL, attach_typical
 from ..compare.pair_verdict import decide
 from ..statistics.stats import all_pairs
 
@@ -113,7 +115,8 @@ def order_flips(ranking: dict[str, dict[str, tuple]]) -> list[tuple[str, str, st
 
 
 def unit_verdicts(ranking: dict[str, dict[str, tuple]], alpha: float = RANK_ALPHA,
-                  reward_range: tuple[float, float] | None = None) -> dict[str, dict]:
+                  reward_range: tuple[float, float] | None = None,
+                  claims: tuple[str, ...] = (MEAN,)) -> dict[str, dict]:
     """unit -> {(a, b): PairResult} with a < b, by the main table's rule on the per-seed scores at that level.
 
     Empty for a unit whose entries carry no per-seed scores or with more
@@ -134,7 +137,10 @@ def unit_verdicts(ranking: dict[str, dict[str, tuple]], alpha: float = RANK_ALPH
                 if math.isfinite(v):
                     matrix[i, col[seed]] = v
         # the main table's procedure, range included: one pair never gets a t interval here and a betting one there
-        out[unit] = {(p.a, p.b): p for p in decide(all_pairs(arms, matrix, reward_range=reward_range), alpha)}
+        pairs = all_pairs(arms, matrix, reward_range=reward_range)
+        if TYPICAL in claims:
+            attach_typical(pairs, arms, matrix, 1 - alpha)
+        out[unit] = {(p.a, p.b): p for p in decide(pairs, alpha, claims=claims)}
     return out
 
 
@@ -164,6 +170,7 @@ class Ranking:
     flips: list[tuple[str, str, str, str]] = field(default_factory=list)
     supported: list[tuple[str, str, str, str]] = field(default_factory=list)
     score_kind: str | None = None   # "reward" (held-out), "dev", "mixed" or None
+    rule: str = ""                  # the procedure that decides a unit's pairs, in words (the view prints it)
 
     @property
     def weak(self) -> list[tuple[str, str]]:
@@ -175,13 +182,27 @@ class Ranking:
         return {a for a, _, _, _ in self.supported} | {b for _, b, _, _ in self.supported}
 
 
+def rank_rule(claims: tuple[str, ...], alpha: float = RANK_ALPHA) -> str:
+    """The procedure that decides a unit's pairs, named as the verdict is (issue 37: every note names it)."""
+    words = {TYPICAL: "on a typical seed, the exact sign test over seeds (ties dropped)",
+             MEAN: "on the mean, the paired t and the exact sign-flip test over seeds, with the printed interval "
+                   "excluding 0"}
+    tests = "; ".join(words[c] for c in claims if c in words) or words[MEAN]
+    family = "the unit's pairs x claims" if len(claims) > 1 else "the unit's pairs"
+    return f"{tests}; Holm over {family}, alpha {alpha:g}"
+
+
 def group_ranking(by_arm: dict, alpha: float = RANK_ALPHA,
-                  reward_range: tuple[float, float] | None = None) -> Ranking:
-    """The group's `Ranking` from its runs by arm (a `RunIndex.of(group)`); `reward_range` as the main table's."""
+                  reward_range: tuple[float, float] | None = None,
+                  claims: tuple[str, ...] = (MEAN,)) -> Ranking:
+    """The group's `Ranking` from its runs by arm (a `RunIndex.of(group)`); `reward_range` and `claims` as the
+    main table's (a reversal is claimed by the main table's own test, and the note names it)."""
     by_unit, unranked = ranking_across_units(by_arm)
     kinds = {anytime.score_field(r.trace) for rs in by_arm.values() for r in rs if r.trace}
     kind = None if not kinds else "reward" if kinds == {"reward"} else "dev" if kinds == {"best"} else "mixed"
     # the declared range bounds held-out rewards; dev scores (noisy, read off an unscored trace) may leave it,
     # and a report that raised on them lost the whole run's report (issue 39: the starter declares [0, 1])
-    verdicts = unit_verdicts(by_unit, alpha, reward_range if kind == "reward" else None)
-    return Ranking(by_unit, unranked, verdicts, order_flips(by_unit), reversals(by_unit, verdicts=verdicts), kind)
+    claims = tuple(c for c in claims if c in (TYPICAL, MEAN)) or (MEAN,)
+    verdicts = unit_verdicts(by_unit, alpha, reward_range if kind == "reward" else None, claims)
+    return Ranking(by_unit, unranked, verdicts, order_flips(by_unit), reversals(by_unit, verdicts=verdicts), kind,
+                   rank_rule(claims, alpha))

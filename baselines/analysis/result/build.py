@@ -143,7 +143,8 @@ def analyse_group(group: Group, comparison: Comparison, index: RunIndex, baselin
     by_arm = index.of(group)
     leader = _leader(group)
     fixed = group.fixed or comparison.fixed or ""
-    ranking = (group_ranking(by_arm, comparison.alpha, group.reward_range)
+    claims = tuple(dict.fromkeys(c.claim for p in group.pairs for c in (getattr(p, "claims", None) or [])))
+    ranking = (group_ranking(by_arm, comparison.alpha, group.reward_range, claims or ("mean",))
                if len(group.arms) > 1 and by_arm else None)
     return GroupAnalysis(
         group=group,
