@@ -137,11 +137,33 @@ def pairs_footnote(pairs: list[PairRow]) -> str:
     claims = ("Each row names its claim: typical seed: a − b is the median per-seed difference over the seeds "
               "where the arms differ, with its distribution-free order-statistic 95% interval; mean: " if typical
               else "Pairs: ")
-    return (f"{claims}a − b is the mean per-seed paired difference with its 95% interval (Student t; the hull of "
-            "t and bootstrap-t for unbounded rewards at small n; distribution-free betting for bounded rewards: "
+    return (f"{claims}a − b is the mean per-seed paired difference with its 95% interval ({_mean_intervals(pairs)}: "
             f"each pair's interval_method in --json); {meanings}; p (Holm) is adjusted over every claim in the "
             "table (pairs x claims), and a verdict needs it below alpha. \"underpowered\" and \"no difference "
             "detected\" are not evidence of equality.")
+
+
+#: how the pairs footnote names each mean interval method (issue 37: the legend said "Student t" over
+#: seed-clustered rows; it now names the methods the table's pairs used)
+MEAN_INTERVAL_WORDS = (("seed-clustered", "seed-clustered t over question-paired differences"),
+                       ("betting", "distribution-free betting for bounded rewards"),
+                       ("hull", "the hull of t and bootstrap-t for unbounded rewards at small n"),
+                       ("Welch", "Welch t for arms that do not share seeds"),
+                       ("t", "Student t"))
+GENERIC_MEAN_INTERVALS = ("Student t; the hull of t and bootstrap-t for unbounded rewards at small n; "
+                          "distribution-free betting for bounded rewards")
+
+
+def _mean_intervals(pairs: list[PairRow]) -> str:
+    """The mean intervals the table prints, in words (all of them when there are no pairs to read)."""
+    methods = {c.interval.method for p in pairs for c in p.claims if c.claim == "mean" and c.interval} or \
+        {p.interval.method for p in pairs if p.interval and not p.claims}
+    words = []
+    for m in sorted(methods):
+        w = next((w for key, w in MEAN_INTERVAL_WORDS if (m == key if key == "t" else key in m)), m)
+        if w not in words:
+            words.append(w)
+    return "; ".join(words) if words else GENERIC_MEAN_INTERVALS
 
 
 PAIRS_FOOTNOTE = pairs_footnote([])  # kept for readers of the old constant; the report prints pairs_footnote

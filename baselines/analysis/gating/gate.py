@@ -350,7 +350,9 @@ def _gate_reason(result: GateResult, lower_is_better: bool) -> str:
     elif verdict == FAIL:
         reason = f"regression beyond the margin: {bound_text}"
     else:
-        need = f"; about {needed} paired seeds would likely decide" if needed else ""
+        # the figure comes from the route that decided (issue 37): its own bounds on differences like these
+        need = (f"; about {needed} paired seeds would likely decide (the same procedure, on differences like "
+                "these)") if needed else ""
         reason = f"too few seeds to decide either way ({result.n}): {bound_text}{need}"
     if result.notes:
         reason += "; " + "; ".join(result.notes)

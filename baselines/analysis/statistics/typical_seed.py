@@ -137,7 +137,7 @@ def order_rank(n: int, tail: float) -> int:
     if n <= 0:
         return 0
     # cdf[j] = P(K <= j) <= tail holds for j = 0 .. J and fails above: find the first failing j.
-    fails = lambda j: _binom_cdf(j, n, 0.5) > tail * (1 + 1e-12)
+    fails = lambda j: _special.bdtr(j.astype(float), n, 0.5) > tail * (1 + 1e-12)   # j in 0 .. n - 1
     guess = n / 2 + _z(tail) * math.sqrt(n) / 2
     first = _first_true(fails, 0, n - 1, guess, n)
     return n if first is None else first
@@ -189,13 +189,13 @@ def min_sign_p(n: int) -> float:
 def _first_true(cond, lo: int, hi: int, guess: float, n: int) -> int | None:
     """First j in lo..hi with cond(js)[j] true, cond monotone (false ... false true ... true); None if none.
 
-    Evaluates a window of about 4 standard deviations of Binomial(n, 1/2) around `guess` first,
+    Evaluates a window of one standard deviation (and 8 counts) either side of Binomial(n, 1/2) around `guess` first,
     and the whole range only when that window does not bracket the switch, so the answer is the
     one a whole-range evaluation gives (issue 38: `seeds_to_decide` evaluated the whole range for
     every n up to its cap of 2,000, 0.7 s of every compare)."""
     if hi < lo:
         return None
-    half = int(2 * math.sqrt(n)) + 8
+    half = int(math.sqrt(n) / 2) + 8
     a, b = max(lo, int(guess) - half), min(hi, int(guess) + half)
     if a <= b:
         js = np.arange(a, b + 1)
@@ -226,7 +226,8 @@ def critical_wins(n: int, level: float) -> int | None:
     if n < 1:
         return None
     # k wins is significant when k > n - k and 2 P(K <= n - k) <= level: monotone in k over k > n/2.
-    cond = lambda k: 2 * _binom_cdf(n - k, n, 0.5) <= level * (1 + 1e-12)
+    # n - k is in 0 .. n - 1 there, where _binom_cdf is bdtr itself (no clipping): called directly.
+    cond = lambda k: 2 * _special.bdtr((n - k).astype(float), n, 0.5) <= level * (1 + 1e-12)
     guess = n / 2 - _z(level / 2) * math.sqrt(n) / 2
     return _first_true(cond, n // 2 + 1, n, guess, n)
 
