@@ -187,3 +187,14 @@ def test_arms_without_scored_runs_are_left_out_and_the_rest_still_judged():
     # reference: median of 100, 300, 110, 10 = 105; the arm with one scored run counts like any other
     assert flagged(g) == [("a2", "over", 300.0, 105.0, "median of arms", False),
                           ("a4", "under", 10.0, 105.0, "median of arms", False)]
+
+
+def test_a_clean_group_over_the_allowance_says_which_run_went_over():
+    # every run scored and within 10%: the screen finds the group clean and only set_over_budget runs on it
+    records = make_arms({"a": {"tokens": 1000}, "b": {"tokens": 1000}}, budget=B)
+    records[8].spend["tokens"] = 1050.0                                   # b, seed 3: 5% over
+    g = group_of(records)
+    assert g.unequal == [] and (g.reference, g.reference_source) == (1000.0, "budget")
+    ob = g.over_budget
+    assert (ob.unit, ob.allowance, ob.runs, ob.of_runs) == ("tokens", 1000.0, 1, 10)
+    assert (ob.worst_arm, ob.worst_seed, ob.worst_spend) == ("b", 3, 1050.0)
