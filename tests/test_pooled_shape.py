@@ -57,7 +57,7 @@ def test_right_skewed_history_refuses_the_fail():
 
 def test_allowance_starts_at_the_one_sample_rule_and_is_capped():
     assert pooled_allowance(1, 10) == skew_allowance(10)
-    assert pooled_allowance(2, 10) == pytest.approx(2 * skew_allowance(10))
+    assert pooled_allowance(3, 10) == pytest.approx(2 * skew_allowance(10))
     assert pooled_allowance(30, 10) == POOLED_MAX_ALLOWANCE
     assert pooled_allowance(5, 6) == 0.0
 
