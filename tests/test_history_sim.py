@@ -76,9 +76,20 @@ def test_losing_a_hundredth_per_commit_per_commit_gates_pass_and_drift_is_found(
     t20 = simulate_history(LOSING, bounds="t", horizon=20, histories=HISTORIES, seed=3)
     assert t20.base_pass >= 0.9 and t20.drift_by[8] >= 0.8 - _mc(0.8), t20
     auto = simulate_history(LOSING, histories=HISTORIES, seed=1)
-    # the default (skew-checked) bounds at 10 seeds: what docs/calibration.md states, not issue 40's targets
-    assert 0.70 <= auto.base_pass <= 0.80 and 0.55 <= auto.drift_by[8] <= 0.70, auto
+    # issue 40's targets with the defaults of `check --history` (the history's pooled shape, gating/pooled_shape.py)
+    assert auto.base_pass >= 0.90 and auto.drift_by[8] >= 0.80, auto
     assert auto.any_drift == 1.0 and auto.first_drift_median <= 9
+    one = simulate_history(LOSING, histories=HISTORIES, seed=1, pool=False)
+    # the one-sample default gate at every commit (skew-checked at 10 seeds): what docs/calibration.md states
+    assert 0.70 <= one.base_pass <= 0.80 and 0.55 <= one.drift_by[8] <= 0.70, one
+
+
+@pytest.mark.slow
+def test_right_skewed_differences_at_the_margin_no_longer_alarm_beyond_alpha():
+    """The one-sample default alarmed in 0.368 of these histories (docs/calibration.md); the pooled shape
+    refuses the FAILs that right skew argues against."""
+    r = simulate_history([-0.05] * 30, histories=HISTORIES, seed=12, shape="lognormal")
+    assert r.any_drift <= 0.05 + _mc(0.05), r
 
 
 @pytest.mark.slow
