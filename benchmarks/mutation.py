@@ -44,7 +44,7 @@ MODULES: dict[str, list[str]] = {
     "json_line.py": ["tests/test_records.py", "tests/test_reader_rules.py", "tests/test_repeated_keys.py"],
     "spend_checks.py": ["tests/test_compare.py", "tests/test_mutation_misses.py",
                         "tests/test_mutation_spend_checks.py"],
-    "alpha.py": ["tests/test_alpha.py", "tests/test_compare.py"],
+    "alpha.py": ["tests/test_alpha.py", "tests/test_compare.py", "tests/test_mutation_alpha.py"],
     "exact_paired.py": ["tests/test_gate_decides.py", "tests/test_exact_values.py", "tests/test_mutation_misses.py"],
     "clustered.py": ["tests/test_gate_decides.py", "tests/test_items.py", "tests/test_mutation_misses.py"],
     "gate_bounds.py": ["tests/test_gate.py", "tests/test_gate_decides.py", "tests/test_skew_gate.py",

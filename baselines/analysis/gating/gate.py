@@ -291,9 +291,33 @@ def _unfair(result: GateResult, group: Group, baseline: str, candidate: str) -> 
             return _broken(result, f"{f.arm} spent {_amount(f.spend)} {_unit_words(f.unit, group.unit_nouns)} "
                                    f"{f.direction} the reference "
                                    f"{_amount(f.reference)} (seed {f.seed}): not a like-for-like comparison")
-    result.confounds = [f"{f.arm}: {_unit_words(f.unit, group.unit_nouns)} {'≥' if f.lower_bound else ''}{_amount(f.spend)} vs "
-                        f"{_amount(f.reference)}" for f in group.confounded if f.arm in (baseline, candidate)]
+    result.confounds = _confound_lines(group, baseline, candidate)
     return None
+
+
+def _confound_lines(group: Group, baseline: str, candidate: str) -> list[str]:
+    """One line per diverging unit, the candidate's median spend against the baseline's, both named.
+
+    Why: "cand: tokens 3,000 vs 2,000" compared the arm with the two arms'
+    median, a number no table prints (the report's confound table is against
+    the median across all arms); a gate reader wants the candidate against
+    the baseline it replaces.
+    """
+    flags = [f for f in group.confounded if f.arm in (baseline, candidate)]
+    spend = {a.arm: a.spend for a in group.arms}
+    out = []
+    for unit in dict.fromkeys(f.unit for f in flags):
+        words = _unit_words(unit, group.unit_nouns)
+        mark = {f.arm: "≥" if f.lower_bound else "" for f in flags if f.unit == unit}
+        c, b = (spend.get(arm, {}).get(unit) for arm in (candidate, baseline))
+        if c is None or b is None or c.median is None or b.median is None:
+            out += [f"{f.arm}: {words} {mark[f.arm]}{_amount(f.spend)} vs the two arms' median {_amount(f.reference)}"
+                    for f in flags if f.unit == unit]
+            continue
+        ratio = f"{c.median / b.median:.2g}× the baseline's" if b.median > 0 else "the baseline spent none"
+        out.append(f"{words}: {candidate} {mark.get(candidate, '')}{_amount(c.median)} vs {baseline} "
+                   f"{mark.get(baseline, '')}{_amount(b.median)} ({ratio}; medians over seeds)")
+    return out
 
 
 def _unit_words(unit: str, nouns: dict | None) -> str:
