@@ -111,3 +111,17 @@ def test_python_check_pools_like_the_cli(tmp_path):
               history=history, commit=f"c{k}")
     second = json.loads(history.read_text().splitlines()[1])
     assert "over the history (2 looks" in second["method"]
+
+
+def test_a_rerun_of_a_commit_does_not_pool_with_its_own_line(tmp_path):
+    """The shapes leave out the commit being checked: rerunning c2 on the same data decides as its line says."""
+    from baselines import check
+    from tests.test_history import _results
+    history = tmp_path / "h.jsonl"
+    runs = [_results(tmp_path / f"r{k}.jsonl", seed=k) for k in (1, 2)]
+    for k, path in enumerate(runs, 1):
+        check(path, baseline="baseline", candidate="candidate", margin=0.05, history=history, commit=f"c{k}")
+    again = check(runs[1], baseline="baseline", candidate="candidate", margin=0.05, history=history, commit="c2")
+    line = json.loads(history.read_text().splitlines()[1])
+    assert len(history.read_text().splitlines()) == 2
+    assert again.groups[0].method == line["method"] and "(2 looks" in line["method"]
