@@ -200,6 +200,27 @@ def test_no_seed_count_when_the_questions_alone_keep_the_bound_across():
         _hand_seeds(clusters, ids, 1.01 * q_alone, 0.05) is not None
 
 
+# a mean of exactly 0 and no questions' part (dyadic values; every question sums to 0 over the seeds)
+_S1, _S3 = [0.5, -0.25, 0.125], [0.25, 0.5, -0.375]
+EXACT = ([np.array(_S1), -np.array(_S1), np.array(_S3), -np.array(_S3)], [["a", "b", "c"]] * 4)
+
+
+def test_seeds_to_decide_at_the_edges_of_its_grid():
+    from baselines.analysis.statistics.student_t import t_quantile
+
+    clusters, ids = EXACT
+    b = twoway_bounds(clusters, ids, 0.05)
+    assert b.mean == 0.0 and b.question_var == 0.0
+    assert twoway_seeds_to_decide(clusters, ids, 1.0, 0.05) == _hand_seeds(clusters, ids, 1.0, 0.05) == 3
+    assert twoway_seeds_to_decide(clusters, ids, 3.0, 0.05) == _hand_seeds(clusters, ids, 3.0, 0.05) == 2
+    assert twoway_seeds_to_decide(clusters, ids, 3.0, 0.05, cap=2) == 2      # the cap itself is on the grid
+    wide = _hand_seeds(clusters, ids, 0.3, 0.05)
+    assert wide > 2 and twoway_seeds_to_decide(clusters, ids, 0.3, 0.05, cap=wide) == wide
+    # a margin exactly at the 2-seed bound: not cleared (strictly below is), so 3 seeds
+    at_two = t_quantile(1 - 0.05, min(2, b.questions) - 1) * math.sqrt(b.seed_var * len(clusters) / 2 + b.question_var)
+    assert twoway_seeds_to_decide(clusters, ids, at_two, 0.05) == 3
+
+
 def test_no_seed_count_without_bounds_or_distance():
     assert twoway_seeds_to_decide([np.array([0.1, 0.2])], [["a", "b"]], 0.1, 0.05) is None   # one seed
     clusters = [np.array([0.1, -0.3]), np.array([-0.1, 0.3])]                                 # mean 0
