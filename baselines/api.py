@@ -242,9 +242,10 @@ def check(records: list[RunRecord] | str | Path, *, baseline: str, candidate: st
     paths = [str(records)] if isinstance(records, (str, Path)) else []
     if isinstance(records, (str, Path)):
         records = read_records(records)
+    shapes = None if history is None else _history_shapes(str(history), baseline, candidate, claim or "mean")
     results, comparison = run_gate(list(records), fixed, baseline, candidate, str(margin),
                                    lower_is_better=lower_is_better, bounds=bounds, options=merged,
-                                   claim=claim or "mean", max_loss=max_loss)
+                                   claim=claim or "mean", max_loss=max_loss, shapes=shapes)
     if history is None:
         if reference is not None:
             raise InputError("check: reference= needs history= (the looks at a reference are counted there)")
@@ -262,6 +263,13 @@ def check(records: list[RunRecord] | str | Path, *, baseline: str, candidate: st
                                      records=list(records), commit=commit, branch=branch, reference=pinned,
                                      claim=claim or "mean")
     return recorded
+
+
+def _history_shapes(history: str, baseline: str, candidate: str, claim: str) -> dict:
+    """Issue 40: the shape of each group's differences its earlier looks in `history` recorded (contract 6.40.a)."""
+    from .analysis.history.recording import history_shapes
+
+    return history_shapes(history, baseline, candidate, claim)
 
 
 class _Recorded(CheckResult):
