@@ -222,9 +222,8 @@ def check(records: list[RunRecord] | str | Path, *, baseline: str, candidate: st
     `CompareOptions`, given whole as `options=`; a keyword beside it wins).
     `claim` is "mean" (default), "typical" (the median paired difference
     above -margin, exact sign test) or "both"; `max_loss` FAILs when any
-    seed loses more (docs/gate.md). `questions` ("population", the default;
-    "these") is what an item-paired verdict is about when question ids recur
-    across seeds (docs/statistics.md, "Recurring questions").
+    seed loses more (docs/gate.md); `questions` ("population", the default, or
+    "these") is what an item-paired verdict is about when question ids recur.
     Returns a `CheckResult`: `.verdict` is the worst over the groups.
     `history` (a file) appends one line per group as `check --history` does
     (`commit` and `branch` as there); `reference` (a results file, with
