@@ -358,3 +358,33 @@ def test_the_suite_key_takes_population_or_these(tmp_path):
     assert parse_suite({**base, "questions": "these"}, "t").questions == "these"
     with pytest.raises(InputError, match="'questions' must be \"population\" or \"these\""):
         parse_suite({**base, "questions": "both"}, "t")
+
+
+def test_check_decides_as_the_population_bound_of_the_calibration_script():
+    """The public check() on records of the calibration's data model PASSes exactly when the two-way bound
+    the script reads does (16 data sets at 5 seeds, a true difference of +0.05 so both verdicts occur):
+    docs/calibration.md's function-level table and its check() table measure one procedure."""
+    from benchmarks import question_population as qp
+
+    rng = np.random.default_rng(370)
+    seen = {"population": set(), "these": set()}
+    for _ in range(16):
+        base, cand = qp.draw_arms(rng, 5, 0.05)
+        for route in seen:
+            verdict = qp.check_passes(base, cand, route)
+            assert verdict == qp.passes(cand - base, route)
+            seen[route].add(verdict)
+    assert seen == {"population": {True, False}, "these": {True, False}}
+
+
+@pytest.mark.slow
+def test_calibration_check_at_the_margin_against_the_question_population():
+    """docs/calibration.md's table through the public check() (the default claim, margin 0.05, 20 fixed
+    questions with effects +-0.2, delta = -0.05 on the population; the data model of
+    benchmarks/question_population.py), 2,000 seeded data sets per cell: PASS share at most
+    .05 + 1.96 MC s.e. (.0596) at n = 5, 10, 20, 40."""
+    from benchmarks import question_population as qp
+
+    results = qp.run_check(2000, (5, 10, 20, 40))
+    for n, (p, _) in results.items():
+        assert p <= 0.05 + 1.96 * math.sqrt(0.05 * 0.95 / 2000), (n, p)
