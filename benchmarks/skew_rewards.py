@@ -20,6 +20,7 @@ share of `--sims` seeded simulations, +- 1.96 Monte Carlo standard errors.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import sys
 from pathlib import Path
@@ -68,7 +69,26 @@ SHAPES = [(f"scaled-down candidate, r {r:g}, rho {rho:g}", *scaled(r, rho)) for 
 
 
 def pass_rate(draw, margin: float, n: int, sims: int, seed: int, use_arms: bool = True) -> tuple[float, float]:
-    """PASS share; the gate gets the arms' rewards as `check` gives them (`use_arms` False: differences only)."""
+    """PASS share; the gate gets the arms' rewards as `check` gives them (`use_arms` False: differences only).
+
+    The seeds-needed search of an INCONCLUSIVE verdict is skipped (`_verdicts_only`): it runs after the
+    verdict is set and only fills `seeds_needed`, and it was most of the cost.
+    """
+    with _verdicts_only():
+        return _pass_rate(draw, margin, n, sims, seed, use_arms)
+
+
+@contextlib.contextmanager
+def _verdicts_only():
+    search = gate_bounds._skew_checked_seeds
+    gate_bounds._skew_checked_seeds = lambda *a, **k: None
+    try:
+        yield
+    finally:
+        gate_bounds._skew_checked_seeds = search
+
+
+def _pass_rate(draw, margin: float, n: int, sims: int, seed: int, use_arms: bool) -> tuple[float, float]:
     base, cand = draw(np.random.default_rng(seed), sims, n)
     if base is None:
         hits = sum(gate_bounds.gate_decision(row, margin, ALPHA).verdict == "PASS" for row in cand)
