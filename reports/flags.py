@@ -176,7 +176,7 @@ def group_caption(group: Group, fixed: str | None, tolerance: float, metric: str
         text += " INCOMPLETE: " + "; ".join(parts.incomplete) + "."
     text += " " + parts.seeds
     if parts.confounded:
-        text += f" Confounded: {', '.join(parts.confounded)} (see flags)."
+        text += f" Confounded: {', '.join(parts.confounded)} (see the confound table)."
     return text + " " + parts.legend
 
 

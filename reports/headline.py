@@ -18,7 +18,7 @@ from baselines.analysis.compare.claims import claim_phrase
 from baselines.analysis.result.model import GroupAnalysis
 
 from .figure_base import not_valid_arms
-from .summary import arms_beaten, group_state
+from .summary import arms_beaten, group_state, support_text
 from .text import budget_text
 
 
@@ -70,8 +70,7 @@ def _leader(group: Group, arm: str, mean: float) -> str:
     beaten = arms_beaten(group, arm)
     if others and others <= beaten:
         return f"leader {arm} ({mean:.3g}, detected better than every other arm{claim_phrase(group.pairs)})"
-    return (f"highest mean {arm} ({mean:.3g}; better than {len(beaten)} of {len(others)} others"
-            f"{claim_phrase(group.pairs)} by the paired test)")
+    return f"highest mean {arm} ({mean:.3g}; {support_text(group, arm, ' by the paired test')})"
 
 
 def informative_first(groups: list[Group]) -> list[Group]:

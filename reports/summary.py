@@ -112,6 +112,25 @@ def arms_beaten(group: Group, arm: str) -> set[str]:
             if (p.a == arm and p.verdict == "a>b") or (p.b == arm and p.verdict == "b>a")}
 
 
+def arms_compared(group: Group, arm: str) -> set[str]:
+    """The arms `arm` was paired with: an arm with no scored runs (dead) is in no pair, and "better than 0
+    of 4 others" must not count it as one `arm` failed to beat."""
+    return {p.b if p.a == arm else p.a for p in group.pairs if arm in (p.a, p.b)}
+
+
+def support_text(group: Group, arm: str, how: str = ", paired") -> str:
+    """"better than K of N others" over the arms compared, and how many arms no pair could include."""
+    others = {a.arm for a in group.arms} - {arm}
+    compared = arms_compared(group, arm)
+    beaten = arms_beaten(group, arm)
+    plural = "s" if len(compared) != 1 else ""
+    text = f"better than {len(beaten)} of {len(compared)} other{plural}{claim_phrase(group.pairs)}{how}"
+    if others - compared:
+        left = len(others - compared)
+        text += f"; {left} arm{'s' if left != 1 else ''} with no scored runs not compared"
+    return text
+
+
 def _top_arm(group: Group, arm: str, mean: float, scored: int) -> str:
     """"leader X" only when X is detected better than every other arm; else "highest mean X", with its support."""
     if scored < 2:
@@ -120,9 +139,7 @@ def _top_arm(group: Group, arm: str, mean: float, scored: int) -> str:
     beaten = arms_beaten(group, arm)
     if others <= beaten:
         return f"leader {arm} {mean:.3g} (better than every other arm{claim_phrase(group.pairs)}, paired)"
-    plural = "s" if len(others) != 1 else ""
-    support = (f" (better than {len(beaten)} of {len(others)} other{plural}{claim_phrase(group.pairs)}, paired)"
-               if group.valid else "")
+    support = f" ({support_text(group, arm)})" if group.valid else ""
     return f"highest mean {arm} {mean:.3g}{support}"
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import pandas as pd
 
 from baselines.analysis.result.model import Analysis, GroupAnalysis
+from baselines.analysis.result.precision import mean_and_interval
 from baselines.core.units import unit_noun
 
 from .degraded import degraded_sentence
@@ -112,7 +113,7 @@ def group_markdown(ga: GroupAnalysis, metric: str, drop_unreported: bool = False
     body = []
     for r in ga.arms:
         line = [md(r.arm), r.seeds] + [spend_text(r.spend[u].median, r.spend[u].status, latex=False) for u in units]
-        line.append(f"{fixed(r.mean, dec)} {interval(r.interval.lo, r.interval.hi, dec)}")
+        line.append(mean_and_interval(r.mean, r.interval.lo, r.interval.hi, dec))
         if baseline:
             vs = r.vs_baseline
             line.append("baseline" if r.arm == baseline else (

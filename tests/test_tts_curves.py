@@ -141,3 +141,12 @@ def test_the_curves_verb_prints_the_table_and_writes_figures(tmp_path, capsys):
     assert len(list(tmp_path.glob("budget-curves-*.png"))) == 2
     assert main(["curves", "--compare", "gpt-oss-20b:best"]) == 2
     assert "--compare" in capsys.readouterr().err
+
+
+def test_sign_changes_are_printed_one_per_crossing_with_their_unit():
+    """"Sign changes at: 116,486, 170,663" read as one number, or four; each crossing ends in its unit."""
+    from types import SimpleNamespace
+    from baselines.cli.curves import _difference_text
+    d = SimpleNamespace(a="x", b="y", level=0.95, tokens=np.array([1e3, 2e5]), difference=np.zeros(2),
+                        low=np.zeros(2), high=np.zeros(2), crossovers=(116486.0, 170663.0))
+    assert "Sign changes at: 116,486 tokens; 170,663 tokens." in _difference_text(d)

@@ -145,7 +145,8 @@ def _table(curves: dict, confidence: float, problems: int, benchmark: str, rule,
 def _difference_text(d) -> str:
     at = [0, len(d.tokens) // 4, len(d.tokens) // 2, 3 * len(d.tokens) // 4, len(d.tokens) - 1]
     points = "; ".join(f"{d.tokens[i]:,.0f}: {d.difference[i]:+.3f} [{d.low[i]:+.3f}, {d.high[i]:+.3f}]" for i in at)
-    cross = (", ".join(f"{x:,.0f}" for x in d.crossovers[:5]) + (" ..." if len(d.crossovers) > 5 else "")
+    # "; " between crossings and a unit after each: "116,486, 170,663" read as one number or as four
+    cross = ("; ".join(f"{x:,.0f} tokens" for x in d.crossovers[:5]) + ("; ..." if len(d.crossovers) > 5 else "")
              ) if d.crossovers else "none in the range both reach"
     return (f"{d.a} - {d.b} at equal expected tokens per problem ({d.level:.0%} band, problems resampled, "
             f"paired): {points}. Sign changes at: {cross}.\n")

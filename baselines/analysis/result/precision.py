@@ -55,3 +55,11 @@ def interval(lo: float | None, hi: float | None, decimals: int, signed: bool = F
     if lo is None or hi is None or not (math.isfinite(lo) and math.isfinite(hi)):
         return NA
     return f"[{fixed(lo, decimals, signed)}, {fixed(hi, decimals, signed)}]"
+
+
+def mean_and_interval(mean: float | None, lo: float | None, hi: float | None, decimals: int) -> str:
+    """"0.39 [0.33, 0.45]"; one "n/a" for an arm with no scored seed (not "n/a n/a", which reads as two
+    missing numbers of a row that has none)."""
+    if mean is None or not math.isfinite(mean):
+        return NA
+    return f"{fixed(mean, decimals)} {interval(lo, hi, decimals)}"

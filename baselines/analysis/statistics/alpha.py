@@ -28,14 +28,18 @@ def format_level(level: float) -> str:
     """A confidence level as a percentage that never rounds up to "100%" (or down to "0%").
 
     Two significant digits of the miss probability: 0.95 -> "95%", 0.975 ->
-    "97.5%", 0.99995 -> "99.995%". Printing 100% claimed certainty the
-    bounds do not have.
+    "97.5%", 0.99995 -> "99.995%" (of the level itself when that is the
+    smaller: 0.004 -> "0.4%"), cut down at that digit, never up. Printing
+    100% claimed certainty the bounds do not have. The cut ignores the last
+    bits of binary rounding: 1 - 0.021 is 0.97899999999999998 as a float and
+    prints "97.9%", not "97.8%".
     """
     miss = 1.0 - float(level)
     if not 0 < miss < 1:
         return f"{level:.0%}"
-    digits = max(0, -int(math.floor(math.log10(miss * 100))) + 1)
-    text = f"{math.floor(level * 100 * 10 ** digits) / 10 ** digits:.{digits}f}"
+    digits = max(0, -int(math.floor(math.log10(min(miss, level) * 100))) + 1)
+    scaled = level * 100 * 10 ** digits
+    text = f"{math.floor(scaled + 1e-6) / 10 ** digits:.{digits}f}"
     if "." in text:
         text = text.rstrip("0").rstrip(".")
     return text + "%"
