@@ -264,6 +264,10 @@ def test_compare_is_about_the_question_population_when_ids_recur():
     js = pair.to_json()
     assert js["questions"] == "population" and js["question_count"] == 20 and js["about"] == pair.about
     assert js["claims"][0]["about"] == pair.about
+    from reports.tables import frame
+
+    rows = frame(compare(recs))
+    assert rows[rows["kind"] == "pair"]["about"].tolist() == [pair.about]   # the CSV view says it too
 
 
 def test_compare_about_these_questions_is_the_seed_clustered_route():
@@ -378,6 +382,7 @@ def test_check_decides_as_the_population_bound_of_the_calibration_script():
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1800)   # 8,000 public check() calls: about 5-10 minutes on a loaded machine
 def test_calibration_check_at_the_margin_against_the_question_population():
     """docs/calibration.md's table through the public check() (the default claim, margin 0.05, 20 fixed
     questions with effects +-0.2, delta = -0.05 on the population; the data model of

@@ -387,8 +387,9 @@ def _paired_verdict(result: GateResult, shared: list, base: dict, cand: dict, si
     if shape is not None and bounded is None and bounds == "auto" and not anytime and not earlier_looks:
         g = pooled_decision(diffs, margin, look_alpha, shape)
     else:
+        arms = ([sign * base[s] for s in shared], [sign * cand[s] for s in shared])
         g = gate_decision(diffs, margin, look_alpha, bounded, planned_n, bounds="t" if bounds == "t" else "auto",
-                          anytime=bool(anytime), earlier_looks=earlier_looks)
+                          anytime=bool(anytime), earlier_looks=earlier_looks, arms=arms)
     if g.verdict == INCONCLUSIVE and bounded is not None and g.method.startswith("betting"):
         g.seeds_needed = betting_seeds(np.asarray(diffs, dtype=float), margin, look_alpha, bounded)
     if look_alpha != alpha:
