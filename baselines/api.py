@@ -211,7 +211,7 @@ def check(records: list[RunRecord] | str | Path, *, baseline: str, candidate: st
           options: CompareOptions | None = None, history: str | Path | None = None, commit: str | None = None,
           branch: str | None = None, reference: str | Path | None = None, reference_arm: str | None = None,
           reference_label: str | None = None, drift_horizon: int | None = None, claim: str | None = None,
-          max_loss: float | None = None) -> CheckResult:
+          max_loss: float | None = None, questions: str | None = None) -> CheckResult:
     """The CI gate in Python, with the options of `costmatch check`: `candidate` against `baseline`.
 
     `records` is a list of records or a results file. `margin` is the largest
@@ -222,7 +222,8 @@ def check(records: list[RunRecord] | str | Path, *, baseline: str, candidate: st
     `CompareOptions`, given whole as `options=`; a keyword beside it wins).
     `claim` is "mean" (default), "typical" (the median paired difference
     above -margin, exact sign test) or "both"; `max_loss` FAILs when any
-    seed loses more (docs/gate.md).
+    seed loses more (docs/gate.md); `questions` ("population", the default, or
+    "these") is what an item-paired verdict is about when question ids recur.
     Returns a `CheckResult`: `.verdict` is the worst over the groups.
     `history` (a file) appends one line per group as `check --history` does
     (`commit` and `branch` as there); `reference` (a results file, with
@@ -236,7 +237,7 @@ def check(records: list[RunRecord] | str | Path, *, baseline: str, candidate: st
     records = records if isinstance(records, (str, Path)) else records_argument(records, "check: records")
     merged = options_with(options, alpha=alpha, tolerance=tolerance, allow_early_stop=allow_early_stop,
                           metric=metric, start=start, workloads=workloads, budgets=budgets,
-                          confound_units=confound_units, reward_range=reward_range)
+                          confound_units=confound_units, reward_range=reward_range, questions=questions)
     paths = [str(records)] if isinstance(records, (str, Path)) else []
     if isinstance(records, (str, Path)):
         records = read_records(records)

@@ -47,7 +47,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_early_stop, alpha, metric, start,
-        claim=None, confounds,
+        claim=None, questions=None, confounds,
         baseline, candidate, margin, lower_is_better, inconclusive, against, as_json,
         bounds="auto", reward_range=None, no_cache=False, history=None, commit=None, branch=None, reference=None,
         reference_commit=None, reference_arm=None, reference_label=None, drift_horizon=None, max_loss=None) -> int:
@@ -76,7 +76,7 @@ def run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_early
     try:   # every results option reaches the comparison the gate reads, as in compare and report
         options = results_options(tolerance=tolerance, alpha=alpha, allow_early_stop=allow_early_stop,
                                   metric=metric, start=start, workloads=workloads, budgets=budgets,
-                                  confounds=confounds, reward_range=reward_range)
+                                  confounds=confounds, reward_range=reward_range, questions=questions)
     except ValueError as exc:
         raise InputError(f"check: {exc}") from None
 
