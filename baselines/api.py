@@ -241,7 +241,7 @@ def check(records: list[RunRecord] | str | Path, *, baseline: str, candidate: st
     paths = [str(records)] if isinstance(records, (str, Path)) else []
     if isinstance(records, (str, Path)):
         records = read_records(records)
-    shapes = None if history is None else _history_shapes(str(history), baseline, candidate, claim or "mean")
+    shapes = _history_shapes(history, baseline, candidate, claim or "mean", commit, branch)
     results, comparison = run_gate(list(records), fixed, baseline, candidate, str(margin),
                                    lower_is_better=lower_is_better, bounds=bounds, options=merged,
                                    claim=claim or "mean", max_loss=max_loss, shapes=shapes)
@@ -264,11 +264,17 @@ def check(records: list[RunRecord] | str | Path, *, baseline: str, candidate: st
     return recorded
 
 
-def _history_shapes(history: str, baseline: str, candidate: str, claim: str) -> dict:
-    """Issue 40: the shape of each group's differences its earlier looks in `history` recorded (contract 6.40.a)."""
+def _history_shapes(history, baseline: str, candidate: str, claim: str, commit: str | None,
+                    branch: str | None) -> dict | None:
+    """Issue 40: the shape of each group's differences its earlier commits in `history` recorded (contract 6.40.a);
+    None without a history."""
+    if history is None:
+        return None
     from .analysis.history.recording import history_shapes
+    from .core.git_commit import commit_info
 
-    return history_shapes(history, baseline, candidate, claim)
+    info = commit_info(commit, branch)
+    return history_shapes(str(history), baseline, candidate, claim, commit=info.commit if info else None)
 
 
 class _Recorded(CheckResult):
