@@ -136,9 +136,14 @@ def decide_typical(pair, p_adjusted: float, alpha: float, family: int) -> ClaimV
     return out
 
 
+def win_loss_text(wins: int, losses: int, ties: int = 0) -> str:
+    """"10 wins, 1 loss, 2 tied": counts in words a reader can say ("1 losses" read as a typo)."""
+    tied = f", {ties} tied" if ties else ""
+    return f"{wins} win{'' if wins == 1 else 's'}, {losses} loss{'' if losses == 1 else 'es'}{tied}"
+
+
 def _record(c) -> str:
-    ties = f", {c.ties} tied" if c.ties else ""
-    return f"{c.wins} wins, {c.losses} losses{ties}"
+    return win_loss_text(c.wins, c.losses, c.ties)
 
 
 def mean_verdict(pair, p_adjusted: float) -> ClaimVerdict:
@@ -209,7 +214,7 @@ def _typical_words(pair, v: ClaimVerdict, signed=None) -> str:
         gi = interval if v.verdict == "a>b" else f"[{signed(-hi)}, {signed(-lo)}]"
         return f"{win} beats {lose} on a typical seed ({k} {of}; median gain {signed(gain)} {gi})"
     return (f"{pair.a} vs {pair.b} on a typical seed is {_undecided(v.verdict)} at {pair.n} seeds "
-            f"({v.wins} wins, {v.losses} losses{f', {v.ties} tied' if v.ties else ''} for {pair.a}; "
+            f"({win_loss_text(v.wins, v.losses, v.ties)} for {pair.a}; "
             f"median difference {signed(v.estimate)} {interval})")
 
 
