@@ -13,7 +13,9 @@ from types import SimpleNamespace
 
 from baselines import compare
 from baselines.analysis.compare.comparison import MEASURED, PARTIAL, UNREPORTED, Group, UnitSpend
-from baselines.analysis.compare.spend_checks import check_confound
+import numpy as np
+
+from baselines.analysis.compare.spend_checks import check_confound, set_over_budget
 from tests.builders import make_arms, rec
 
 B = {"tokens": 1000}
@@ -198,3 +200,24 @@ def test_a_clean_group_over_the_allowance_says_which_run_went_over():
     ob = g.over_budget
     assert (ob.unit, ob.allowance, ob.runs, ob.of_runs) == ("tokens", 1000.0, 1, 10)
     assert (ob.worst_arm, ob.worst_seed, ob.worst_spend) == ("b", 3, 1050.0)
+
+
+class _Columns:
+    """One group's columns per arm (what `comparing._GroupColumns.per_arm` gives), for direct calls."""
+
+    def __init__(self, arms, **columns):
+        self.arms, self.columns = arms, columns
+
+    def per_arm(self, column):
+        return [np.asarray(v) for v in self.columns[column]]
+
+
+def test_set_over_budget_reads_the_scored_runs_only():
+    # its contract on its own (through `compare` only clean groups reach it, and those have every run scored):
+    # an unscored run over the allowance is not counted, nor in the runs it is counted of
+    g = Group("w", {"tokens": 1000}, [], ["tokens"])
+    cols = _Columns(["a", "b"], reward=[[0.5, np.nan], [0.5, 0.5]], seed=[[0, 1], [0, 1]],
+                    **{"spend:tokens": [[1000.0, 1900.0], [1000.0, 1040.0]]})
+    set_over_budget(g, cols, "tokens", 1000.0)
+    ob = g.over_budget
+    assert (ob.runs, ob.of_runs, ob.worst_arm, ob.worst_seed, ob.worst_spend) == (1, 3, "b", 1, 1040.0)
