@@ -229,7 +229,7 @@ def _params(value, where: str) -> dict[str, Any]:
     except (TypeError, ValueError) as exc:
         raise InputError(f"{where}: every value must be a string, number, boolean, array or table "
                          f"that JSON can hold ({exc}); write dates as strings and no nan/inf") from None
-    if json_depth(text.encode()) > MAX_DEPTH - 2:  # the record nests params two levels down
+    if json_depth(text.encode(), MAX_DEPTH - 2) > MAX_DEPTH - 2:  # the record nests params two levels down
         raise InputError(f"{where}: nested deeper than {MAX_DEPTH - 2} levels; records could not be read back")
     return value
 
