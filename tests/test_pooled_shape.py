@@ -111,3 +111,59 @@ def test_python_check_pools_like_the_cli(tmp_path):
               history=history, commit=f"c{k}")
     second = json.loads(history.read_text().splitlines()[1])
     assert "over the history (2 looks" in second["method"]
+
+
+def test_a_rerun_of_a_commit_does_not_pool_with_its_own_line(tmp_path):
+    """The shapes leave out the commit being checked: rerunning c2 on the same data decides as its line says."""
+    from baselines import check
+    from tests.test_history import _results
+    history = tmp_path / "h.jsonl"
+    runs = [_results(tmp_path / f"r{k}.jsonl", seed=k) for k in (1, 2)]
+    for k, path in enumerate(runs, 1):
+        check(path, baseline="baseline", candidate="candidate", margin=0.05, history=history, commit=f"c{k}")
+    again = check(runs[1], baseline="baseline", candidate="candidate", margin=0.05, history=history, commit="c2")
+    line = json.loads(history.read_text().splitlines()[1])
+    assert len(history.read_text().splitlines()) == 2
+    assert again.groups[0].method == line["method"] and "(2 looks" in line["method"]
+
+
+def test_history_shapes_reads_one_look_per_commit_of_the_same_series(tmp_path):
+    from baselines.analysis.history.recording import history_shapes
+    path = tmp_path / "h.jsonl"
+
+    def line(commit, z, *, claim="mean", candidate="c", drift_z=None, sha="ref", budget=1):
+        drift = None if drift_z is None else Drift("v1", sha, "c", -0.02, -0.03, -0.01, 0.001, 1, 30, "t", "PASS", 10,
+                                                   skew_z=drift_z)
+        return HistoryEntry(commit, "w", {"rollouts": budget}, "b", candidate, PASS, 0.0, -0.01, 0.01, 0.05, 0.05, "t",
+                            10, claim=claim, skew_z=z, drift=drift).line_bytes()
+
+    lines = [line("c1", 1.0, drift_z=0.5), line("c1", 2.0, drift_z=0.25),   # a re-check: the latest counts
+             line("c2", -1.0, drift_z=0.5, sha="other"), line("c3", None), line("c4", 5.0, claim="typical"),
+             line("c5", 5.0, candidate="x"), line("c6", 0.5, budget=2), line("now", 9.0)]
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    shapes = history_shapes(str(path), "b", "c", "mean", commit="now")
+    from baselines.core.records import budget_key
+    assert shapes[("w", budget_key({"rollouts": 1}))] == Shape(1.0, 2)          # c1 (latest, 2.0) + c2 (-1.0)
+    assert shapes[("w", budget_key({"rollouts": 2}))] == Shape(0.5, 1)
+    drift = history_shapes(str(path), "b", "c", "mean", "ref", commit="now")
+    assert drift == {("w", budget_key({"rollouts": 1})): Shape(0.25, 1)}
+    assert history_shapes(str(tmp_path / "none.jsonl"), "b", "c") == {}
+
+
+def test_the_arms_check_of_the_one_sample_gate_still_applies():
+    """Lognormal rewards give symmetric-looking differences: the pooled route keeps issue 37's arm check."""
+    from baselines.analysis.gating.gate_bounds import arm_skew_z
+    rng = np.random.default_rng(8)
+    base = np.array([0.1, 0.12, 0.09, 0.11, 0.1, 0.13, 0.08, 0.1, 0.12, 2.0])   # one rare large baseline reward
+    for _ in range(2000):
+        d = -0.03 + 0.02 * rng.standard_normal(10)
+        plain = pooled_decision(d, 0.05, 0.05, Shape(0.0, 9))
+        if plain.verdict != PASS or abs(skew_z(d)) > 1:
+            continue
+        armed = pooled_decision(d, 0.05, 0.05, Shape(0.0, 9), arms=(base, base + d))
+        if armed.verdict == INCONCLUSIVE:
+            break
+    else:
+        raise AssertionError("no marginal PASS found")
+    assert arm_skew_z((base, base + d), 10)[0] > 2.5
+    assert any("arms' own rewards lean against it" in n for n in armed.notes) and plain.verdict == PASS

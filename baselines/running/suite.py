@@ -57,7 +57,7 @@ from .user_imports import (isolated_workers, origin_root, register_folders, regi
                            resolve_syntax)
 
 _TOP_KEYS = {"name", "seeds", "jobs", "backend", "timeout", "out", "tolerance", "import_paths", "arms", "workloads",
-             "claim"}
+             "claim", "questions"}
 _ARM_KEYS = {"path", "params"}
 _WORKLOAD_KEYS = {"name", "path", "params", "fixed", "budget", "budgets", "arms", "seeds", "tolerance"}
 BACKENDS = ("loky", "threading", "sequential", "dask", "ray")
@@ -144,6 +144,7 @@ class Suite:
     out: str = "costmatch-out"
     fixed_units: list[str] = field(default_factory=list)
     claim: str = "auto"        # the claim the run report's pair verdicts make (issue 37), fixed before the data
+    questions: str = "population"   # what its item-paired verdicts are about when question ids recur (issue 37)
 
     def tolerance_of(self, unit: str) -> float:
         """The drift tolerance of the comparison at equal `unit`: the strictest of its workloads'.
@@ -197,9 +198,9 @@ def _name(value, where: str, what: str) -> str:
 def _seeds(value, where: str) -> tuple[int, ...]:
     if isinstance(value, int) and not isinstance(value, bool):
         if value < 1:
-            raise InputError(f"{where}: 'seeds' must be at least 1, got {value}")
+            raise InputError(f"{where}: 'seeds' must be at least 1, got {show(value)}")
         if value > MAX_SEEDS:
-            raise InputError(f"{where}: 'seeds' is {value}, above the limit of {MAX_SEEDS:,} seeds; "
+            raise InputError(f"{where}: 'seeds' is {show(value)}, above the limit of {MAX_SEEDS:,} seeds; "
                              "give a smaller count")
         return tuple(range(value))
     if isinstance(value, list) and value and all(isinstance(s, int) and not isinstance(s, bool) for s in value):
@@ -228,7 +229,7 @@ def _params(value, where: str) -> dict[str, Any]:
     except (TypeError, ValueError) as exc:
         raise InputError(f"{where}: every value must be a string, number, boolean, array or table "
                          f"that JSON can hold ({exc}); write dates as strings and no nan/inf") from None
-    if json_depth(text.encode()) > MAX_DEPTH - 2:  # the record nests params two levels down
+    if json_depth(text.encode(), MAX_DEPTH - 2) > MAX_DEPTH - 2:  # the record nests params two levels down
         raise InputError(f"{where}: nested deeper than {MAX_DEPTH - 2} levels; records could not be read back")
     return value
 
@@ -303,13 +304,21 @@ def parse_suite(data: dict, source: str, check_imports: bool = True, root: str |
         workloads.append(workload)
     return Suite(name, source, arms, workloads, jobs, backend,
                  None if timeout is None else float(timeout), out,
-                 sorted({w.fixed for w in workloads}), _claim(data.get("claim", "auto"), source))
+                 sorted({w.fixed for w in workloads}), _claim(data.get("claim", "auto"), source),
+                 _questions(data.get("questions", "population"), source))
 
 
 def _claim(value, where: str) -> str:
     """The suite's `claim` key: which claim the run report's verdicts make (decided before any data)."""
     if value not in ("auto", "typical", "mean", "both"):
         raise InputError(f"{where}: 'claim' must be \"auto\", \"typical\", \"mean\" or \"both\", got {show(value)}")
+    return value
+
+
+def _questions(value, where: str) -> str:
+    """The suite's `questions` key: what item-paired verdicts are about when question ids recur across seeds."""
+    if value not in ("population", "these"):
+        raise InputError(f"{where}: 'questions' must be \"population\" or \"these\", got {show(value)}")
     return value
 
 

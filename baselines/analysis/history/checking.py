@@ -36,7 +36,7 @@ def check_history(history: str, *, results: list[str], outcome: list, comparison
         ref = reference_records(reference, candidate, name)
         runs = records if records is not None else read_records(results, keep_last=True)
         mine = [r for r in runs if r.arm == candidate]
-        shapes = history_shapes(history, baseline, candidate, claim, file_sha256(reference.path) or "")
+        shapes = history_shapes(history, baseline, candidate, claim, file_sha256(reference.path) or "", info.commit)
         try:
             gated, comparison = run_gate(mine + ref, fixed, name, candidate, margin, alpha,
                                          lower_is_better=lower_is_better, bounds=bounds, options=options,

@@ -196,13 +196,14 @@ def _add_drift(entries: list[HistoryEntry], look: int, reference: Reference, gat
 
 
 def history_shapes(path: str, baseline: str, candidate: str, claim: str = "mean",
-                   reference_sha256: str | None = None) -> dict:
+                   reference_sha256: str | None = None, commit: str | None = None) -> dict:
     """{(workload, budget key): Shape} of the base gates' series in the history at `path`, or of the drift looks at
     the reference with this sha256; {} when the file does not exist yet.
 
     One look per commit (its latest re-check), and only lines that recorded a skewness (`skew_z`) under the same
-    claim and arms: the pooled-shape route (`gating.pooled_shape`) reads these. Read without the lock: a line a
-    concurrent check is appending is its own look and is left to the next check.
+    claim and arms: the pooled-shape route (`gating.pooled_shape`) reads these. Lines of `commit` (the commit
+    being checked) are left out, so a rerun on the same data decides as the recorded line did. Read without the
+    lock: a line a concurrent check is appending is its own look and is left to the next check.
     """
     from ..gating.pooled_shape import Shape
     from .entry import read_history
@@ -212,7 +213,7 @@ def history_shapes(path: str, baseline: str, candidate: str, claim: str = "mean"
     entries, _ = read_history(path)
     latest: dict[tuple, float] = {}
     for e in entries:
-        if e.baseline != baseline or e.candidate != candidate or e.claim != claim:
+        if e.baseline != baseline or e.candidate != candidate or e.claim != claim or e.commit == commit:
             continue
         if reference_sha256 is None:
             z = e.skew_z

@@ -94,16 +94,19 @@ def _se(d: np.ndarray) -> float:
 def simulate_history(means, sd: float = 0.02, n: int = 10, margin: float = 0.05, alpha: float = 0.05,
                      horizon: int = 30, bounds: str = "auto", histories: int = 500, seed: int = 0,
                      step_alpha: float = STEP_ALPHA, by: tuple[int, ...] = (8,), shape: str = "normal",
-                     expected_step: int | None = None, claim: str = "mean", pool: bool = True) -> HistoryRates:
+                     expected_step: int | None = None, claim: str = "mean", pool: bool = True,
+                     steps: bool = True) -> HistoryRates:
     """Rates over `histories` seeded histories whose commit k (1-based) has true drift `means[k - 1]`.
 
     `shape` "lognormal": per-seed differences mean + sd * (a centred lognormal, sigma 1, scaled to sd 1),
-    skewed right; "left-lognormal" its mirror image.
+    skewed right; "left-lognormal" its mirror image. `steps` False skips the step search (three quarters of the
+    time; its figures are then NaN): it reads the estimates and standard errors, not the gate's bounds, so on the
+    same seed its figures do not depend on `pool` or `bounds`.
     """
     rng = np.random.default_rng(seed)
     means = np.asarray(means, dtype=float)
     commits = means.size
-    passes, first, steps, alarms, located = 0, [], 0, 0, 0
+    passes, first, found_count, alarms, located = 0, [], 0, 0, 0
     for _ in range(histories):
         d = means[:, None] + sd * _noise(rng, shape, (commits, n))
         previous = np.zeros(n)
@@ -116,17 +119,23 @@ def simulate_history(means, sd: float = 0.02, n: int = 10, margin: float = 0.05,
                 shapes = (shapes[0].add(e.skew_z), shapes[1].add(e.drift.skew_z))
             previous = d[k - 1]
         passes += sum(e.verdict == PASS for e in entries)
+        if not steps:
+            fired = [k for k, e in enumerate(entries, 1) if e.drift.drifted]
+            first.append(fired[0] if fired else math.inf)
+            alarms += bool(fired)
+            continue
         view = group_history(entries, step_alpha)
         fired = [p.index + 1 for p in view.points if p.drifted]
         first.append(fired[0] if fired else math.inf)
         found = bool(view.steps.steps)
         if expected_step is not None:   # commit k is point k - 1; a step "at k" is first seen at point k - 1
             located += any(abs(st.index - (expected_step - 1)) <= 1 for st in view.steps.steps)
-        steps += found
+        found_count += found
         alarms += found or bool(fired)
     first_arr = np.array(first)
+    found_steps = found_count / histories if steps else math.nan
     return HistoryRates(histories, commits, passes / (histories * commits),
                         {b: float((first_arr <= b).mean()) for b in by}, float(np.isfinite(first_arr).mean()),
-                        steps / histories, alarms / histories, float(np.median(first_arr)),
-                        located / histories if expected_step is not None else math.nan)
+                        found_steps, alarms / histories if steps else math.nan, float(np.median(first_arr)),
+                        located / histories if expected_step is not None and steps else math.nan)
 
