@@ -198,9 +198,9 @@ def _name(value, where: str, what: str) -> str:
 def _seeds(value, where: str) -> tuple[int, ...]:
     if isinstance(value, int) and not isinstance(value, bool):
         if value < 1:
-            raise InputError(f"{where}: 'seeds' must be at least 1, got {value}")
+            raise InputError(f"{where}: 'seeds' must be at least 1, got {show(value)}")
         if value > MAX_SEEDS:
-            raise InputError(f"{where}: 'seeds' is {value}, above the limit of {MAX_SEEDS:,} seeds; "
+            raise InputError(f"{where}: 'seeds' is {show(value)}, above the limit of {MAX_SEEDS:,} seeds; "
                              "give a smaller count")
         return tuple(range(value))
     if isinstance(value, list) and value and all(isinstance(s, int) and not isinstance(s, bool) for s in value):
@@ -229,7 +229,7 @@ def _params(value, where: str) -> dict[str, Any]:
     except (TypeError, ValueError) as exc:
         raise InputError(f"{where}: every value must be a string, number, boolean, array or table "
                          f"that JSON can hold ({exc}); write dates as strings and no nan/inf") from None
-    if json_depth(text.encode()) > MAX_DEPTH - 2:  # the record nests params two levels down
+    if json_depth(text.encode(), MAX_DEPTH - 2) > MAX_DEPTH - 2:  # the record nests params two levels down
         raise InputError(f"{where}: nested deeper than {MAX_DEPTH - 2} levels; records could not be read back")
     return value
 

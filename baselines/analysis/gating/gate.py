@@ -384,10 +384,10 @@ def _paired_verdict(result: GateResult, shared: list, base: dict, cand: dict, si
     diffs = [sign * (cand[s] - base[s]) for s in shared]
     result.skew_z = look_skew(diffs)
     look_alpha = alpha_total if (bounded is not None and alpha_total is not None) else alpha
+    arms = ([sign * base[s] for s in shared], [sign * cand[s] for s in shared])
     if shape is not None and bounded is None and bounds == "auto" and not anytime and not earlier_looks:
-        g = pooled_decision(diffs, margin, look_alpha, shape)
+        g = pooled_decision(diffs, margin, look_alpha, shape, arms)
     else:
-        arms = ([sign * base[s] for s in shared], [sign * cand[s] for s in shared])
         g = gate_decision(diffs, margin, look_alpha, bounded, planned_n, bounds="t" if bounds == "t" else "auto",
                           anytime=bool(anytime), earlier_looks=earlier_looks, arms=arms)
     if g.verdict == INCONCLUSIVE and bounded is not None and g.method.startswith("betting"):
