@@ -57,7 +57,7 @@ MODULES: dict[str, list[str]] = {
                         "tests/test_mutation_pair_verdict.py"],
     "sign_flip.py": ["tests/test_stats.py", "tests/test_exact_values.py", "tests/test_mutation_sign_flip.py"],
     "lm_eval.py": ["tests/test_importers_eval_tools.py", "tests/test_importers_fuzz.py",
-                   "tests/test_mutation_misses.py"],
+                   "tests/test_mutation_misses.py", "tests/test_mutation_lm_eval.py"],
     # resume: an in-process file that calls its rules directly (the runner tests start processes: slow per mutant)
     "resume.py": ["tests/test_mutation_resume.py"],
 }

@@ -82,6 +82,22 @@ def test_quote_and_show_never_fail_on_a_value_too_large_to_print():
     assert show(deep) == "a list too large to print"
 
 
+@pytest.mark.parametrize("seeds, words", [
+    (10**5000, "'seeds' is an integer of thousands of digits, above the limit of"),
+    (-10**5000, "got seeds=an integer of thousands of digits (int)"),   # the API's own argument check
+    ([10**5000], "seed an integer of thousands of digits is outside 0..2^63-1"),
+], ids=["count", "negative", "list"])
+def test_a_seed_count_too_long_to_print_gets_the_seed_rule_not_a_python_error(seeds, words):
+    """Failed before the fix: costmatch.run(seeds=10**5000) raised ValueError 'Exceeds the limit (4300
+    digits)' instead of the seed limit (suite.py wrote the count with an f-string, not `show`); the
+    negative count and the list failed before show() itself was fixed."""
+    from baselines import api
+
+    with pytest.raises(InputError) as err:
+        api.run("os.path:X", ["os.path:Y"], {"tokens": 10}, seeds=seeds)
+    assert words in str(err.value)
+
+
 # -- show: a Python value for a message (suite files, API arguments) ---------------------------------
 def test_show_is_repr_cut_at_60_characters():
     assert show("x") == "'x'" and show(None) == "None" and show(True) == "True" and show(2.5) == "2.5"

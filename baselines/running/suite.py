@@ -198,9 +198,9 @@ def _name(value, where: str, what: str) -> str:
 def _seeds(value, where: str) -> tuple[int, ...]:
     if isinstance(value, int) and not isinstance(value, bool):
         if value < 1:
-            raise InputError(f"{where}: 'seeds' must be at least 1, got {value}")
+            raise InputError(f"{where}: 'seeds' must be at least 1, got {show(value)}")
         if value > MAX_SEEDS:
-            raise InputError(f"{where}: 'seeds' is {value}, above the limit of {MAX_SEEDS:,} seeds; "
+            raise InputError(f"{where}: 'seeds' is {show(value)}, above the limit of {MAX_SEEDS:,} seeds; "
                              "give a smaller count")
         return tuple(range(value))
     if isinstance(value, list) and value and all(isinstance(s, int) and not isinstance(s, bool) for s in value):
