@@ -162,7 +162,7 @@ def bounded_factor(n: int, level: float, alpha: float, lo: float, hi: float, sd:
 
     The figure is None when no difference inside the range reaches 0.8 (the note says so). Pass/fail pairs
     (every difference -w, 0 or +w; `discordant` the share of seeds that differ) read the table at that share;
-    others at sd / w (clamped to the table's spreads: below 0.01 the 0.01 row, which errs high).
+    others at sd / w (below 0.01 the 0.01 row, which errs high; above 0.5, None: the caller's floor note).
     """
     from . import mean_power_bounded_table as bt
     width = hi - lo
@@ -179,8 +179,8 @@ def bounded_factor(n: int, level: float, alpha: float, lo: float, hi: float, sd:
         model = f"pass/fail outcomes, {q:.0%} of seeds differing"
     else:
         s = sd / width if n >= 2 else math.nan
-        if not math.isfinite(s):
-            return None
+        if not math.isfinite(s) or s > bt.SPREADS[-1] * (1 + 1e-9):
+            return None      # wider than the table: the floor note (which says a spread needs more)
         per_level = [_along(bt.SPREADS, tuple(r[i] for r in rows), max(s, bt.SPREADS[0]), log=True)
                      for i in range(len(bt.LEVELS))]
         model = "normal differences with this sd, clipped to the range"
