@@ -255,6 +255,9 @@ def report(results: list[ModuleResult]) -> str:
             out += [f"## Survivors in `{r.path}`", ""]
             for name, diff in r.survivors:
                 out += [f"### {name}", "", "```diff", diff.strip(), "```", ""]
+    for r in results:   # which mutants the list excused: a line matched in two places shows here
+        if r.equivalent:
+            out += [f"## Listed equivalent in `{r.path}`", "", *[f"- `{name}`: {reason}" for name, reason in r.equivalent], ""]
     return "\n".join(out)
 
 
