@@ -384,3 +384,13 @@ def test_a_missing_workload_key_says_what_to_add(tmp_path, capsys, drop, words):
     assert drop in text
     path.write_text(text.replace(drop, ""))
     _refused(tmp_path, capsys, path, words)
+
+
+def test_a_misspelt_class_in_a_path_is_named_with_the_module_s_classes(tmp_path, capsys):
+    """path = "tests.helpers:Gues": the line names the close class and the module's classes (before: "module
+    'tests.helpers' has no 'Gues'" and no fix)."""
+    path = toy_suite(tmp_path)
+    path.write_text(path.read_text().replace('"tests.helpers:Guess"', '"tests.helpers:Gues"', 1))
+    err = _refused(tmp_path, capsys, path, "arms.guess.path: module 'tests.helpers' has no 'Gues' "
+                                           "(did you mean 'Guess'?); its classes: ")
+    assert err.rstrip().endswith("write the path as module:Class")
