@@ -419,3 +419,14 @@ def test_the_summaries_and_the_page_say_what_an_item_paired_claim_is_about(tmp_p
                                extra={"reward_range": [0, 1]}) for r in recs])   # the same runs without items
     assert "Pairs (a \u2212 b, paired by seed)" in plain.to_html()
     assert "about the question" not in run_summary([plain], Path("report.md"))
+
+
+def test_the_gate_json_claims_say_what_each_claim_is_about():
+    """check --json: each claim says what it is about, as compare's claims[].about (before: the group had
+    `about`, its claims did not, so with --claim both a reader could not tell which one it applied to)."""
+    recs = _records(delta=0.0)
+    [g] = check(recs, baseline="base", candidate="cand", margin=0.05, claim="both").groups
+    claims = {c["claim"]: c["about"] for c in g.to_json()["claims"]}
+    assert claims == {"mean": "about the question population (20 questions)", "typical": ""}
+    [t] = check(recs, baseline="base", candidate="cand", margin=0.05, questions="these").groups
+    assert [c["about"] for c in t.to_json()["claims"]] == ["about these 20 questions"]

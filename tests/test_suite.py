@@ -370,3 +370,17 @@ def test_shadow_modules_beside_the_suite_and_in_the_cwd_never_run(tmp_path):
     from baselines.core.records import read_records
     records = read_records(tmp_path / "out" / "results.jsonl")
     assert len(records) == 4 and all(r.reward == 1.0 for r in records)
+
+
+@pytest.mark.parametrize("drop, words", [
+    ('fixed = "rollouts"\n', "missing 'fixed'; add fixed = \"rollouts\" (the unit the arms are matched in"),
+    ('name = "toy"\n', "missing 'name'; add name = \"my-task\""),
+    ('arms = ["guess"]\n', "missing 'arms'; add arms = [\"NAME\", ...]"),
+])
+def test_a_missing_workload_key_says_what_to_add(tmp_path, capsys, drop, words):
+    """A workload entry without a required key names the fix (before: "missing 'fixed'" and nothing else)."""
+    path = toy_suite(tmp_path)
+    text = path.read_text()
+    assert drop in text
+    path.write_text(text.replace(drop, ""))
+    _refused(tmp_path, capsys, path, words)

@@ -199,7 +199,7 @@ def _claims_verdict(result: GateResult, mean_route: tuple, shared: list, base: d
     result.worst_loss, result.worst_seed = worst_loss(diffs)
     verdict, mean, lower, upper, needed = mean_route
     mean_d = GateDecision(verdict, mean, lower, upper, needed, result.method)
-    result.claims = [] if claim == "typical" else [_claim_json("mean", mean_d)]
+    result.claims = [] if claim == "typical" else [_claim_json("mean", mean_d, result.about)]
     if claim != "mean":
         typical = typical_gate_decision(list(diffs.values()), margin, alpha)
         result.claims.append(_claim_json("typical", typical))
@@ -228,10 +228,11 @@ def _claims_verdict(result: GateResult, mean_route: tuple, shared: list, base: d
     return verdict, mean, lower, upper, needed
 
 
-def _claim_json(claim: str, g: GateDecision) -> dict:
+def _claim_json(claim: str, g: GateDecision, about: str = "") -> dict:
+    """One gated claim; `about`: what an item-paired mean claim is about (as compare's `claims[].about`)."""
     num = lambda x: None if x is None or not math.isfinite(x) else float(x)  # noqa: E731
     return {"claim": claim, "verdict": g.verdict, "estimate": num(g.mean), "bounds": [num(g.lower), num(g.upper)],
-            "method": g.method, "seeds_needed": g.seeds_needed}
+            "method": g.method, "seeds_needed": g.seeds_needed, "about": about}
 
 
 CRASH_RULE = ("a candidate seed that ran without a score counts as a loss at the reward range's floor where the "

@@ -9,7 +9,8 @@ arrays, without a table, a comparison or the CLI. The choices:
   pass/fail candidate worse by exactly the margin 59% of the time at n = 5);
 - unbounded rewards use the hull of Student t and bootstrap-t, and decide
   nothing below 6 seeds or against the sample's skewness (t PASSed
-  left-skewed differences at the margin 12-38% of the time); all
+  left-skewed differences at the margin 12-38% of the time), nor against
+  the arms' own skewness when `check` gives the arms (`arm_skew_z`); all
   differences equal is INCONCLUSIVE (a zero-width interval never decides);
 - on unbounded rewards no test on n seeds sees a loss rarer than about 1/n,
   so a PASS at small n says so;
