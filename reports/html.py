@@ -135,10 +135,12 @@ def _table(headers: list[str], body: list[str], cls: str = "sortable", caption: 
     The first `keys` columns are the key ones (arm, mean with its interval, verdict): on a phone only they
     are shown unless the reader asks for every column (PHONE_STYLE), so they never sit off screen.
     """
-    cap = f"<caption class=\"note\">{esc(caption)}</caption>" if caption else ""
+    # the caption goes above the box, not in the table: a <caption> is as wide as its table, so on a phone
+    # its sentence ran on under the sideways scroll, cut at the screen's edge
+    cap = f"<p class=\"note caption\">{esc(caption)}</p>" if caption else ""
     key = ' class="key"'
     head = "".join(f"<th scope=\"col\"{key if i < keys else ''}>{esc(h)}</th>" for i, h in enumerate(headers))
-    return (f"<div class=\"scroll\"><table class=\"{cls}\">{cap}<thead><tr>{head}</tr></thead><tbody>"
+    return (f"{cap}<div class=\"scroll\"><table class=\"{cls}\"><thead><tr>{head}</tr></thead><tbody>"
             + "".join(f"<tr>{r}</tr>" for r in body) + "</tbody></table></div>")
 
 

@@ -173,3 +173,12 @@ def test_html_report_in_headless_chromium(tmp_path):
     finally:
         driver.quit()
         shutil.rmtree(profile, ignore_errors=True)
+
+
+def test_table_captions_sit_above_the_sideways_scroll_box():
+    """A <caption> is as wide as its table: at 390 px the confound table's sentence ran on under the
+    sideways scroll and was cut at the screen's edge. Captions are now a note above the box."""
+    page = _page()
+    assert "<caption" not in page
+    assert re.search(r'<p class="note caption">[^<]*Confounds: spend in other units[^<]*</p><div class="scroll">',
+                     page)
