@@ -48,6 +48,16 @@ def test_the_json_of_a_result_names_every_field():
     assert res.diff == pytest.approx(0.2175) and math.isfinite(res.lower) and math.isfinite(res.upper)
 
 
+def test_the_json_names_each_roles_crashed_seeds_and_the_worst_loss():
+    recs = records([0.5, 0.6, 0.55, 0.45, 0.5, 0.52], [0.45, 0.8, 0.75, 0.72, 0.7, 0.6], cand_seed0=0)
+    for i, role in ((1, "base"), (2, "base"), (9, "cand"), (10, "cand")):   # base seeds 1, 2; cand seeds 3, 4
+        assert recs[i].arm == role
+        recs[i].reward, recs[i].error = None, {"type": "E", "message": "x"}
+    js = gate(recs).to_json()
+    assert js["crashed_seeds"] == {"candidate": [3, 4], "baseline": [1, 2]} and js["n"] == 2
+    assert (js["worst_loss"], js["worst_seed"]) == (pytest.approx(0.05), 0)
+
+
 def test_the_json_writes_non_finite_numbers_as_null():
     res = gate(records([0.5], [0.7]))                       # one seed per arm: no bounds
     js = res.to_json()
@@ -87,6 +97,14 @@ def test_unpaired_bounded_arms_get_the_difference_of_per_arm_betting_bounds(base
     mirrored = gate(records(1 - np.asarray(base), 1 - np.asarray(cand)), reward_range=(0, 1),
                     lower_is_better=not lower_is_better)
     assert (mirrored.verdict, mirrored.lower, mirrored.upper) == (verdict, pytest.approx(lower), pytest.approx(upper))
+
+
+def test_unpaired_bounded_lower_is_better_reflects_the_range_not_its_ends():
+    # rewards in [0.3, 1]: lower is better reads -reward in [-1, -0.3] (a range not starting at 0)
+    res = gate(records(HIGH, LOW), reward_range=(0.3, 1.0), lower_is_better=True)
+    diff, lower, upper = betting_unpaired(HIGH, LOW, -1.0, lo=0.3, hi=1.0)
+    assert res.verdict == PASS and (res.lower, res.upper) == (pytest.approx(lower), pytest.approx(upper))
+    assert (res.lower, res.upper) != tuple(pytest.approx(x) for x in betting_unpaired(HIGH, LOW, -1.0)[1:])
 
 
 def test_unpaired_bounded_alpha_is_split_between_the_arms():
