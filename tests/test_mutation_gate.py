@@ -331,3 +331,86 @@ def test_amounts_print_thousands_with_commas_and_the_rest_in_6_digits():
     a = gate_module._amount
     assert (a(1000), a(-1500), a(999.5), a(0.000123456789)) == ("1,000", "-1,500", "999.5", "0.000123457")
     assert (a(math.inf), a(math.nan)) == ("inf", "nan")
+
+
+# -- crashes, broken comparisons, looks -----------------------------------------------------------------------
+
+LEVEL = [0.6, 0.61, 0.62, 0.63, 0.64, 0.6, 0.61, 0.62, 0.63, 0.64]
+UP = [x + 0.02 for x in LEVEL]
+
+
+def runs(base, cand, extra=None, cand_spend=1):
+    """Paired runs on seeds 0..; a None reward is a crashed run (an error, no score)."""
+    def one(arm, s, v, spend):
+        return RunRecord("w", arm, s, {"tokens": spend}, None if v is None else float(v), budget={"tokens": 1},
+                         error=None if v is not None else {"type": "E", "message": "x"}, extra=dict(extra or {}))
+    return [one("base", s, v, 1) for s, v in enumerate(base)] + [one("cand", s, v, cand_spend)
+                                                                   for s, v in enumerate(cand)]
+
+
+def crashed(values, seeds):
+    return [None if s in seeds else v for s, v in enumerate(values)]
+
+
+def test_with_a_range_shared_crashes_count_at_the_floor_and_the_rest_are_named():
+    res = gate(runs(crashed(LEVEL, (4, 7)), crashed(UP, (1, 4)), extra={"reward_range": [0, 1]}))
+    assert res.crashed == {"candidate": [1, 4], "baseline": [4, 7]} and res.n == 8
+    assert res.diff == pytest.approx((7 * 0.02 - 0.61) / 8)            # seed 1 counted as 0 - 0.61
+    assert res.notes == ["baseline unscored on seed(s) 4, 7 (left out)",
+                         "candidate unscored on seed(s) 1: counted as a loss at the range floor 0",
+                         "candidate unscored on seed(s) 4 where the baseline has no score either (left out)",
+                         "worst seed's loss 0.61 (seed 1)"]
+
+
+def test_lower_is_better_crashes_count_at_the_ranges_top():
+    res = gate(runs(LEVEL, crashed(UP, (1,)), extra={"reward_range": [0, 1]}), lower_is_better=True)
+    assert "candidate unscored on seed(s) 1: counted as a loss at the range floor 1" in res.notes
+    assert res.diff == pytest.approx((9 * -0.02 - (1 - 0.61)) / 10)
+
+
+def test_without_a_range_more_candidate_crashes_fail_and_equal_ones_are_left_out():
+    res = gate(runs(LEVEL, crashed(UP, (1, 4))))
+    assert (res.verdict, res.method) == (FAIL, "crash rule")
+    assert res.reason == ("the candidate crashed: unscored on 2 seed(s) (1, 4) where the baseline is unscored on 0; "
+                          "without a reward range a crash cannot be counted as a loss of known size, so it FAILs "
+                          "(declare reward_range to count crashes at its floor)")
+    res = gate(runs(crashed(LEVEL, (4, 7)), crashed(UP, (1, 4))))
+    assert res.method != "crash rule" and res.n == 7
+    assert "candidate unscored on seed(s) 1, 4 (left out: the baseline is unscored on as many or more)" in res.notes
+
+
+def test_an_arm_without_scored_runs_is_a_broken_comparison():
+    res = gate(runs(LEVEL[:3], [None, None, None]))
+    assert res.verdict == FAIL
+    assert res.reason == "broken comparison: arm 'cand' has no scored runs in this group"
+    assert gate(runs([None, None, None], LEVEL[:3])).reason == \
+        "broken comparison: arm 'base' has no scored runs in this group"
+
+
+def test_unequal_or_unreported_spend_is_a_broken_comparison_whatever_the_rewards():
+    res = gate(runs(LEVEL, UP, cand_spend=2))
+    assert (res.verdict, res.reason) == (FAIL, "broken comparison: cand spent 2 tokens over the reference 1 (seed 0): "
+                                               "not a like-for-like comparison")
+    recs = runs(LEVEL, UP)
+    for r in recs:
+        if r.arm == "cand":
+            r.spend = {}
+    res = gate(recs)
+    assert (res.verdict, res.reason) == (FAIL, "broken comparison: cand did not report the fixed unit tokens in "
+                                               "full (unreported)")
+
+
+def test_a_sequential_bounded_look_uses_the_whole_alpha_and_says_so():
+    res = gate(runs(LEVEL, UP, extra={"reward_range": [0, 1]}), alpha=0.01, alpha_total=0.05)
+    assert res.alpha == 0.05 and res.seeds_needed == 40
+    assert res.method == ("betting confidence sequence (anytime-valid, distribution-free, rewards in [0, 1]), valid "
+                          "at every look (no alpha spending)")
+    unbounded = gate(runs(LEVEL, [x + 0.02 + 0.001 * (i % 3) for i, x in enumerate(LEVEL)]), alpha=0.01,
+                     alpha_total=0.05)
+    assert unbounded.alpha == 0.01 and "valid at every look" not in unbounded.method
+
+
+def test_an_undecided_betting_gate_says_the_betting_seeds():
+    res = gate(runs(LEVEL[:4], UP[:4], extra={"reward_range": [0, 1]}))
+    assert (res.verdict, res.method, res.seeds_needed) == (INCONCLUSIVE, "betting bound for 4 seeds (distribution-free, "
+                                                           "rewards in [0, 1])", 32)
