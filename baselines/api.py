@@ -211,7 +211,7 @@ def check(records: list[RunRecord] | str | Path, *, baseline: str, candidate: st
           options: CompareOptions | None = None, history: str | Path | None = None, commit: str | None = None,
           branch: str | None = None, reference: str | Path | None = None, reference_arm: str | None = None,
           reference_label: str | None = None, drift_horizon: int | None = None, claim: str | None = None,
-          max_loss: float | None = None) -> CheckResult:
+          max_loss: float | None = None, questions: str | None = None) -> CheckResult:
     """The CI gate in Python, with the options of `costmatch check`: `candidate` against `baseline`.
 
     `records` is a list of records or a results file. `margin` is the largest
@@ -222,7 +222,8 @@ def check(records: list[RunRecord] | str | Path, *, baseline: str, candidate: st
     `CompareOptions`, given whole as `options=`; a keyword beside it wins).
     `claim` is "mean" (default), "typical" (the median paired difference
     above -margin, exact sign test) or "both"; `max_loss` FAILs when any
-    seed loses more (docs/gate.md).
+    seed loses more (docs/gate.md); `questions` ("population", the default, or
+    "these") is what an item-paired verdict is about when question ids recur.
     Returns a `CheckResult`: `.verdict` is the worst over the groups.
     `history` (a file) appends one line per group as `check --history` does
     (`commit` and `branch` as there); `reference` (a results file, with
@@ -236,13 +237,14 @@ def check(records: list[RunRecord] | str | Path, *, baseline: str, candidate: st
     records = records if isinstance(records, (str, Path)) else records_argument(records, "check: records")
     merged = options_with(options, alpha=alpha, tolerance=tolerance, allow_early_stop=allow_early_stop,
                           metric=metric, start=start, workloads=workloads, budgets=budgets,
-                          confound_units=confound_units, reward_range=reward_range)
+                          confound_units=confound_units, reward_range=reward_range, questions=questions)
     paths = [str(records)] if isinstance(records, (str, Path)) else []
     if isinstance(records, (str, Path)):
         records = read_records(records)
+    shapes = _history_shapes(history, baseline, candidate, claim or "mean", commit, branch)
     results, comparison = run_gate(list(records), fixed, baseline, candidate, str(margin),
                                    lower_is_better=lower_is_better, bounds=bounds, options=merged,
-                                   claim=claim or "mean", max_loss=max_loss)
+                                   claim=claim or "mean", max_loss=max_loss, shapes=shapes)
     if history is None:
         if reference is not None:
             raise InputError("check: reference= needs history= (the looks at a reference are counted there)")
@@ -260,6 +262,19 @@ def check(records: list[RunRecord] | str | Path, *, baseline: str, candidate: st
                                      records=list(records), commit=commit, branch=branch, reference=pinned,
                                      claim=claim or "mean")
     return recorded
+
+
+def _history_shapes(history, baseline: str, candidate: str, claim: str, commit: str | None,
+                    branch: str | None) -> dict | None:
+    """Issue 40: the shape of each group's differences its earlier commits in `history` recorded (contract 6.40.a);
+    None without a history."""
+    if history is None:
+        return None
+    from .analysis.history.recording import history_shapes
+    from .core.git_commit import commit_info
+
+    info = commit_info(commit, branch)
+    return history_shapes(str(history), baseline, candidate, claim, commit=info.commit if info else None)
 
 
 class _Recorded(CheckResult):

@@ -46,7 +46,8 @@ MODULES: dict[str, list[str]] = {
                         "tests/test_mutation_spend_checks.py"],
     "alpha.py": ["tests/test_alpha.py", "tests/test_compare.py", "tests/test_mutation_alpha.py"],
     "exact_paired.py": ["tests/test_gate_decides.py", "tests/test_exact_values.py", "tests/test_mutation_misses.py"],
-    "clustered.py": ["tests/test_gate_decides.py", "tests/test_items.py", "tests/test_mutation_misses.py"],
+    "clustered.py": ["tests/test_gate_decides.py", "tests/test_items.py", "tests/test_mutation_misses.py",
+                     "tests/test_questions_population.py"],
     "gate_bounds.py": ["tests/test_gate_decides.py", "tests/test_skew_gate.py", "tests/test_mutation_misses.py",
                        "tests/test_mutation_gate_bounds.py"],
     "gate.py": ["tests/test_gate.py", "tests/test_gate_decides.py", "tests/test_check_options.py",
@@ -56,7 +57,8 @@ MODULES: dict[str, list[str]] = {
     "sign_flip.py": ["tests/test_stats.py", "tests/test_exact_values.py", "tests/test_mutation_sign_flip.py"],
     "lm_eval.py": ["tests/test_importers_eval_tools.py", "tests/test_importers_fuzz.py",
                    "tests/test_mutation_misses.py"],
-    "resume.py": ["tests/test_runner.py", "tests/test_stale_code.py", "tests/test_run_ux.py"],
+    # resume: an in-process file that calls its rules directly (the runner tests start processes: slow per mutant)
+    "resume.py": ["tests/test_mutation_resume.py"],
 }
 
 #: what the fork server imports before forking a worker per mutant: third-party libraries only

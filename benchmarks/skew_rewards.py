@@ -12,12 +12,15 @@ the mean by exactly the margin (so every PASS is a false pass):
 - **per-seed effect**: cand = base exp(e), e ~ N(log(1 - r) - tau^2 / 2, tau)
   on each seed, margin r e^0.5.
 The gate is called as `costmatch check` calls it on the per-seed differences
-(`gate_bounds.gate_decision`, alpha 0.05, default bounds). Every cell is the
+(`gate_bounds.gate_decision`, alpha 0.05, default bounds, with the arms'
+rewards so the skew check reads each arm's skewness as well as the
+differences'; the mirrored row has differences only). Every cell is the
 share of `--sims` seeded simulations, +- 1.96 Monte Carlo standard errors.
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import sys
 from pathlib import Path
@@ -35,22 +38,29 @@ HEADING = "## Lognormal rewards at the gate: scaled-down candidate and per-seed 
 
 
 def scaled(r: float, rho: float):
-    def draw(rng, sims, n):
+    def arms(rng, sims, n):
         z, w = rng.normal(0, 1, (sims, n)), rng.normal(0, 1, (sims, n))
-        return (1 - r) * np.exp(rho * z + math.sqrt(1 - rho ** 2) * w) - np.exp(z)
-    return draw, r * math.exp(0.5)
+        return np.exp(z), (1 - r) * np.exp(rho * z + math.sqrt(1 - rho ** 2) * w)
+    return arms, r * math.exp(0.5)
 
 
 def effect(r: float, tau: float):
-    def draw(rng, sims, n):
+    def arms(rng, sims, n):
         base = np.exp(rng.normal(0, 1, (sims, n)))
-        return base * np.exp(rng.normal(math.log(1 - r) - tau ** 2 / 2, tau, (sims, n))) - base
-    return draw, r * math.exp(0.5)
+        return base, base * np.exp(rng.normal(math.log(1 - r) - tau ** 2 / 2, tau, (sims, n)))
+    return arms, r * math.exp(0.5)
 
 
 def mirrored():
+    """Differences only (no arms: the gate sees the differences' skewness alone, as in skew_gate.py)."""
     draw = lognormal(1.0, -1)
-    return (lambda rng, sims, n: draw(rng, (sims, n), -1.0)), 1.0
+    return (lambda rng, sims, n: (None, draw(rng, (sims, n), -1.0))), 1.0
+
+
+def diffs(arms, rng, sims, n) -> np.ndarray:
+    """candidate - baseline per seed (rows x n) from a shape's `arms` draw."""
+    base, cand = arms(rng, sims, n)
+    return cand if base is None else cand - base
 
 
 SHAPES = [(f"scaled-down candidate, r {r:g}, rho {rho:g}", *scaled(r, rho)) for r in (0.1, 0.3, 0.5) for rho in (0.0, 0.5)] + \
@@ -58,9 +68,56 @@ SHAPES = [(f"scaled-down candidate, r {r:g}, rho {rho:g}", *scaled(r, rho)) for 
          [("mirrored lognormal differences, sigma 1 (skew_gate.py)", *mirrored())]
 
 
-def pass_rate(draw, margin: float, n: int, sims: int, seed: int) -> tuple[float, float]:
-    d = draw(np.random.default_rng(seed), sims, n)
-    return _rate(sum(gate_bounds.gate_decision(row, margin, ALPHA).verdict == "PASS" for row in d), sims)
+def pass_rate(draw, margin: float, n: int, sims: int, seed: int, use_arms: bool = True) -> tuple[float, float]:
+    """PASS share; the gate gets the arms' rewards as `check` gives them (`use_arms` False: differences only).
+
+    The seeds-needed search of an INCONCLUSIVE verdict is skipped (`_verdicts_only`): it runs after the
+    verdict is set and only fills `seeds_needed`, and it was most of the cost.
+    """
+    with _verdicts_only():
+        return _pass_rate(draw, margin, n, sims, seed, use_arms)
+
+
+@contextlib.contextmanager
+def _verdicts_only():
+    search = gate_bounds._skew_checked_seeds
+    gate_bounds._skew_checked_seeds = lambda *a, **k: None
+    try:
+        yield
+    finally:
+        gate_bounds._skew_checked_seeds = search
+
+
+def _pass_rate(draw, margin: float, n: int, sims: int, seed: int, use_arms: bool) -> tuple[float, float]:
+    base, cand = draw(np.random.default_rng(seed), sims, n)
+    if base is None:
+        hits = sum(gate_bounds.gate_decision(row, margin, ALPHA).verdict == "PASS" for row in cand)
+    else:
+        hits = sum(gate_bounds.gate_decision(c - b, margin, ALPHA, arms=(b, c) if use_arms else None).verdict
+                   == "PASS" for b, c in zip(base, cand))
+    return _rate(hits, sims)
+
+
+def normal_arms(sd: float = 0.5):
+    def arms(rng, sims, n):
+        return rng.normal(0, sd, (sims, n)), rng.normal(0, sd, (sims, n))
+    return arms
+
+
+#: power: identical arms, PASS wanted (name, arms, margin); the gate with the arms' skewness and without
+POWER = [("normal rewards, identical arms, sd 0.5 each (differences N(0, 0.71)), margin 0.5", normal_arms(), 0.5),
+         ("lognormal rewards, identical arms (r 0, rho 0.5), margin 0.5 e^0.5", scaled(0.0, 0.5)[0],
+          0.5 * math.exp(0.5))]
+
+
+def power_grid(sims: int) -> list[tuple[str, list[tuple]]]:
+    rows = []
+    for s, (name, draw, margin) in enumerate(POWER):
+        for use_arms, how in ((True, "gate (reads the arms)"), (False, "differences only (before issue 37 item 4)")):
+            rows.append((f"{name}: {how}", [pass_rate(draw, margin, n, sims, seed=37_600 + 10 * s + n, use_arms=use_arms)
+                                            for n in NS]))
+            print(rows[-1][0], " ".join(f"{c[0]:.3f}" for c in rows[-1][1]), flush=True)
+    return rows
 
 
 def grid(sims: int) -> list[tuple[str, list[tuple]]]:
@@ -72,7 +129,7 @@ def grid(sims: int) -> list[tuple[str, list[tuple]]]:
 
 
 def section(sims: int) -> str:
-    rows = grid(sims)
+    rows, power = grid(sims), power_grid(sims)
     lines = [HEADING, "",
              f"Generated by `python benchmarks/skew_rewards.py --sims {sims} --update docs/calibration.md`. "
              f"PASS at the margin (candidate worse on the mean by exactly the margin), share of {sims:,} seeded "
@@ -84,6 +141,9 @@ def section(sims: int) -> str:
              "| shape | " + " | ".join(f"n = {n}" for n in NS) + " |",
              "|---|" + "---|" * len(NS)]
     lines += [f"| {name} | " + " | ".join(_cell(c) for c in cells) + " |" for name, cells in rows]
+    lines += ["", "### power: identical arms, PASS (the gate reading the arms' skewness, and on the differences only)",
+              "", "| data | " + " | ".join(f"n = {n}" for n in NS) + " |", "|---|" + "---|" * len(NS)]
+    lines += [f"| {name} | " + " | ".join(_cell(c) for c in cells) + " |" for name, cells in power]
     return "\n".join(lines) + "\n"
 
 

@@ -197,6 +197,16 @@ def _fit_top(fig, ax, renderer) -> None:
         ax.set_position([pos.x0, pos.y0, pos.width, max(pos.height - over / height_px, 0.2)])
 
 
+def _use_top(fig, ax, renderer, pad_px: float = 4.0) -> None:
+    """Paper style draws no title: the axes grow up into the band the title held, which was left blank
+    above the plot (the caption sits in the paper's text instead)."""
+    height_px = fig.get_size_inches()[1] * fig.dpi
+    gap = height_px - ax.get_tightbbox(renderer).y1 - pad_px
+    if gap > 0.5:
+        pos = ax.get_position()
+        ax.set_position([pos.x0, pos.y0, pos.width, pos.height + gap / height_px])
+
+
 def _wrap_title(fig, ax, renderer) -> None:
     """A long workload name: the title wraps to the figure, never past it."""
     width_in = fig.get_size_inches()[0]
@@ -328,7 +338,7 @@ def _finish(fig, ax, handles: list, labels: list, notes: list[str] | tuple = ())
     if handles and _legend_beside(fig, ax, renderer, handles, labels):
         placement.update(legend="right", ncol=1)
     _fit_width(fig, ax, renderer)
-    _fit_top(fig, ax, renderer)
+    (_use_top if paper_style() else _fit_top)(fig, ax, renderer)
     avail = (width_in - 0.1) * fig.dpi  # pixels a row of legend or notes may take
     left_in = max(0.03, min(ax.get_tightbbox(renderer).x0 / fig.dpi, width_in * 0.1))  # notes under the y label
     note_artist = _note_artist(fig, renderer, notes, avail, left_in) if notes else None

@@ -23,7 +23,9 @@ W, H = 900, 360
 LEFT, RIGHT, TOP, BOTTOM = 64, 16, 18, 78
 COLOR = {"PASS": "#1a7f37", "FAIL": "#a40000", "INCONCLUSIVE": "#b35900"}
 EXTRA_STYLE = """
+.chart{overflow-x:auto}
 .chart svg{width:100%;height:auto;display:block;max-width:900px}
+@media (max-width:700px){.chart svg{min-width:640px}}
 .chart a:focus circle,.chart a:hover circle{stroke:#000;stroke-width:2}
 .legend span{margin-right:1em;white-space:nowrap}
 """
@@ -64,7 +66,7 @@ def chart_svg(g: GroupHistory, g_id: str) -> str:
     x = lambda i: LEFT + (pw * (i + 0.5) / max(n, 1))  # noqa: E731
     y = lambda v: TOP + ph * (hi - min(max(v, lo), hi)) / (hi - lo)  # noqa: E731
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {W} {H}" role="img" '
-             f'aria-label="{esc(g.series)} against commit" font-family="system-ui,sans-serif" font-size="12">',
+             f'aria-label="{esc(g.series)} against commit" font-family="system-ui,sans-serif" font-size="14">',
              f'<rect x="{LEFT}" y="{TOP}" width="{pw}" height="{ph}" fill="#fff" stroke="#ccc"/>']
     for t in _ticks(lo, hi):
         parts.append(f'<line x1="{LEFT}" x2="{LEFT + pw}" y1="{y(t):.1f}" y2="{y(t):.1f}" stroke="#eee"/>'
@@ -91,7 +93,7 @@ def chart_svg(g: GroupHistory, g_id: str) -> str:
             y2 = y(p.upper if math.isfinite(p.upper) else hi)
             parts.append(f'<line x1="{px:.1f}" x2="{px:.1f}" y1="{y1:.1f}" y2="{y2:.1f}" stroke="#888"/>')
         if p.index % every == 0 or p.index == n - 1:
-            parts.append(f'<text x="{px:.1f}" y="{TOP + ph + 14}" text-anchor="end" font-size="11" '
+            parts.append(f'<text x="{px:.1f}" y="{TOP + ph + 14}" text-anchor="end" font-size="13" '
                          f'transform="rotate(-40 {px:.1f} {TOP + ph + 14})">{esc(p.commit[:8])}</text>')
         if not math.isfinite(p.value):
             continue

@@ -79,8 +79,9 @@ td.note{min-width:14em;max-width:32em;overflow-wrap:anywhere;font-size:.92em}
  table.pairs td:not(.key):not(.name){display:none}
  #allcols:checked~* table.arms th,#allcols:checked~* table.arms td,#allcols:checked~* table.pairs th,
  #allcols:checked~* table.pairs td{display:table-cell}
- table.arms .name,table.pairs .name{white-space:normal;overflow-wrap:anywhere}
+ table.arms .name,table.pairs .name{white-space:normal;overflow-wrap:break-word}
  table.arms th,table.arms td,table.pairs th,table.pairs td{padding:.2em .3em}
+ table.arms,table.pairs{font-size:.86em}
 }
 """
 

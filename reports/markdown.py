@@ -124,6 +124,8 @@ P_MEANING = {
     "paired t": "p (paired t) is the paired t p-value, the larger of it and the exact sign-flip p",
     "Welch t": "p (Welch t) is the Welch t p-value of arms that do not share seeds",
     "seed-clustered t": "p (seed-clustered t) is the seed-clustered t p-value on paired item differences",
+    "two-way clustered t": "p (two-way clustered t) is the two-way seed x question clustered t p-value on paired "
+                           "item differences (the claim about the question population)",
     "permutation": "p (permutation) is the permutation p-value of arms that do not share seeds",
     "sign test": "p (sign test) is the exact sign test over the seeds where the arms differ (ties dropped)",
 }
@@ -145,7 +147,8 @@ def pairs_footnote(pairs: list[PairRow]) -> str:
 
 #: how the pairs footnote names each mean interval method (issue 37: the legend said "Student t" over
 #: seed-clustered rows; it now names the methods the table's pairs used)
-MEAN_INTERVAL_WORDS = (("seed-clustered", "seed-clustered t over question-paired differences"),
+MEAN_INTERVAL_WORDS = (("two-way", "two-way seed x question clustered t over question-paired differences"),
+                       ("seed-clustered", "seed-clustered t over question-paired differences"),
                        ("betting", "distribution-free betting for bounded rewards"),
                        ("hull", "the hull of t and bootstrap-t for unbounded rewards at small n"),
                        ("Welch", "Welch t for arms that do not share seeds"),

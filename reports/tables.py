@@ -70,7 +70,9 @@ def frame(analysis: Analysis, baseline: str | None = None) -> pd.DataFrame:
                                 "ci_high": c.interval.hi, "valid": g.valid, "kind": "pair", "a": p.a, "b": p.b,
                                 "n": p.n, "claim": c.claim, "diff": c.estimate,
                                 "interval_method": c.interval.method, "test": c.test, "p": c.p,
-                                "p_method": c.p_label, "p_holm": c.p_adjusted, "verdict": c.verdict_word})
+                                "p_method": c.p_label, "p_holm": c.p_adjusted, "verdict": c.verdict_word,
+                                # item-paired mean claim: which questions it is about (contract 6.37.b)
+                                **({"about": c.about} if c.about else {})})
     df = pd.DataFrame.from_records(records)
     if "degraded" in df.columns:  # contract 5.10: `degraded` stays the last column
         df = df[[c for c in df.columns if c != "degraded"] + ["degraded"]]

@@ -83,8 +83,13 @@ def _latex_tables(text: str) -> list[tuple[list[str], list[list[str]]]]:
     out = []
     for block in re.findall(r"\\toprule\n(.*?)\\bottomrule", text, re.S):
         head, _, body = block.partition("\\midrule\n")
-        rows = [[c.strip() for c in line.rstrip(" \\").split(" & ")] for line in body.strip().splitlines()]
-        out.append(([c.strip() for c in head.strip().splitlines()[0].rstrip(" \\").split(" & ")], rows))
+        cells = lambda line: [c.strip() for c in re.split(r"(?<!\\)&", re.sub(r"\s*(\\tabularnewline|\\\\)\s*$", "", line))]  # noqa: E731
+        rows = [cells(line) for line in body.strip().splitlines()]
+        lines = head.strip("\n").splitlines()
+        if "\\tabularnewline" in head:   # a wide table's header split over rows at spaces: join each column's parts
+            out.append(([" ".join(c for c in column if c) for column in zip(*map(cells, lines))], rows))
+        else:
+            out.append((cells(lines[0]), rows))
     return out
 
 
@@ -160,7 +165,7 @@ def json_pairs(text):
     g = json.loads(text)["analysis"]["groups"][0]
     d = g["pair_decimals"]
     words = {"typical": "typical seed", "mean": "mean"}
-    return {(p["a"], p["b"], words.get(c["claim"], c["claim"])):
+    return {(p["a"], p["b"], words.get(c["claim"], c["claim"]) + (f", {c['about']}" if c.get("about") else "")):
             (fixed(c["estimate"], d, True), _ci(c["interval"]["lo"], c["interval"]["hi"], d, True), f"{c['p']:.3g}",
              c["p_label"], c["verdict_word"]) for p in g["pairs"] for c in p["claims"]}
 
@@ -178,7 +183,7 @@ def csv_arms(text, decimals):
 
 def csv_pairs(text, decimals):
     words = {"typical": "typical seed", "mean": "mean"}
-    return {(r["a"], r["b"], words.get(r["claim"], r["claim"])):
+    return {(r["a"], r["b"], words.get(r["claim"], r["claim"]) + (f", {r['about']}" if r.get("about") else "")):
             (fixed(_float(r["diff"]), decimals, True), _ci(_float(r["ci_low"]), _float(r["ci_high"]), decimals, True),
              f"{float(r['p']):.3g}", r["p_method"], r["verdict"])
             for r in csv.DictReader(io.StringIO(text)) if r["kind"] == "pair"}

@@ -40,6 +40,7 @@ COMPARE_CASES = {
     "allow_early_stop": "no", "baseline": 5, "equivalence_margin": -0.1, "seed": 1.5, "metric": 3,
     "start": float("nan"), "pairs": "some", "bootstrap": 1, "workloads": [1], "budgets": [("tokens", "x")],
     "confound_units": 5, "reward_range": (1, 0), "claim": "median",
+    "questions": "all",
 }
 CHECK_CASES = {**{k: v for k, v in COMPARE_CASES.items() if k not in ("equivalence_margin", "seed", "pairs",
                                                                         "bootstrap")},

@@ -78,7 +78,7 @@ def test_confounds_reach_the_gate(tmp_path, capsys):
     path = tmp_path / "confound.jsonl"
     write_records(path, records)
     _, out = _verdict(capsys, path)
-    assert any(c.startswith("cand: model calls 30 vs 20") for c in out["groups"][0]["confounds"])   # unit in words
+    assert any(c.startswith("model calls: cand 30 vs base 10 (3× the baseline's") for c in out["groups"][0]["confounds"])   # unit in words
     _, out = _verdict(capsys, path, "--confounds", "none")
     assert out["groups"][0]["confounds"] == []
     _, out = _verdict(capsys, path, "--confounds", "tokens")

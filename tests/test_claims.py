@@ -123,3 +123,11 @@ def test_gate_prints_the_worst_seed_and_max_loss_fails_on_it():
     [g] = strict[1]
     assert g.worst_seed == 4 and g.worst_loss == pytest.approx(0.25)
     assert "lost more than --max-loss 0.2" in g.reason and g.to_json()["max_loss"] == 0.2
+
+
+def test_win_and_loss_counts_are_said_in_words():
+    """'9 wins, 1 losses' read as a typo in the demo's notes."""
+    from baselines.analysis.compare.claims import win_loss_text
+    assert win_loss_text(9, 1) == "9 wins, 1 loss"
+    assert win_loss_text(1, 0, 2) == "1 win, 0 losses, 2 tied"
+    assert win_loss_text(10, 2) == "10 wins, 2 losses"

@@ -53,7 +53,7 @@ def test_confounds_are_printed_beside_the_verdict(tmp_path, capsys):
     code = main(["check", str(path), "--fixed", "tokens", "--baseline", "base", "--candidate", "cand",
                  "--margin", "0.05"])
     out = capsys.readouterr().out
-    assert code == 0 and "PASS" in out and "confound: cand: model calls 40 vs 25" in out
+    assert code == 0 and "PASS" in out and "confound: model calls: cand 40 vs base 10 (4× the baseline's; medians over seeds)" in out
 
 
 def test_confounds_and_broken_reasons_name_units_in_words(tmp_path, capsys):
@@ -64,8 +64,8 @@ def test_confounds_and_broken_reasons_name_units_in_words(tmp_path, capsys):
     write_records(path, recs)
     main(["check", str(path), "--fixed", "tokens", "--baseline", "base", "--candidate", "cand", "--margin", "0.05"])
     out = capsys.readouterr().out
-    assert "confound: cand: prompt tokens 400 vs 250" in out and "prompt_tokens" not in out, out
-    assert "confound: cand: gpu_hours 3 vs 2" in out, out  # a unit of the user's own: its own name
+    assert "confound: prompt tokens: cand 400 vs base 100 (4×" in out and "prompt_tokens" not in out, out
+    assert "confound: gpu_hours: cand 3 vs base 1 (3×" in out, out  # a unit of the user's own: its own name
     recs = records([0.3] * 6, spend={"prompt_tokens": 1000}, cand_spend={"prompt_tokens": 1500})
     [res], _ = run_gate(recs, "prompt_tokens", "base", "cand", 0.05)
     assert "spent 1,000 prompt tokens under the reference" in res.reason, res.reason

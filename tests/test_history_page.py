@@ -90,13 +90,17 @@ def driver():
 
 PROBE = """
 var inner = window.innerWidth, svg = document.querySelector('figure.chart svg').getBoundingClientRect();
+var box = document.querySelector('figure.chart').getBoundingClientRect();
 var pts = Array.from(document.querySelectorAll('a.point')).map(function(a){
   var r = a.querySelector('circle').getBoundingClientRect();
   return {commit: a.getAttribute('data-commit'), href: a.getAttribute('href'),
-          visible: r.width > 0 && r.left >= svg.left - 1 && r.right <= svg.right + 1 && r.right <= inner};});
+          visible: r.width > 0 && r.left >= svg.left - 1 && r.right <= svg.right + 1};});
+var text = Array.from(document.querySelectorAll('figure.chart svg text')).map(function(t){
+  return t.getBoundingClientRect().height;}).filter(function(h){ return h > 0; });
 var steps = Array.from(document.querySelectorAll('g.step')).map(function(g){
   var r = g.getBoundingClientRect(); return {commit: g.getAttribute('data-commit'), visible: r.height > 0};});
 return {inner: inner, scroll: document.documentElement.scrollWidth, points: pts, steps: steps,
+        box_right: box.right, smallest_text: Math.min.apply(null, text),
         targets: pts.filter(function(p){ return p.href[0] !== '#' || document.getElementById(p.href.slice(1)); }).length};
 """
 
@@ -112,6 +116,9 @@ def test_the_page_shows_every_point_and_the_step_at_desktop_and_phone_width(buil
         assert got["scroll"] <= got["inner"], f"scrolls sideways at {width} px: {got['scroll']} > {got['inner']}"
         assert [p["commit"] for p in got["points"]] == [sha(k) for k in range(1, COMMITS + 1)]
         assert all(p["visible"] for p in got["points"]), [p for p in got["points"] if not p["visible"]]
+        assert got["box_right"] <= got["inner"] + 1     # the chart scrolls inside its own box, never the page
+        # chart text was ~4 px tall at 390 px (a 900-unit viewBox scaled to the phone); 11 px boxes = ~9 px type
+        assert got["smallest_text"] >= 11, f"chart text {got['smallest_text']:.1f} px tall at {width} px"
         assert got["targets"] == COMMITS     # every point links somewhere that exists
         assert got["steps"] == [{"commit": sha(STEP_AT), "visible": True}]
         if keep:

@@ -23,16 +23,18 @@ def _mc(rate: float) -> float:
 
 
 def test_default_gate_at_ten_histories_is_where_docs_calibration_md_puts_it():
-    """Default, cheap: issue 40's losing history under the default bounds, 10 seeded histories (300 commits).
+    """Default, cheap: issue 40's losing history, 10 seeded histories (300 commits), with and without the pooled shape.
 
-    docs/calibration.md at 1,000 histories: per-commit PASS 0.752, every history alarms, median first
-    alarm commit 8; no change: no drift alarm. Seeded, so these are exact for this seed; the band
-    is the 300 commits' Monte Carlo error (3 SE of 0.75 is about 0.075) around the long-run figure.
+    docs/calibration.md at 1,000 histories: per-commit PASS 0.98 with the history's pooled shape (the default of
+    `check --history`), 0.75 for the one-sample default gate; every history alarms, median first alarm commit 8;
+    no change: no drift alarm. Seeded, so exact for this seed; the bands are the 300 commits' Monte Carlo error.
     """
-    losing = simulate_history(LOSING, histories=10, seed=1)
-    assert 0.68 <= losing.base_pass <= 0.83, losing          # the skew check's price: below issue 40's 0.90
+    losing = simulate_history(LOSING, histories=10, seed=1, steps=False)   # steps are not asserted here
+    assert losing.base_pass >= 0.93, losing                   # issue 40's 0.90, with the pooled shape
     assert losing.any_drift == 1.0 and losing.first_drift_median <= 10, losing
-    flat = simulate_history([0.0] * 30, histories=10, seed=5)
+    one_look = simulate_history(LOSING, histories=10, seed=1, pool=False, steps=False)
+    assert 0.68 <= one_look.base_pass <= 0.83, one_look      # the one-sample skew check's price
+    flat = simulate_history([0.0] * 30, histories=10, seed=5, steps=False)
     assert flat.any_drift == 0.0, flat
 
 
@@ -71,15 +73,35 @@ def test_at_the_margin_the_drift_alarm_over_thirty_commits_is_held_to_alpha():
 
 @pytest.mark.slow
 def test_losing_a_hundredth_per_commit_per_commit_gates_pass_and_drift_is_found():
-    t20 = simulate_history(LOSING, bounds="t", horizon=20, histories=HISTORIES, seed=3)
+    t20 = simulate_history(LOSING, bounds="t", horizon=20, histories=HISTORIES, seed=3, steps=False)
     assert t20.base_pass >= 0.9 and t20.drift_by[8] >= 0.8 - _mc(0.8), t20
-    auto = simulate_history(LOSING, histories=HISTORIES, seed=1)
-    # the default (skew-checked) bounds at 10 seeds: what docs/calibration.md states, not issue 40's targets
-    assert 0.70 <= auto.base_pass <= 0.80 and 0.55 <= auto.drift_by[8] <= 0.70, auto
+    auto = simulate_history(LOSING, histories=HISTORIES, seed=1, steps=False)   # steps: not asserted here
+    # issue 40's targets with the defaults of `check --history` (the history's pooled shape, gating/pooled_shape.py)
+    assert auto.base_pass >= 0.90 and auto.drift_by[8] >= 0.80, auto
     assert auto.any_drift == 1.0 and auto.first_drift_median <= 9
+    one = simulate_history(LOSING, histories=HISTORIES, seed=1, pool=False, steps=False)
+    # the one-sample default gate at every commit (skew-checked at 10 seeds): what docs/calibration.md states
+    assert 0.70 <= one.base_pass <= 0.80 and 0.55 <= one.drift_by[8] <= 0.70, one
+
+
+@pytest.mark.slow
+def test_right_skewed_differences_at_the_margin_no_longer_alarm_beyond_alpha():
+    """The one-sample default alarmed in 0.368 of these histories (docs/calibration.md); the pooled shape
+    refuses the FAILs that right skew argues against."""
+    r = simulate_history([-0.05] * 30, histories=HISTORIES, seed=12, shape="lognormal", steps=False)
+    assert r.any_drift <= 0.05 + _mc(0.05), r
 
 
 @pytest.mark.slow
 def test_one_step_of_a_hundredth_is_found_where_it_happened():
     r = simulate_history([0.0] * 14 + [-0.01] * 16, histories=HISTORIES, seed=13, expected_step=15)
     assert r.any_drift == 0.0 and r.step_at >= 0.5, r     # measured in docs/calibration.md at 2,000 histories
+
+
+def test_skipping_the_step_search_changes_no_gate_figure():
+    """`steps=False` (history_simulation.py --no-steps) leaves the gates' figures as they are, steps NaN."""
+    full = simulate_history(LOSING[:12], histories=3, seed=4)
+    quick = simulate_history(LOSING[:12], histories=3, seed=4, steps=False)
+    assert (quick.base_pass, quick.drift_by, quick.any_drift, quick.first_drift_median) == \
+        (full.base_pass, full.drift_by, full.any_drift, full.first_drift_median)
+    assert math.isnan(quick.any_step) and math.isnan(quick.any_alarm)

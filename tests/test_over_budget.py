@@ -45,3 +45,21 @@ def test_compare_on_a_file_says_it_in_markdown_and_json(tmp_path, capsys):
     assert main(["compare", str(path), "--json"]) == 0
     group = json.loads(capsys.readouterr().out)["groups"][0]
     assert group["over_budget"]["runs"] == 2 and group["over_budget"]["arms"] == {"x": 1, "y": 1}
+
+
+def test_a_token_budget_crossed_by_its_last_call_is_said_in_the_caption_not_the_headline():
+    """A token budget is charged as reported: the last call overshoots by design, on most runs. The headline
+    (bold, above every table) said so on nearly every token-budget run, burying a real overshoot in calls."""
+    recs = [RunRecord("w", arm, seed, {"tokens": 1000 + (12 if seed % 2 else 0), "calls": 10}, 0.5 + 0.01 * seed,
+                      {"tokens": 1000}, {}) for arm in ("x", "y") for seed in range(6)]
+    comparison = compare(recs)
+    markdown = comparison.to_markdown()
+    headline = markdown.split("\n\n")[1] if markdown.startswith("#") else markdown.split("\n\n")[0]
+    assert "Every group verified equal spend in tokens." in markdown
+    assert "Over budget" not in headline, headline
+    assert ("Over budget: 6 of 12 runs spent beyond the allowance of 1,000 tokens, by at most 1.2% "
+            "(x: 1,012 on seed 1; runs over per arm: x 3, y 3). Tokens are charged as reported, so the call that "
+            "crosses the budget ends the run beyond it: expected, and measured.") in markdown
+    assert comparison.to_json()["groups"][0]["over_budget"]["runs"] == 6     # the JSON keeps every number
+    calls = compare(records({("x", 3): 11})).to_markdown()
+    assert "Over budget: 1 of 10 runs in 1 group(s)" in calls and "charged as reported" not in calls

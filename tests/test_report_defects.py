@@ -156,6 +156,27 @@ def test_paper_style_figures_carry_no_title_or_caption_and_the_caption_is_writte
         assert title and title not in svg.read_text()   # the title is beside the figure, not in it
 
 
+@pytest.mark.slow  # draws and writes three figures
+def test_paper_style_figures_leave_no_blank_band_where_the_title_was(tmp_path):
+    """Paper style drops the title but kept its space: blank above the axes for 10.6-11.0% of the figure's height
+    (measured before the fix on these three figures; 1.1-1.7% after)."""
+    import matplotlib.image as mpimg
+    from baselines.cli import main
+
+    src = Path(__file__).resolve().parent / "data" / "agreement" / "demo-search-sim.jsonl"
+    bands = {}
+    for style in ("paper",):
+        out = tmp_path / style
+        assert main(["report", str(src), "--plots", str(out), "--figure-style", style, "--figure-format", "png",
+                     "--out", str(tmp_path / f"{style}.md")]) == 0
+        for png in sorted(out.glob("*.png")):
+            image = mpimg.imread(png)[..., :3]
+            inked = (image < 0.95).any(axis=(1, 2))          # rows with anything drawn
+            bands[(style, png.stem)] = int(inked.argmax()) / image.shape[0]
+    paper = {k: v for k, v in bands.items() if k[0] == "paper"}
+    assert paper and all(v <= 0.03 for v in paper.values()), paper
+
+
 def _traced(arm: str, seed: int, points: list, final: dict, reward: float) -> RunRecord:
     r = RunRecord("w", arm, seed, dict(final), reward, budget={"rollouts": 10})
     r.trace = [{"spend": s, "best": b, "reward": b} for s, b in points]

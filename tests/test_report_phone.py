@@ -74,3 +74,33 @@ def test_key_columns_are_on_screen_at_phone_and_desktop_width(pages, driver, wid
         if keep:
             Path(keep).mkdir(parents=True, exist_ok=True)
             driver.save_screenshot(str(Path(keep) / f"{name}-{width}.png"))
+
+
+NAMES_JS = """
+return Array.from(document.querySelectorAll('table.pairs td.name, table.arms td.name')).map(function(td){
+  var range = document.createRange(); range.selectNodeContents(td);
+  var tops = {}; Array.from(range.getClientRects()).forEach(function(r){ if (r.width > 0) tops[Math.round(r.top)] = 1; });
+  return {text: td.textContent, lines: Object.keys(tops).length}; });
+"""
+
+
+def test_long_hyphenated_arm_names_keep_the_verdict_on_screen_and_break_only_at_hyphens(tmp_path, driver):  # noqa: F811
+    """The demo's names (cost-efficient-puct, verified-greedy-governed) pushed the pairs table's verdict off
+    a 390 px screen and broke names mid-word ("cost-effic / ient-puct") once names could break anywhere."""
+    from baselines import RunRecord
+    names = ["best-of-3", "cost-efficient-puct", "verified-greedy-governed", "thompson", "ucb1"]
+    records = [RunRecord("w", arm, s, {"rollouts": 80}, 0.5 + 0.05 * i + 0.01 * (s % 3), budget={"rollouts": 80})
+               for s in range(10) for i, arm in enumerate(names)]
+    page = tmp_path / "long-names.html"
+    c = compare(records)
+    page.write_text(report_html([("At equal spend", c.analysis(None, records))]), encoding="utf-8")
+    driver.set_window_size(390, 900)
+    driver.get(page.as_uri())
+    inner = driver.execute_script("return document.documentElement.clientWidth")
+    cells = [c for c in driver.execute_script(KEYS_JS) if "text" in c]
+    off = [c for c in cells if c["right"] > inner + 0.5 or c["width"] <= 0]
+    assert cells and not off, off[:3]
+    names_seen = driver.execute_script(NAMES_JS)
+    assert names_seen
+    split = [n for n in names_seen if n["lines"] > n["text"].count("-") + 1]
+    assert not split, split[:3]

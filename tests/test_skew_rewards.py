@@ -1,11 +1,13 @@
 """Issue 37 item 4: the unbounded gate on lognormal *rewards* (benchmarks/skew_rewards.py, docs/calibration.md).
 
-Claim wanted: PASS at the margin (candidate worse on the mean by exactly the
+Claim: PASS at the margin (candidate worse on the mean by exactly the
 margin) at most alpha + MC error for a scaled-down lognormal candidate and a
-per-seed lognormal effect, n = 6-20. Not met yet: the slow test is a strict
-xfail that turns into a failure (XPASS) once a fix holds, so it cannot be
-forgotten. The default test checks the data model (the mean difference is
-exactly -margin).
+per-seed lognormal effect, n = 6-20, now that the skew check also reads each
+arm's skewness (`gate_bounds.arm_skew_alpha`). Before, 0.058-0.112. The
+scaled-down candidate at r = 0.5 (half the baseline), rho 0.5, still PASSes
+up to about 0.065 at 2,000 simulations (xfail, reported, not hidden).
+The default tests check the data model (the mean difference is exactly
+-margin) and one sample the differences alone PASS.
 """
 from __future__ import annotations
 
@@ -14,23 +16,73 @@ import math
 import numpy as np
 import pytest
 
+from baselines.analysis.gating import gate_bounds
 from benchmarks import skew_rewards
+
+# 10 seeds of the scaled-down candidate (r 0.3, rho 0): the differences alone PASS margin 0.49
+BASE = [3.4, 0.74, 0.44, 2.12, 1.29, 2.45, 0.71, 0.23, 0.9, 0.64]
+CAND = [7.39, 1.53, 0.11, 2.55, 0.8, 0.25, 2.66, 0.64, 1.92, 0.38]
 
 
 def test_every_shape_sits_exactly_at_the_margin():
     rng = np.random.default_rng(0)
     for name, draw, margin in skew_rewards.SHAPES:
-        d = draw(rng, 20000, 10)
+        d = skew_rewards.diffs(draw, rng, 20000, 10)
         assert d.mean() == pytest.approx(-margin, abs=0.03 * margin + 4 * d.std() / math.sqrt(d.size)), name
 
 
+def test_a_right_skewed_baseline_needs_the_pass_at_a_smaller_alpha():
+    d = np.subtract(CAND, BASE)
+    alone = gate_bounds.gate_decision(d, 0.49)
+    assert alone.verdict == gate_bounds.PASS
+    g = gate_bounds.gate_decision(d, 0.49, arms=(BASE, CAND))
+    assert g.verdict == gate_bounds.INCONCLUSIVE and (g.lower, g.upper) == (alone.lower, alone.upper)
+    assert "right-skewed baseline" in g.notes[-1] and "alpha 0.0125" in g.notes[-1]
+    # the same arms mirrored (lower is better read as higher is better) lean against a FAIL, not a PASS
+    z_pass, z_fail = gate_bounds.arm_skew_z((BASE, CAND), 10)
+    assert gate_bounds.arm_skew_z(([-x for x in BASE], [-x for x in CAND]), 10) == pytest.approx((z_fail, z_pass))
+    assert gate_bounds.arm_skew_alpha(0.05, 0.4) == 0.05 and gate_bounds.arm_skew_alpha(0.05, 3.0) == 0.05 / 8
+
+
+def test_the_benchmark_skips_only_the_seeds_needed_search():
+    rng = np.random.default_rng(9)
+    draw, margin = skew_rewards.scaled(0.3, 0.0)
+    base, cand = draw(rng, 40, 10)
+    full = [gate_bounds.gate_decision(c - b, margin, arms=(b, c)).verdict for b, c in zip(base, cand)]
+    with skew_rewards._verdicts_only():
+        quick = [gate_bounds.gate_decision(c - b, margin, arms=(b, c)).verdict for b, c in zip(base, cand)]
+    assert quick == full and gate_bounds._skew_checked_seeds.__name__ == "_skew_checked_seeds"
+
+
+def test_symmetric_arms_keep_the_pass():
+    rng = np.random.default_rng(5)
+    base = rng.normal(10, 0.1, 12)
+    cand = base + np.linspace(-0.05, 0.05, 12)   # symmetric arms and differences: z about 0
+    assert gate_bounds.gate_decision(cand - base, 0.2, arms=(base, cand)).verdict == gate_bounds.PASS
+
+
+def _problems(shape, sims=1000):
+    name, draw, margin = shape
+    out = []
+    for n in (6, 10, 20):
+        rate, _ = skew_rewards.pass_rate(draw, margin, n, sims, seed=37_900 + n)
+        if rate > 0.05 + 2 * math.sqrt(0.05 * 0.95 / sims):
+            out.append((name, n, rate))
+    return out
+
+
+RESIDUAL = "r 0.5, rho 0.5"
+
+
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason="issue 37 item 4 open: PASS at the margin 0.058-0.112 on these shapes")
-def test_pass_at_the_margin_on_lognormal_rewards_is_at_most_alpha():
-    sims, problems = 1000, []
-    for name, draw, margin in [s for s in skew_rewards.SHAPES if "r 0.3" in s[0]]:
-        for n in (6, 10, 20):
-            rate, _ = skew_rewards.pass_rate(draw, margin, n, sims, seed=37_900 + n)
-            if rate > 0.05 + 2 * math.sqrt(0.05 * 0.95 / sims):
-                problems.append((name, n, rate))
-    assert not problems, problems
+@pytest.mark.parametrize("shape", [s for s in skew_rewards.SHAPES if RESIDUAL not in s[0]], ids=lambda s: s[0])
+def test_pass_at_the_margin_on_lognormal_rewards_is_at_most_alpha(shape):
+    """docs/calibration.md, "Lognormal rewards at the gate": 1,000 data sets per cell, n = 6, 10, 20."""
+    assert not _problems(shape)
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(strict=False, reason="issue 37 item 4 residual: r 0.5 (half the baseline), rho 0.5 PASSes "
+                                        "up to about 0.065 at the margin (2,000 data sets), just above 0.05 + MC")
+def test_pass_at_the_margin_when_the_candidate_is_half_the_baseline():
+    assert not _problems(next(s for s in skew_rewards.SHAPES if RESIDUAL in s[0]))

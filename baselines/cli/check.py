@@ -47,8 +47,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_early_stop, alpha, metric, start,
-        claim=None,
-        confounds,
+        claim=None, questions=None, confounds,
         baseline, candidate, margin, lower_is_better, inconclusive, against, as_json,
         bounds="auto", reward_range=None, no_cache=False, history=None, commit=None, branch=None, reference=None,
         reference_commit=None, reference_arm=None, reference_label=None, drift_horizon=None, max_loss=None) -> int:
@@ -77,7 +76,7 @@ def run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_early
     try:   # every results option reaches the comparison the gate reads, as in compare and report
         options = results_options(tolerance=tolerance, alpha=alpha, allow_early_stop=allow_early_stop,
                                   metric=metric, start=start, workloads=workloads, budgets=budgets,
-                                  confounds=confounds, reward_range=reward_range)
+                                  confounds=confounds, reward_range=reward_range, questions=questions)
     except ValueError as exc:
         raise InputError(f"check: {exc}") from None
 
@@ -85,7 +84,8 @@ def run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_early
         try:
             return run_gate(records, fixed, baseline, candidate, margin, lower_is_better=lower_is_better,
                             bounds=bounds, anytime=anytime, options=options, claim=claim or "mean",
-                            max_loss=max_loss)
+                            max_loss=max_loss, shapes=_history_shapes(history, baseline, candidate, claim or "mean",
+                                                                  commit, branch))
         except ValueError as exc:
             raise InputError(f"check: {exc}") from None
 
@@ -106,6 +106,18 @@ def run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_early
     if not as_json and recorded is not None:
         print_history(recorded, verdict, history)
     return gate_exit(verdict, inconclusive, drifted=recorded is not None and recorded.drifted)
+
+
+def _history_shapes(history: str | None, baseline: str, candidate: str, claim: str, commit: str | None,
+                    branch: str | None) -> dict | None:
+    """`--history`: the shape of each group's differences its earlier commits recorded (issue 40, contract 6.40.a)."""
+    if not history:
+        return None
+    from ..analysis.history.recording import history_shapes  # start-up: only with --history
+    from ..core.git_commit import commit_info
+
+    info = commit_info(commit, branch)
+    return history_shapes(history, baseline, candidate, claim, commit=info.commit if info else None)
 
 
 def _record(history: str, pinned, **gated):

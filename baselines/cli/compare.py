@@ -32,7 +32,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_early_stop, alpha, metric, start,
-        claim=None,
+        claim=None, questions=None,
         confounds, reward_range=None,
         as_json, baseline, pairs, target, bootstrap, equivalence_margin, no_cache=False) -> int:
 
@@ -41,11 +41,12 @@ def run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_early
                     keep_last=keep_last, allow_early_stop=allow_early_stop, alpha=alpha, metric=metric,
                     start=start, confounds=confounds, reward_range=reward_range, as_json=as_json,
                     baseline=baseline, pairs=pairs, target=target, bootstrap=bootstrap,
-                    equivalence_margin=equivalence_margin, cache=not no_cache, claim=claim)
+                    equivalence_margin=equivalence_margin, cache=not no_cache, claim=claim,
+                    questions=questions)
 
 
 def _run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_early_stop, alpha, metric, start,
-         confounds, claim, reward_range, as_json, baseline, pairs, target, bootstrap, equivalence_margin,
+         confounds, claim, reward_range, as_json, questions=None, baseline, pairs, target, bootstrap, equivalence_margin,
          cache) -> int:
     from .results import load_comparison  # start-up: only when the verb runs
 
@@ -59,7 +60,7 @@ def _run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_earl
                                  workloads=workloads, budgets=budgets, baseline=baseline,
                                  equivalence_margin=equivalence_margin, pairs=pairs, bootstrap=bootstrap,
                                  confounds=confounds, table=table, reward_range=reward_range, cache=cache,
-                                 claim=claim)
+                                 claim=claim, questions=questions)
     costs = None if table is None else cost_tables(comparison, table, target, baseline)
     if as_json:
         payload = comparison.to_json()

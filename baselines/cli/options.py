@@ -183,6 +183,10 @@ def add_results_args(p: argparse.ArgumentParser, fixed_required: bool = False) -
                         "any reward shape), mean (difference of means), both (Holm over pairs x claims); default "
                         "auto: typical, or mean paired by question where every pair's runs carry items "
                         "(check: mean)")
+    p.add_argument("--questions", choices=["population", "these"], default=None,
+                   help="what an item-paired verdict is about when the same question ids recur across seeds: "
+                        "population (default: the questions are a sample; two-way seed x question clustered t, "
+                        "Cameron, Gelbach & Miller 2011) or these (these questions only; seed-clustered t)")
     p.add_argument("--confounds", type=unit_list, metavar="UNIT,...",
                    help="units checked for confounds (default: every reported unit except seconds, whose "
                         "differences on simulators measure the machine); 'none' for no confound checks")

@@ -33,7 +33,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_early_stop, alpha, metric, start,
-        claim=None,
+        claim=None, questions=None,
         confounds, reward_range=None,
         format, baseline, plots, x_unit, out, columns=None, figure_format=None, figure_width="single",
         figure_style="report") -> int:
@@ -57,7 +57,8 @@ def run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_early
     comparison = load_comparison("report", results, fixed, tolerance=tolerance, keep_last=keep_last,
                                  allow_early_stop=allow_early_stop, alpha=alpha, metric=metric, start=start,
                                  workloads=workloads, budgets=budgets, baseline=baseline, confounds=confounds,
-                                 reward_range=reward_range, records=records, claim=claim)
+                                 reward_range=reward_range, records=records, claim=claim,
+                                 questions=questions)
     _check_x_unit(x_unit, records, results)
     try:
         text, files, skipped = render_report(comparison, records, format, baseline=baseline, columns=columns,

@@ -24,7 +24,7 @@ def read_runs(results: list[str], keep_last: bool) -> list[RunRecord]:
 
 
 def results_options(*, tolerance: float, alpha: float, allow_early_stop: bool, metric: str, start: float,
-                    claim: str | None = None,
+                    claim: str | None = None, questions: str | None = None,
                     workloads: list[str] | None, budgets: list[tuple[str, float]] | None,
                     confounds: list[str] | None, reward_range: tuple[float, float] | None,
                     **more) -> CompareOptions:
@@ -37,7 +37,8 @@ def results_options(*, tolerance: float, alpha: float, allow_early_stop: bool, m
     return CompareOptions(tolerance=tolerance, alpha=alpha, allow_early_stop=allow_early_stop, metric=metric,
                           start=start, workloads=tuple(workloads or ()), budgets=tuple(budgets or ()),
                           confound_units=tuple(confounds) if confounds is not None else None,
-                          reward_range=reward_range, **({"claim": claim} if claim else {}), **more)
+                          reward_range=reward_range, **({"claim": claim} if claim else {}),
+                          **({"questions": questions} if questions else {}), **more)
 
 
 def load_comparison(verb: str, results: list[str], fixed: str | None, *, tolerance: float, keep_last: bool,
@@ -46,7 +47,7 @@ def load_comparison(verb: str, results: list[str], fixed: str | None, *, toleran
                     baseline: str | None = None, equivalence_margin: float | None = None,
                     pairs: str = "auto", bootstrap: bool = False, confounds: list[str] | None = None,
                     reward_range: tuple[float, float] | None = None, claim: str | None = None,
-                    records: list[RunRecord] | None = None, table: RunTable | None = None,
+                    questions: str | None = None, records: list[RunRecord] | None = None, table: RunTable | None = None,
                     cache: bool = True) -> Comparison:
     """Compare the results files (or `records` already read from them).
 
@@ -66,6 +67,7 @@ def load_comparison(verb: str, results: list[str], fixed: str | None, *, toleran
         options = results_options(tolerance=tolerance, alpha=alpha, allow_early_stop=allow_early_stop,
                                   metric=metric, start=start, workloads=workloads, budgets=budgets,
                                   confounds=confounds, reward_range=reward_range, baseline=baseline, claim=claim,
+                                  questions=questions,
                                   equivalence_margin=equivalence_margin, pairs=pairs, bootstrap=bootstrap)
         comparison = compare(table, fixed=fixed, options=options)
     except ValueError as exc:

@@ -236,6 +236,7 @@ def comparison_rules(table_type: type, options_type: type) -> dict[str, tuple[Ru
         "confound_units": (optional(names), "a unit name or a list of unit names, or None"),
         "reward_range": (optional(value_range), "(lo, hi), two finite numbers with lo < hi, or None"),
         "claim": (optional(choice("auto", "typical", "mean", "both")), "'auto', 'typical', 'mean', 'both' or None"),
+        "questions": (optional(choice("population", "these")), "'population', 'these' or None"),
     }
 
 

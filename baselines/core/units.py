@@ -30,6 +30,11 @@ CONTINUOUS_UNITS: frozenset[str] = frozenset({"usd", "seconds"})
 #: each was reported, which is what tells "partial" from "unreported".
 CALL_UNITS: tuple[str, ...] = ("prompt_tokens", "completion_tokens", "tokens", "usd")
 
+#: Units charged as reported, after the work is done: a call cannot bound them in advance, so the call
+#: that crosses a budget in them overshoots it by design (the Meter's rule). Overshoot in any other unit
+#: (calls, rollouts, evaluations: checked before they are charged) means an arm skipped `meter.check()`.
+CHARGED_AS_REPORTED: frozenset[str] = frozenset(CALL_UNITS) | {"seconds"}
+
 #: What each unit counts, one line each. Adapters convert to these meanings.
 UNIT_DEFINITIONS: dict[str, str] = {
     "rollouts": "complete attempts at the task (episodes, candidate programs, forks' trajectories) the arm ran",

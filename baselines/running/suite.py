@@ -57,7 +57,7 @@ from .user_imports import (isolated_workers, origin_root, register_folders, regi
                            resolve_syntax)
 
 _TOP_KEYS = {"name", "seeds", "jobs", "backend", "timeout", "out", "tolerance", "import_paths", "arms", "workloads",
-             "claim"}
+             "claim", "questions"}
 _ARM_KEYS = {"path", "params"}
 _WORKLOAD_KEYS = {"name", "path", "params", "fixed", "budget", "budgets", "arms", "seeds", "tolerance"}
 BACKENDS = ("loky", "threading", "sequential", "dask", "ray")
@@ -144,6 +144,7 @@ class Suite:
     out: str = "costmatch-out"
     fixed_units: list[str] = field(default_factory=list)
     claim: str = "auto"        # the claim the run report's pair verdicts make (issue 37), fixed before the data
+    questions: str = "population"   # what its item-paired verdicts are about when question ids recur (issue 37)
 
     def tolerance_of(self, unit: str) -> float:
         """The drift tolerance of the comparison at equal `unit`: the strictest of its workloads'.
@@ -303,13 +304,21 @@ def parse_suite(data: dict, source: str, check_imports: bool = True, root: str |
         workloads.append(workload)
     return Suite(name, source, arms, workloads, jobs, backend,
                  None if timeout is None else float(timeout), out,
-                 sorted({w.fixed for w in workloads}), _claim(data.get("claim", "auto"), source))
+                 sorted({w.fixed for w in workloads}), _claim(data.get("claim", "auto"), source),
+                 _questions(data.get("questions", "population"), source))
 
 
 def _claim(value, where: str) -> str:
     """The suite's `claim` key: which claim the run report's verdicts make (decided before any data)."""
     if value not in ("auto", "typical", "mean", "both"):
         raise InputError(f"{where}: 'claim' must be \"auto\", \"typical\", \"mean\" or \"both\", got {show(value)}")
+    return value
+
+
+def _questions(value, where: str) -> str:
+    """The suite's `questions` key: what item-paired verdicts are about when question ids recur across seeds."""
+    if value not in ("population", "these"):
+        raise InputError(f"{where}: 'questions' must be \"population\" or \"these\", got {show(value)}")
     return value
 
 

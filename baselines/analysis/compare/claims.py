@@ -65,12 +65,13 @@ class ClaimVerdict:
     win_share_ci: tuple[float, float] | None = None
     detectable: float | None = None     # typical: win share that would likely be missed; mean: the mde
     seeds_to_decide: int | None = None
+    about: str = ""     # mean paired by item: "about the question population (20 questions)" (issue 37 item 2)
 
     def to_json(self) -> dict:
         out = {"claim": self.claim, "verdict": self.verdict, "estimate": _num(self.estimate),
                "ci": [_num(self.ci[0]), _num(self.ci[1])], "interval_method": self.interval_method,
                "method": self.method, "p": _num(self.p), "p_adjusted": _num(self.p_adjusted),
-               "notes": list(self.notes)}
+               "notes": list(self.notes), "about": self.about}
         if self.claim == TYPICAL:
             out.update(wins=self.wins, losses=self.losses, ties=self.ties,
                        win_share_ci=None if self.win_share_ci is None else [_num(x) for x in self.win_share_ci],
@@ -135,15 +136,21 @@ def decide_typical(pair, p_adjusted: float, alpha: float, family: int) -> ClaimV
     return out
 
 
+def win_loss_text(wins: int, losses: int, ties: int = 0) -> str:
+    """"10 wins, 1 loss, 2 tied": counts in words a reader can say ("1 losses" read as a typo)."""
+    tied = f", {ties} tied" if ties else ""
+    return f"{wins} win{'' if wins == 1 else 's'}, {losses} loss{'' if losses == 1 else 'es'}{tied}"
+
+
 def _record(c) -> str:
-    ties = f", {c.ties} tied" if c.ties else ""
-    return f"{c.wins} wins, {c.losses} losses{ties}"
+    return win_loss_text(c.wins, c.losses, c.ties)
 
 
 def mean_verdict(pair, p_adjusted: float) -> ClaimVerdict:
     """The mean claim's verdict as `pair_verdict` left it on the pair."""
     return ClaimVerdict(MEAN, pair.verdict, pair.diff, pair.ci, pair.interval_method, pair.method,
-                        pair.p_decide, p_adjusted, list(pair.notes), detectable=pair.mde)
+                        pair.p_decide, p_adjusted, list(pair.notes), detectable=pair.mde,
+                        about=getattr(pair, "about", ""))
 
 
 def set_headline(pair, verdicts: list[ClaimVerdict]) -> None:
@@ -207,22 +214,24 @@ def _typical_words(pair, v: ClaimVerdict, signed=None) -> str:
         gi = interval if v.verdict == "a>b" else f"[{signed(-hi)}, {signed(-lo)}]"
         return f"{win} beats {lose} on a typical seed ({k} {of}; median gain {signed(gain)} {gi})"
     return (f"{pair.a} vs {pair.b} on a typical seed is {_undecided(v.verdict)} at {pair.n} seeds "
-            f"({v.wins} wins, {v.losses} losses{f', {v.ties} tied' if v.ties else ''} for {pair.a}; "
+            f"({win_loss_text(v.wins, v.losses, v.ties)} for {pair.a}; "
             f"median difference {signed(v.estimate)} {interval})")
 
 
 def _mean_words(pair, v: ClaimVerdict, signed=None) -> str:
     signed = signed or _signed
     lo, hi = v.ci
+    about = f", {v.about}" if v.about else ""   # item-paired: which questions the claim is about
     if v.verdict in DECIDED:
         win, lose = (pair.a, pair.b) if v.verdict == "a>b" else (pair.b, pair.a)
         gain = v.estimate if v.verdict == "a>b" else -v.estimate
         gi = f"[{signed(lo)}, {signed(hi)}]" if v.verdict == "a>b" else f"[{signed(-hi)}, {signed(-lo)}]"
-        return f"{win} beats {lose} on the mean (mean gain {signed(gain)} {gi})"
+        return f"{win} beats {lose} on the mean{about} (mean gain {signed(gain)} {gi})"
     if v.verdict == "equivalent":
-        return f"{pair.a} and {pair.b} are equivalent on the mean (mean difference {signed(v.estimate)})"
+        return f"{pair.a} and {pair.b} are equivalent on the mean{about} (mean difference {signed(v.estimate)})"
     subject = "the mean gain" if len(pair.claims) > 1 else f"{pair.a} vs {pair.b} on the mean"
-    return f"{subject} is {_undecided(v.verdict)} at {pair.n} seeds ({signed(v.estimate)} [{signed(lo)}, {signed(hi)}])"
+    return (f"{subject}{about} is {_undecided(v.verdict)} at {pair.n} seeds ({signed(v.estimate)} "
+            f"[{signed(lo)}, {signed(hi)}])")
 
 
 def _undecided(verdict: str) -> str:

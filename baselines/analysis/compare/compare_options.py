@@ -39,6 +39,8 @@ class CompareOptions:
     reward_range: tuple[float, float] | None = None  # every reward lies in [lo, hi] (for groups that declare none)
     claim: str = "auto"                  # auto | typical | mean | both: the claims pair verdicts make (issue 37);
                                          # auto: typical, or mean where every pair is paired by item
+    questions: str = "population"        # population | these: what an item-paired verdict is about when the same
+                                         # question ids recur across seeds (issue 37 item 2; statistics/clustered)
 
     def __post_init__(self) -> None:
         for name in ("workloads", "confound_units"):
@@ -62,6 +64,9 @@ class CompareOptions:
                 raise ValueError(f"reward range must be finite LO < HI, got {self.reward_range!r}")
         from .claims import claims_of
         claims_of(self.claim)   # raises on a claim that is not one of auto, typical, mean, both
+        from ..statistics.clustered import QUESTION_CLAIMS
+        if self.questions not in QUESTION_CLAIMS:
+            raise ValueError(f"questions must be 'population' or 'these', got {self.questions!r}")
         if not math.isfinite(self.start):
             raise ValueError(f"start must be finite, got {self.start!r}")
 

@@ -58,7 +58,8 @@ def compare(records: Iterable[RunRecord] | RunTable, *, fixed: str | None = None
             start: float | None = None, pairs: bool | str | None = None, bootstrap: bool | None = None,
             workloads: Iterable[str] | None = None, budgets: Iterable[tuple[str, float]] | None = None,
             confound_units: Iterable[str] | None = None,
-            reward_range: tuple[float, float] | None = None, claim: str | None = None) -> Comparison:
+            reward_range: tuple[float, float] | None = None, claim: str | None = None,
+            questions: str | None = None) -> Comparison:
     """Compare arms at equal spend, flagging every other unit that diverged.
 
     `fixed` is the unit the arms were matched in; without it each group is
@@ -72,12 +73,17 @@ def compare(records: Iterable[RunRecord] | RunTable, *, fixed: str | None = None
     or False/"none"; `workloads=`, `budgets=` and `confound_units=` select
     groups and units. `claim` ("typical", the default; "mean"; "both") names
     the claim every pair verdict decides (docs/statistics.md, "Which claim").
+    `questions` ("population", the default; "these") is what an item-paired
+    verdict is about when the same question ids recur across seeds: the
+    population the questions were drawn from (two-way seed x question
+    clustering) or these questions only (seed-clustered).
     """
     check_arguments("compare", comparison_rules(RunTable, CompareOptions), locals())  # each named, before any work
     options = options_with(options, tolerance=tolerance, alpha=alpha, allow_early_stop=allow_early_stop,
                            baseline=baseline, equivalence_margin=equivalence_margin, seed=seed, metric=metric,
                            start=start, pairs=pairs, bootstrap=bootstrap, workloads=workloads, budgets=budgets,
-                           confound_units=confound_units, reward_range=reward_range, claim=claim)
+                           confound_units=confound_units, reward_range=reward_range, claim=claim,
+                           questions=questions)
     with gc_paused():
         return _compare(records, fixed, options)
 

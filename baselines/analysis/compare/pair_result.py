@@ -50,6 +50,12 @@ class PairResult:
     claim_text: str = ""      # the verdict in words, naming its claim (built in the analysis layer)
     claims: list = field(default_factory=list)   # ClaimVerdict per claim asked for
     typical: object = None    # typical_seed.TypicalResult of the per-seed differences (None: not computed)
+    # issue 37 item 2: what an item-paired pair is about ("population" or "these"; None: not paired by item),
+    # its distinct question ids, and the words every view prints ("about these 20 questions")
+    questions: str | None = None
+    question_count: int | None = None
+    about: str = ""
+    route_note: str = ""      # the item route's note (not JSON: it is among `notes` once decided)
 
     def __post_init__(self) -> None:
         if not math.isfinite(self.p_decide):
@@ -68,6 +74,7 @@ class PairResult:
                 "p_adjusted": _num(self.p_adjusted), "paired": self.paired,
                 "mde": _num(self.mde), "verdict": self.verdict, "notes": list(self.notes),
                 "family": self.family, "items": self.items,
+                "questions": self.questions, "question_count": self.question_count, "about": self.about,
                 "claim": self.claim, "claim_estimate": _num(self.claim_estimate),
                 "claim_ci": [_num(self.claim_ci[0]), _num(self.claim_ci[1])], "claim_method": self.claim_method,
                 "claim_interval_method": self.claim_interval_method, "claim_text": self.claim_text,

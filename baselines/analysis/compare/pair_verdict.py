@@ -162,7 +162,8 @@ def _family_mde(pair: PairResult, alpha: float, family: int, noun: str = "pairs"
         if family > 1 and pair.n >= 2 and math.isfinite(pair.mde):
             pair.mde = pair.mde * mde_factor(pair.n, level) / mde_factor(pair.n, alpha)
         if math.isfinite(pair.mde) and pair.mde > 0:
-            test = "seed-clustered t" if pair.items else "Welch t" if not pair.paired else "t"
+            test = ("two-way clustered t" if pair.items and pair.method.startswith("two-way") else
+                    "seed-clustered t" if pair.items else "Welch t" if not pair.paired else "t")
             pair.notes.append(f"differences smaller than {pair.mde:.3g} would likely be missed {where} ({test})")
     if pair.paired and family > 1 and min_exact_p(pair.n) >= level:
         pair.notes.append(f"the exact sign-flip test cannot reach p<{level:.2g} at n={pair.n}: "

@@ -155,7 +155,8 @@ def item_pairs(groups: list[Group], frame, options: CompareOptions) -> None:
     (Miller 2024) is where the power at 5-10 seeds is. Without items nothing
     changes.
     """
-    from ..statistics.clustered import clustered_pair, pair_items
+    from ..statistics.clustered import pair_items
+    from ..statistics.question_claim import item_pair
     from ..gating.gate_data import arm_runs
 
     for group in groups:
@@ -169,7 +170,7 @@ def item_pairs(groups: list[Group], frame, options: CompareOptions) -> None:
             if len(shared) < 2 or not all(s in ra.items and s in rb.items for s in shared):
                 continue
             pairing = pair_items(ra.items, rb.items, shared, 1.0, None)
-            new = clustered_pair(pair.a, pair.b, pairing.clusters, 1 - options.alpha, pairing)
+            new = item_pair(pair.a, pair.b, pairing, 1 - options.alpha, options.questions)
             if new is not None:
                 new.family = pair.family
                 new.typical = pair.typical
@@ -182,7 +183,7 @@ def item_pairs(groups: list[Group], frame, options: CompareOptions) -> None:
             decide(group.pairs, options.alpha, options.equivalence_margin, claims)
             for p in group.pairs:
                 if p.items:   # the mean claim is the one paired by item; the typical-seed claim stays per seed
-                    note = f"paired by item: {p.items} question(s) over {p.n} seed(s), seed-clustered"
+                    note = p.route_note
                     for c in p.claims:
                         if c.claim == "mean":
                             c.notes.append(note)

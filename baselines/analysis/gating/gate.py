@@ -26,16 +26,19 @@ from ..compare.compare_options import CompareOptions
 from ..compare.comparing import compare
 from ..compare.comparison import Comparison, Group
 from ..statistics.clustered import METHOD as CLUSTERED
-from ..statistics.clustered import clustered_bounds, pair_items
+from ..statistics.clustered import pair_items, twoway_seeds_to_decide
 from ..statistics.clustered import seeds_to_decide as clustered_seeds
+from ..statistics.question_claim import POPULATION, item_bounds, route_note
+from ..statistics.student_t import t_quantile
 from .gate_bounds import (BOUNDS, FAIL, INCONCLUSIVE, PASS, GateDecision, betting_seeds, gate_decision,
                           margin_verdict)
+from .pooled_shape import Shape, look_skew, pooled_decision
 from .typical_gate import GATE_CLAIMS, combine, typical_gate_decision, worst_loss
 from .gate_data import ArmRuns, arm_runs, seed_list
 from ..statistics.reward_range import check_margin, detect_range, usable_range
 from ..statistics.stats import unpaired_test
 from ..tables.table import RunTable
-from ...core.records import budget_label
+from ...core.records import budget_key, budget_label
 from ...core.units import UNIT_NOUNS, unit_noun
 from ...core.suggest import did_you_mean
 from ...core.units import nouns_of
@@ -70,6 +73,11 @@ class GateResult:
     worst_loss: float = math.nan
     worst_seed: int | None = None
     max_loss: float | None = None
+    skew_z: float | None = None     # issue 40: skewness of the paired differences in SEs (a history pools it)
+    # issue 37 item 2: what an item-paired verdict is about ("population" or "these"; None: decided per seed)
+    questions: str | None = None
+    question_count: int | None = None
+    about: str = ""
 
     def to_json(self) -> dict[str, Any]:
         num = lambda x: None if x is None or not math.isfinite(x) else float(x)  # noqa: E731
@@ -85,7 +93,8 @@ class GateResult:
                 "items": self.items, "earlier_looks": list(self.earlier_looks),
                 "claim": self.claim, "claims": [dict(c) for c in self.claims],
                 "worst_loss": num(self.worst_loss), "worst_seed": self.worst_seed,
-                "max_loss": num(self.max_loss) if self.max_loss is not None else None}
+                "max_loss": num(self.max_loss) if self.max_loss is not None else None,
+                "questions": self.questions, "question_count": self.question_count, "about": self.about}
 
 
 def relative_margin(text: str | float, baseline_mean: float) -> float:
@@ -107,7 +116,8 @@ def gate_group(group: Group, baseline: str, candidate: str, margin_text, alpha: 
                reward_range: tuple[float, float] | None = None, planned_n: int | None = None,
                alpha_total: float | None = None, bounds: str = "auto", *,
                runs: dict[str, ArmRuns] | None = None, anytime: bool = False, claim: str = "mean",
-               max_loss: float | None = None) -> GateResult:
+               max_loss: float | None = None, shape: Shape | None = None,
+               questions: str = POPULATION) -> GateResult:
     """The verdict for one (workload, budget) group of a comparison.
 
     `reward_range` ([lo, hi], declared by the workload or the records; 0/1
@@ -117,13 +127,16 @@ def gate_group(group: Group, baseline: str, candidate: str, margin_text, alpha: 
     at once, so bounded groups use `alpha_total` (no spending needed).
     `runs` (`gate_data.arm_runs` per arm) adds crashed seeds and per-item
     outcomes; `anytime` says earlier looks were taken at these results.
+    `shape` (issue 40) is what the group's history says about the shape of
+    its differences: unbounded groups then use `pooled_shape.pooled_decision`.
     Its reasons speak of units in the workload's own words (`unit_nouns`).
     """
     if runs is None:
         runs = {arm: ArmRuns(dict(rewards.get(arm, {}))) for arm in (baseline, candidate)}
     with nouns_of(group.unit_nouns):
         result = _gate_group(group, baseline, candidate, margin_text, alpha, lower_is_better, runs,
-                             reward_range, planned_n, alpha_total, bounds, anytime, claim, max_loss)
+                             reward_range, planned_n, alpha_total, bounds, anytime, claim, max_loss, shape,
+                             questions)
     result.unit_nouns = dict(group.unit_nouns or {})
     return result
 
@@ -131,7 +144,8 @@ def gate_group(group: Group, baseline: str, candidate: str, margin_text, alpha: 
 def _gate_group(group: Group, baseline: str, candidate: str, margin_text, alpha: float, lower_is_better: bool,
                 runs: dict[str, ArmRuns], reward_range: tuple[float, float] | None,
                 planned_n: int | None, alpha_total: float | None, bounds: str, anytime: bool,
-                claim: str = "mean", max_loss: float | None = None) -> GateResult:
+                claim: str = "mean", max_loss: float | None = None, shape: Shape | None = None,
+                questions: str = POPULATION) -> GateResult:
     result = GateResult(INCONCLUSIVE, "", group.workload, group.budget, alpha=alpha, claim=claim, max_loss=max_loss)
     broken = _unfair(result, group, baseline, candidate)
     if broken is not None:
@@ -160,10 +174,11 @@ def _gate_group(group: Group, baseline: str, candidate: str, margin_text, alpha:
     if len(shared) >= 2:
         looks = anytime or alpha_total is not None
         decided = _paired_verdict(result, shared, base, cand, sign, margin, alpha, alpha_total, bounded,
-                                  planned_n, looks, bounds, int(anytime) if alpha_total is None else 0)
+                                  planned_n, looks, bounds, int(anytime) if alpha_total is None else 0,
+                                  shape if not looks else None)
         if not looks:
             decided = _item_verdict(result, shared, cand_runs, base_runs, sign, margin, alpha, floor,
-                                    bounds) or decided
+                                    bounds, questions) or decided
         verdict, mean, lower, upper, needed = _claims_verdict(result, decided, shared, base, cand, sign, margin,
                                                               alpha, claim, max_loss)
     else:  # no shared seeds (e.g. a stored baseline from other seeds): Welch, labelled unpaired
@@ -193,6 +208,7 @@ def _claims_verdict(result: GateResult, mean_route: tuple, shared: list, base: d
                                                    typical.seeds_needed)
             result.method = typical.method
             result.items = None
+            result.questions, result.question_count, result.about = None, None, ""
             result.n = len(shared)
             result.notes = [n for n in result.notes if "differences are equal" not in n and "loss that hits" not in n]
         else:
@@ -257,23 +273,46 @@ def _count_crashes(result: GateResult, cand: dict, base: dict, cand_runs: ArmRun
 
 
 def _item_verdict(result: GateResult, shared: list, cand_runs: ArmRuns, base_runs: ArmRuns, sign: float,
-                  margin: float, alpha: float, floor: float | None, bounds: str) -> tuple | None:
-    """The seed-clustered item-level (verdict, mean, lower, upper, seeds needed) when both arms carry items on
-    every shared seed (pairing by question; `clustered`); None (the per-seed verdict stands) otherwise."""
+                  margin: float, alpha: float, floor: float | None, bounds: str,
+                  questions: str = POPULATION) -> tuple | None:
+    """The item-level (verdict, mean, lower, upper, seeds needed) when both arms carry items on every shared
+    seed (pairing by question; `clustered`): for the claim `questions` makes (`question_claim`: two-way
+    seed x question clustered about the question population when ids recur, else seed-clustered); None (the
+    per-seed verdict stands) otherwise."""
     if bounds != "auto" or not all(s in cand_runs.items and s in base_runs.items for s in shared):
         return None
     pairing = pair_items(cand_runs.items, base_runs.items, shared, sign, floor)
-    b = clustered_bounds(pairing.clusters, alpha)
+    b = item_bounds(pairing, questions, alpha)
     if b is None:
         result.notes.append("items present but without spread over 2 or more seeds: decided per seed")
         return None
-    mean, lower, upper, _ = b
-    verdict = margin_verdict(lower, upper, margin)
-    needed = clustered_seeds(pairing.clusters, margin, alpha) if verdict == INCONCLUSIVE else None
-    result.items, result.method, result.n = pairing.items, CLUSTERED, len(pairing.clusters)
+    verdict = margin_verdict(b.lower, b.upper, margin)
+    extra = []
+    needed = None
+    if verdict == INCONCLUSIVE and b.method == CLUSTERED:
+        needed = clustered_seeds(pairing.clusters, margin, alpha)
+    elif verdict == INCONCLUSIVE and math.isfinite(b.se):
+        needed = twoway_seeds_to_decide(pairing.clusters, pairing.ids, margin, alpha)
+        if needed is None:
+            extra.append(questions_note(pairing, margin, alpha, b.question_count))
+    result.items, result.method, result.n = pairing.items, b.method, len(pairing.clusters)
+    result.questions, result.question_count, result.about = b.questions, b.question_count, b.about
     keep = [n for n in result.notes if "differences are equal" not in n and "loss that hits" not in n]
-    result.notes = keep + pairing.notes()
-    return verdict, mean, lower, upper, needed
+    # the route's note replaces pairing's first line ("paired by item: N question(s) over G seed(s)") and says
+    # which claim the verdict makes
+    result.notes = keep + [route_note(pairing.items, len(pairing.clusters), b)] + pairing.notes()[1:] + extra
+    return verdict, b.mean, b.lower, b.upper, needed
+
+
+def questions_note(pairing, margin: float, alpha: float, count: int) -> str:
+    """Why no seed count is printed for the population claim: what would decide instead."""
+    from ..statistics.clustered import twoway_bounds
+    tw = twoway_bounds(pairing.clusters, pairing.ids, alpha)
+    distance = abs(tw.mean + margin)
+    if distance > 0 and t_quantile(1 - alpha, count - 1) * math.sqrt(tw.question_var) >= distance:
+        return (f"more seeds alone would not decide: the {count} questions' own sampling error keeps the bound "
+                f"across -margin; more questions would (--questions these makes the claim about these questions only)")
+    return "no number of seeds up to 10,000 would likely decide at this mean and spread"
 
 
 def _unfair(result: GateResult, group: Group, baseline: str, candidate: str) -> GateResult | None:
@@ -286,9 +325,33 @@ def _unfair(result: GateResult, group: Group, baseline: str, candidate: str) -> 
             return _broken(result, f"{f.arm} spent {_amount(f.spend)} {_unit_words(f.unit, group.unit_nouns)} "
                                    f"{f.direction} the reference "
                                    f"{_amount(f.reference)} (seed {f.seed}): not a like-for-like comparison")
-    result.confounds = [f"{f.arm}: {_unit_words(f.unit, group.unit_nouns)} {'≥' if f.lower_bound else ''}{_amount(f.spend)} vs "
-                        f"{_amount(f.reference)}" for f in group.confounded if f.arm in (baseline, candidate)]
+    result.confounds = _confound_lines(group, baseline, candidate)
     return None
+
+
+def _confound_lines(group: Group, baseline: str, candidate: str) -> list[str]:
+    """One line per diverging unit, the candidate's median spend against the baseline's, both named.
+
+    Why: "cand: tokens 3,000 vs 2,000" compared the arm with the two arms'
+    median, a number no table prints (the report's confound table is against
+    the median across all arms); a gate reader wants the candidate against
+    the baseline it replaces.
+    """
+    flags = [f for f in group.confounded if f.arm in (baseline, candidate)]
+    spend = {a.arm: a.spend for a in group.arms}
+    out = []
+    for unit in dict.fromkeys(f.unit for f in flags):
+        words = _unit_words(unit, group.unit_nouns)
+        mark = {f.arm: "≥" if f.lower_bound else "" for f in flags if f.unit == unit}
+        c, b = (spend.get(arm, {}).get(unit) for arm in (candidate, baseline))
+        if c is None or b is None or c.median is None or b.median is None:
+            out += [f"{f.arm}: {words} {mark[f.arm]}{_amount(f.spend)} vs the two arms' median {_amount(f.reference)}"
+                    for f in flags if f.unit == unit]
+            continue
+        ratio = f"{c.median / b.median:.2g}× the baseline's" if b.median > 0 else "the baseline spent none"
+        out.append(f"{words}: {candidate} {mark.get(candidate, '')}{_amount(c.median)} vs {baseline} "
+                   f"{mark.get(baseline, '')}{_amount(b.median)} ({ratio}; medians over seeds)")
+    return out
 
 
 def _unit_words(unit: str, nouns: dict | None) -> str:
@@ -315,12 +378,18 @@ def _gate_range(group: Group, base: dict, cand: dict, reward_range, bounds: str)
 
 def _paired_verdict(result: GateResult, shared: list, base: dict, cand: dict, sign: float, margin: float,
                     alpha: float, alpha_total: float | None, bounded, planned_n: int | None, anytime: bool,
-                    bounds: str = "auto", earlier_looks: int = 0):
-    """(verdict, mean, lower, upper, seeds needed) on the shared seeds; bounded groups use the whole alpha."""
+                    bounds: str = "auto", earlier_looks: int = 0, shape: Shape | None = None):
+    """(verdict, mean, lower, upper, seeds needed) on the shared seeds; bounded groups use the whole alpha.
+    With a history's `shape`, unbounded groups at one look take the pooled-shape route (issue 40)."""
     diffs = [sign * (cand[s] - base[s]) for s in shared]
+    result.skew_z = look_skew(diffs)
     look_alpha = alpha_total if (bounded is not None and alpha_total is not None) else alpha
-    g = gate_decision(diffs, margin, look_alpha, bounded, planned_n, bounds="t" if bounds == "t" else "auto",
-                      anytime=bool(anytime), earlier_looks=earlier_looks)
+    if shape is not None and bounded is None and bounds == "auto" and not anytime and not earlier_looks:
+        g = pooled_decision(diffs, margin, look_alpha, shape)
+    else:
+        arms = ([sign * base[s] for s in shared], [sign * cand[s] for s in shared])
+        g = gate_decision(diffs, margin, look_alpha, bounded, planned_n, bounds="t" if bounds == "t" else "auto",
+                          anytime=bool(anytime), earlier_looks=earlier_looks, arms=arms)
     if g.verdict == INCONCLUSIVE and bounded is not None and g.method.startswith("betting"):
         g.seeds_needed = betting_seeds(np.asarray(diffs, dtype=float), margin, look_alpha, bounded)
     if look_alpha != alpha:
@@ -414,7 +483,7 @@ def run_gate(records, fixed: str | None, baseline: str, candidate: str, margin, 
              planned_n: int | None = None, alpha_total: float | None = None,
              bounds: str = "auto", selection: dict | None = None,
              anytime: bool = False, *, options: CompareOptions | None = None, claim: str = "mean",
-             max_loss: float | None = None) -> tuple[list[GateResult], Comparison]:
+             max_loss: float | None = None, shapes: dict | None = None) -> tuple[list[GateResult], Comparison]:
     """Gate every group where both arms ran; a group missing either arm is skipped.
 
     `options` is the comparison the gate reads (`CompareOptions`: tolerance,
@@ -428,7 +497,8 @@ def run_gate(records, fixed: str | None, baseline: str, candidate: str, margin, 
     `records` may be a RunTable (columns, no per-run objects: 1M runs in
     about the time of `compare`). `anytime`: earlier looks were taken at
     these results (the looks ledger), so bounded groups use the
-    anytime-valid betting bounds.
+    anytime-valid betting bounds. `shapes` ({(workload, budget key): Shape},
+    from a history, issue 40) gives each unbounded group its history's shape.
     """
     options = gate_options(options, tolerance, selection)
     alpha = options.alpha if alpha is None else alpha
@@ -450,7 +520,9 @@ def run_gate(records, fixed: str | None, baseline: str, candidate: str, margin, 
                     arm_data.items = {}
             results.append(gate_group(group, baseline, candidate, margin, alpha, lower_is_better,
                                       {}, reward_range, planned_n, alpha_total, bounds, runs=runs,
-                                      anytime=anytime, claim=claim, max_loss=max_loss))
+                                      anytime=anytime, claim=claim, max_loss=max_loss,
+                                      shape=(shapes or {}).get((group.workload, budget_key(group.budget))),
+                                      questions=options.questions))
     if not results:
         raise ValueError(f"no workload and budget where both {baseline!r} and {candidate!r} ran")
     return results, comparison

@@ -9,7 +9,8 @@ from ...core.errors import InputError
 from ...core.git_commit import commit_info
 from ...core.records import budget_key, read_records
 from ..gating.gate import run_gate
-from .recording import HistoryOutcome, Reference, base_entry, record_history, reference_records
+from .recording import (HistoryOutcome, Reference, base_entry, file_sha256, history_shapes, record_history,
+                        reference_records)
 
 
 def check_history(history: str, *, results: list[str], outcome: list, comparison, baseline: str, candidate: str,
@@ -35,10 +36,11 @@ def check_history(history: str, *, results: list[str], outcome: list, comparison
         ref = reference_records(reference, candidate, name)
         runs = records if records is not None else read_records(results, keep_last=True)
         mine = [r for r in runs if r.arm == candidate]
+        shapes = history_shapes(history, baseline, candidate, claim, file_sha256(reference.path) or "", info.commit)
         try:
             gated, comparison = run_gate(mine + ref, fixed, name, candidate, margin, alpha,
                                          lower_is_better=lower_is_better, bounds=bounds, options=options,
-                                         claim=claim)
+                                         claim=claim, shapes=shapes)
         except ValueError as exc:
             raise InputError(f"check --reference {reference.path}: {exc}") from None
         return {(g.workload, budget_key(g.budget)): (g, comparison, (name, candidate)) for g in gated}

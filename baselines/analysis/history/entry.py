@@ -44,6 +44,7 @@ class Drift:
     reference_file: str = ""
     note: str = ""
     se: float | None = None      # sd / sqrt(n) of the per-seed differences (steps use it)
+    skew_z: float | None = None  # their sample skewness in standard errors (the next looks pool it)
 
     @property
     def drifted(self) -> bool:
@@ -55,7 +56,8 @@ class Drift:
                 "reference_sha256": self.reference_sha256, "reference_arm": self.reference_arm,
                 "estimate": _num(self.estimate), "interval": [_num(self.lower), _num(self.upper)],
                 "alpha": self.alpha, "look": self.look, "horizon": self.horizon, "method": self.method,
-                "verdict": self.verdict, "drift": self.drifted, "n": self.n, "se": _num(self.se), "note": self.note}
+                "verdict": self.verdict, "drift": self.drifted, "n": self.n, "se": _num(self.se),
+                "skew_z": _num(self.skew_z), "note": self.note}
 
 
 @dataclass
@@ -85,6 +87,7 @@ class HistoryEntry:
     lower_is_better: bool = False
     claim: str = "mean"              # the gate's claim (issue 37): mean, typical or both
     drift: Drift | None = None
+    skew_z: float | None = None      # sample skewness of the per-seed differences in standard errors (pooled)
     line: int = 0                    # where it was read from (not written)
 
     def group(self) -> tuple[str, str, str, str]:
@@ -106,7 +109,7 @@ class HistoryEntry:
                 "margin": _num(self.margin), "method": self.method, "seeds": self.seeds,
                 "lower_is_better": self.lower_is_better, "claim": self.claim,
                 "baseline_mean": _num(self.baseline_mean), "candidate_mean": _num(self.candidate_mean),
-                "results": list(self.results), "recheck": self.recheck,
+                "results": list(self.results), "recheck": self.recheck, "skew_z": _num(self.skew_z),
                 "drift": self.drift.to_json() if self.drift else None}
 
     def line_bytes(self) -> bytes:
@@ -147,7 +150,7 @@ def parse_entry(line: bytes, where: str) -> HistoryEntry:
             candidate_mean=_num(obj.get("candidate_mean")), se=_num(obj.get("se")),
             results=list(obj.get("results") or []), recheck=int(obj.get("recheck", 0)),
             lower_is_better=bool(obj.get("lower_is_better", False)), claim=str(obj.get("claim", "mean")),
-            drift=_parse_drift(obj.get("drift")))
+            drift=_parse_drift(obj.get("drift")), skew_z=_num(obj.get("skew_z")))
     except (TypeError, ValueError, KeyError, IndexError) as exc:
         raise InputError(f"{where}: a field has the wrong type ({exc}); lines are written by `costmatch check "
                          "--history`: remove the line or restore it from the file's backup") from None
@@ -164,7 +167,7 @@ def _parse_drift(obj: Any) -> Drift | None:
                  look=int(obj["look"]), horizon=int(obj["horizon"]), method=str(obj["method"]),
                  verdict=str(obj["verdict"]), n=int(obj.get("n", 0)),
                  reference_file=str(obj.get("reference_file", "")), note=str(obj.get("note", "")),
-                 se=_num(obj.get("se")))
+                 se=_num(obj.get("se")), skew_z=_num(obj.get("skew_z")))
 
 
 def parse_lines(lines: list[bytes], path: str) -> list[HistoryEntry]:

@@ -126,7 +126,7 @@ def base_entry(result, comparison, info: CommitInfo, *, baseline: str, candidate
         margin=result.margin, method=result.method, seeds=result.n, baseline_mean=b_mean, candidate_mean=c_mean,
         se=paired_se(comparison, result, baseline, candidate),
         results=[{"path": str(p), "sha256": file_sha256(p)} for p in results], lower_is_better=lower_is_better,
-        claim=getattr(result, "claim", "mean"))
+        claim=getattr(result, "claim", "mean"), skew_z=getattr(result, "skew_z", None))
 
 
 def record_history(path: str, entries: list[HistoryEntry], gate_drift=None, reference: Reference | None = None
@@ -191,8 +191,40 @@ def _add_drift(entries: list[HistoryEntry], look: int, reference: Reference, gat
         verdict = "INCONCLUSIVE" if spent else r.verdict
         entry.drift = dataclasses.replace(entry.drift, estimate=r.diff, lower=r.lower, upper=r.upper, alpha=alpha,
                                           method=r.method, verdict=verdict, n=r.n,
-                                          se=paired_se(comparison, r, *names),
+                                          se=paired_se(comparison, r, *names), skew_z=getattr(r, "skew_z", None),
                                           note=spent_note(reference.horizon, reference.label) if spent else "")
+
+
+def history_shapes(path: str, baseline: str, candidate: str, claim: str = "mean",
+                   reference_sha256: str | None = None, commit: str | None = None) -> dict:
+    """{(workload, budget key): Shape} of the base gates' series in the history at `path`, or of the drift looks at
+    the reference with this sha256; {} when the file does not exist yet.
+
+    One look per commit (its latest re-check), and only lines that recorded a skewness (`skew_z`) under the same
+    claim and arms: the pooled-shape route (`gating.pooled_shape`) reads these. Lines of `commit` (the commit
+    being checked) are left out, so a rerun on the same data decides as the recorded line did. Read without the
+    lock: a line a concurrent check is appending is its own look and is left to the next check.
+    """
+    from ..gating.pooled_shape import Shape
+    from .entry import read_history
+
+    if not Path(path).exists():
+        return {}
+    entries, _ = read_history(path)
+    latest: dict[tuple, float] = {}
+    for e in entries:
+        if e.baseline != baseline or e.candidate != candidate or e.claim != claim or e.commit == commit:
+            continue
+        if reference_sha256 is None:
+            z = e.skew_z
+        else:
+            z = e.drift.skew_z if e.drift is not None and e.drift.reference_sha256 == reference_sha256 else None
+        if z is not None and math.isfinite(z):
+            latest[(e.workload, budget_key(e.budget), e.commit)] = z
+    shapes: dict = {}
+    for (workload, budget, _), z in latest.items():
+        shapes[(workload, budget)] = shapes.get((workload, budget), Shape()).add(z)
+    return shapes
 
 
 def reference_records(reference: Reference, candidate: str, name: str):

@@ -20,6 +20,7 @@ from ..compare.frontier import supported_frontier
 from ..curves.anytime_series import anytime_series
 from ..curves.ranking import group_ranking
 from ..statistics.clustered import METHOD as CLUSTERED
+from ..statistics.clustered import TWOWAY
 from ..tables.group_runs import RunIndex, as_index
 from .confounds import confound_ratios, headline_confounds
 from .model import NOT_VALID, PAIR_WORDS, Analysis, ClaimResult, ArmRow, GroupAnalysis, Interval, OracleRow, PairRow, SpendCell
@@ -35,6 +36,8 @@ def p_label(method: str) -> str:
     """The p column's name for a p-value of this method: the seed-clustered t p is never called "sign-flip"."""
     if method == CLUSTERED:
         return "seed-clustered t"
+    if method == TWOWAY:
+        return "two-way clustered t"
     if method.startswith("permutation"):
         return "permutation"
     if method.startswith("sign-flip"):
@@ -52,19 +55,26 @@ def _word(verdict: str, paired: bool, valid: bool) -> str:
     return NOT_VALID if not valid else PAIR_WORDS.get(verdict, verdict) + ("" if paired else " (unpaired)")
 
 
+def claim_word(claim: str, about: str = "") -> str:
+    """How a table names a claim: "typical seed", "mean", or "mean, about these 20 questions" paired by item."""
+    word = CLAIM_WORDS.get(claim, claim)
+    return f"{word}, {about}" if about else word
+
+
 def _claims(p: PairResult, valid: bool, box: RewardRange | None) -> list[ClaimResult]:
     """One ClaimResult per claim decided for the pair (the headline claim alone when none was asked for)."""
     if not p.claims:
-        return [ClaimResult(p.claim, CLAIM_WORDS.get(p.claim, p.claim), _clip(p.claim_estimate, box),
+        about = p.about if p.claim == "mean" else ""
+        return [ClaimResult(p.claim, claim_word(p.claim, about), _clip(p.claim_estimate, box),
                             Interval(_clip(p.claim_ci[0], box), _clip(p.claim_ci[1], box),
                                      p.claim_interval_method or p.interval_method),
                             p.method, p.p_decide, p_label(p.method), p.p_adjusted,
                             p.verdict if valid else NOT_VALID, _word(p.verdict, p.paired, valid),
-                            list(p.notes) if valid else [])]
-    return [ClaimResult(v.claim, CLAIM_WORDS.get(v.claim, v.claim), _clip(v.estimate, box),
+                            list(p.notes) if valid else [], about=about)]
+    return [ClaimResult(v.claim, claim_word(v.claim, v.about), _clip(v.estimate, box),
                         Interval(_clip(v.ci[0], box), _clip(v.ci[1], box), v.interval_method), v.method, v.p,
                         p_label(v.method), v.p_adjusted, v.verdict if valid else NOT_VALID,
-                        _word(v.verdict, p.paired, valid), list(v.notes) if valid else [])
+                        _word(v.verdict, p.paired, valid), list(v.notes) if valid else [], about=v.about)
             for v in p.claims]
 
 

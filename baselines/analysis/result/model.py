@@ -69,9 +69,10 @@ class ClaimResult:
     verdict_word: str
     notes: list[str] = field(default_factory=list)   # from this claim's own procedure only
     sentence: str = ""
+    about: str = ""       # item-paired mean: "about the question population (20 questions)" (issue 37 item 2)
 
     def to_json(self) -> dict[str, Any]:
-        return {"claim": self.claim, "estimate": _num(self.estimate),
+        return {"claim": self.claim, "about": self.about, "estimate": _num(self.estimate),
                 "interval": self.interval.to_json() if self.interval else None, "test": self.test,
                 "p": _num(self.p), "p_label": self.p_label, "p_adjusted": _num(self.p_adjusted),
                 "verdict": self.verdict, "verdict_word": self.verdict_word, "notes": list(self.notes),
@@ -144,7 +145,7 @@ def _flip_claim(c: ClaimResult, swap: dict) -> ClaimResult:
     interval = None if c.interval is None else Interval(-c.interval.hi, -c.interval.lo, c.interval.method)
     return ClaimResult(c.claim, c.claim_word, -c.estimate, interval, c.test, c.p, c.p_label, c.p_adjusted,
                        swap.get(c.verdict, c.verdict), swap.get(c.verdict_word, c.verdict_word), list(c.notes),
-                       c.sentence)
+                       c.sentence, c.about)
 
 
 @dataclass

@@ -26,7 +26,8 @@ def analyses_by_fixed_unit(suite, records) -> list[tuple[str, Analysis]]:
         subset: list[RunRecord] = [r for r in index.records if (r.workload, budget_key(r.budget)) in keys]
         if subset:
             comparison = compare(subset, fixed=unit, tolerance=suite.tolerance_of(unit),
-                                 claim=getattr(suite, "claim", None))   # the suite's claim key (issue 37)
+                                 claim=getattr(suite, "claim", None),   # the suite's claim key (issue 37)
+                                 questions=getattr(suite, "questions", None))
             ranges.update(ranges_for(comparison) | declared)
             out.append((unit, analyse(comparison, index, ranges=dict(ranges))))
     return out

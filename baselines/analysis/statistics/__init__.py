@@ -9,6 +9,7 @@ Modules (one line each):
 - `clustered`: Paired item-level differences with seed-clustered inference (Miller, "Adding Error Bars to Evals", 2024).
 - `exact_paired`: An exact unconditional non-inferiority test for paired 0/1 outcomes, and its dual bounds.
 - `pair_interval`: The interval printed for a paired difference, and how it was computed.
+- `question_claim`: Which claim an item-paired verdict makes: about the question population or about these questions.
 - `reward_range`: Which rewards are bounded: a declared `reward_range`, or pass/fail rewards (all 0 or 1).
 - `sign_flip`: Sign-flip and permutation tests: exact for any distribution under "the arms are exchangeable".
 - `stats`: Paired statistics that stay honest at 3-10 seeds: the tests of a pair of arms, one pair or all at once.
