@@ -44,7 +44,8 @@ def test_the_json_of_a_result_names_every_field():
         "diff": res.diff, "bounds": [res.lower, res.upper], "margin": 0.1, "alpha": 0.05, "seeds_needed": None,
         "paired": False, "method": "betting, unpaired", "notes": [], "reward_range": [0.0, 1.0], "confounds": [],
         "crashed_seeds": {"candidate": [], "baseline": []}, "items": None, "earlier_looks": [], "claim": "mean",
-        "claims": [], "worst_loss": None, "worst_seed": None, "max_loss": None}
+        "claims": [], "worst_loss": None, "worst_seed": None, "max_loss": None, "questions": None,
+        "question_count": None, "about": ""}
     assert res.diff == pytest.approx(0.2175) and math.isfinite(res.lower) and math.isfinite(res.upper)
 
 
