@@ -379,3 +379,32 @@ def test_seeds_to_decide_more_edges():
     assert seeds_to_decide(-0.1, 0.0, 0.1, A) is None                    # at the margin, even without spread
     assert seeds_to_decide(0.9, 0.5, 0.1, A) == t_seeds_to_clear(0.5, 1.0, A) == 3   # a distance of exactly 1
     assert seeds_to_decide(0.1, 1.0, 0.1, A) == t_seeds_to_clear(1.0, 0.2, A) == 70  # a spread of exactly 1
+
+
+# -- main's arm-skew check (issue 37 item 4) --------------------------------------------------------------------
+
+RIGHT = np.exp(np.random.default_rng(0).normal(0, 1, 10))      # right-skewed rewards, skew z +1.82
+LEFT = 10 - RIGHT                                                # their mirror, skew z -1.82
+
+
+def test_arm_skew_z_is_each_arms_lean_against_each_verdict_never_below_0():
+    assert skew_z(RIGHT) > 1.5 and skew_z(LEFT) < -1.5
+    # (against a PASS, against a FAIL): a right-skewed baseline or a left-skewed candidate leans against a PASS
+    assert gb.arm_skew_z((RIGHT, LEFT), 10) == (pytest.approx(skew_z(RIGHT)), 0.0)
+    assert gb.arm_skew_z((LEFT, RIGHT), 10) == (0.0, pytest.approx(skew_z(RIGHT)))
+    assert gb.arm_skew_z((RIGHT, RIGHT), 10) == (pytest.approx(skew_z(RIGHT)), pytest.approx(skew_z(RIGHT)))
+    assert gb.arm_skew_z(None, 10) == (0.0, 0.0)
+    assert gb.arm_skew_z((RIGHT[:2], LEFT[:2]), 2) == (0.0, 0.0)                 # below 3 seeds: no skewness
+    three = gb.arm_skew_z((RIGHT[:3], LEFT[:3]), 3)[0]
+    assert three > 0 and three == pytest.approx(skew_z(RIGHT[:3]))
+
+
+def test_arm_skew_z_needs_an_arm_seed_for_seed_with_the_differences():
+    for arms in ((RIGHT[:9], LEFT), (RIGHT, LEFT[:9]), (RIGHT[:9], LEFT[:9])):
+        with pytest.raises(ValueError, match=r"^arms must hold 10 rewards each, seed for seed with the differences$"):
+            gb.arm_skew_z(arms, 10)
+
+
+def test_arm_skew_alpha_steps_above_each_threshold_only():
+    assert [gb.arm_skew_alpha(0.08, z) for z in (0.0, 0.5, 0.51, 1.5, 1.51, 2.5, 2.51, 9.0)] == \
+        [0.08, 0.08, 0.04, 0.04, 0.02, 0.02, 0.01, 0.01]
