@@ -415,3 +415,24 @@ def test_an_undecided_betting_gate_says_the_betting_seeds():
     res = gate(runs(LEVEL[:4], UP[:4], extra={"reward_range": [0, 1]}))
     assert (res.verdict, res.method, res.seeds_needed) == (INCONCLUSIVE, "betting bound for 4 seeds (distribution-free, "
                                                            "rewards in [0, 1])", 32)
+
+
+# -- item-paired routes: the question-population note, items without spread ----------------------------------
+
+def test_the_questions_note_says_more_questions_exactly_when_their_error_alone_spans_the_distance():
+    from baselines.analysis.statistics.clustered import twoway_bounds
+    from baselines.analysis.statistics.student_t import t_quantile
+    from tests.test_questions_population import _pairing, _records
+
+    pairing = _pairing(_records(delta=0.0, tau=0.3, seed=6), "base", "cand")     # base - cand: mean -0.0375
+    tw = twoway_bounds(pairing.clusters, pairing.ids, 0.05)
+    assert tw.mean == pytest.approx(-0.0375)
+    reach = t_quantile(0.95, 19) * math.sqrt(tw.question_var)         # 20 questions: t at 19 df times their sd
+    questions = ("more seeds alone would not decide: the 20 questions' own sampling error keeps the bound across "
+                 "-margin; more questions would (--questions these makes the claim about these questions only)")
+    seeds = "no number of seeds up to 10,000 would likely decide at this mean and spread"
+    note = lambda distance: gate_module.questions_note(pairing, distance - tw.mean, 0.05, 20)  # noqa: E731
+    assert note(reach * (1 - 1e-4)) == questions                     # within the questions' reach (df 20 is not)
+    assert note(reach * (1 + 1e-4)) == seeds                         # beyond it (df 18 would still reach)
+    assert note(0.0) == seeds                                        # at the margin itself: not the questions
+    assert note(0.02) == questions and note(0.5) == seeds
