@@ -228,7 +228,7 @@ def check(records: list[RunRecord] | str | Path, *, baseline: str, candidate: st
     `history` (a file) appends one line per group as `check --history` does
     (`commit` and `branch` as there); `reference` (a results file, with
     `reference_arm`, `reference_label`, `drift_horizon`) also gates drift
-    against it: `.history.drifted` (contract 6.40).
+    against it: `.history.drifted` (contract 6.40; 6.40.a: the shape pooled over commits).
     """
     check_arguments("check", check_rules(RunTable, CompareOptions), locals())
     if baseline == candidate:

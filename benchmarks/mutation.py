@@ -41,7 +41,8 @@ MODULES: dict[str, list[str]] = {
                   "tests/test_mutation_budget.py"],
     "meter.py": ["tests/test_meter.py", "tests/test_budget_rule.py", "tests/test_governor.py",
                  "tests/test_mutation_meter.py"],
-    "json_line.py": ["tests/test_records.py", "tests/test_reader_rules.py", "tests/test_repeated_keys.py"],
+    "json_line.py": ["tests/test_records.py", "tests/test_reader_rules.py", "tests/test_repeated_keys.py",
+                     "tests/test_mutation_json_line.py"],
     "spend_checks.py": ["tests/test_compare.py", "tests/test_mutation_misses.py",
                         "tests/test_mutation_spend_checks.py"],
     "alpha.py": ["tests/test_alpha.py", "tests/test_compare.py", "tests/test_mutation_alpha.py"],
@@ -57,7 +58,7 @@ MODULES: dict[str, list[str]] = {
                         "tests/test_mutation_pair_verdict.py"],
     "sign_flip.py": ["tests/test_stats.py", "tests/test_exact_values.py", "tests/test_mutation_sign_flip.py"],
     "lm_eval.py": ["tests/test_importers_eval_tools.py", "tests/test_importers_fuzz.py",
-                   "tests/test_mutation_misses.py"],
+                   "tests/test_mutation_misses.py", "tests/test_mutation_lm_eval.py"],
     # resume: an in-process file that calls its rules directly (the runner tests start processes: slow per mutant)
     "resume.py": ["tests/test_mutation_resume.py"],
 }
@@ -255,6 +256,9 @@ def report(results: list[ModuleResult]) -> str:
             out += [f"## Survivors in `{r.path}`", ""]
             for name, diff in r.survivors:
                 out += [f"### {name}", "", "```diff", diff.strip(), "```", ""]
+    for r in results:   # which mutants the list excused: a line matched in two places shows here
+        if r.equivalent:
+            out += [f"## Listed equivalent in `{r.path}`", "", *[f"- `{name}`: {reason}" for name, reason in r.equivalent], ""]
     return "\n".join(out)
 
 

@@ -54,7 +54,7 @@ def group_headline(ga: GroupAnalysis) -> Headline:
         parts.append(_leader(group, best.arm, best.mean) if len(scored) > 1 else f"one arm: {best.arm} ({best.mean:.3g})")
     decided = sum(p.verdict in ("a>b", "b>a") for p in group.pairs)
     if group.pairs:
-        parts.append(f"{decided} of {len(group.pairs)} pairs decided{claim_phrase(group.pairs)}")
+        parts.append(f"{decided} of {len(group.pairs)} pairs decided{claim_phrase(group.pairs, about=True)}")
     confound = main_confound(ga) if isinstance(ga, GroupAnalysis) else ""
     if confound:
         parts.append(f"main confound: {confound}")

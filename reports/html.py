@@ -268,7 +268,10 @@ def _pairs_html(ga: GroupAnalysis) -> str:
             _cell("; ".join(notes), "", "t note")]))
     family = family_line(ga.pairs)
     sentences = [p.sentence for p in ga.pairs if p.decided and p.sentence]
-    return ("<details open><summary>Pairs (a \u2212 b, paired by seed)</summary>"
+    by_item = [bool(c.about) for _, c in shown]   # an item-paired claim says what it is about
+    paired = ("paired by question within each seed" if by_item and all(by_item)
+              else "paired by seed or by question (notes)" if any(by_item) else "paired by seed")
+    return (f"<details open><summary>Pairs (a \u2212 b, {paired})</summary>"
             + _table(["a", "b", "a \u2212 b", "95% CI", "verdict", "claim", "n", head or "p", "p (Holm)", "notes"],
                      body, cls="sortable pairs", caption=VERDICT_LEGEND, keys=5)
             + ("<ul class=\"claims\">" + "".join(f"<li>{esc(s)}</li>" for s in sentences) + "</ul>" if sentences else "")

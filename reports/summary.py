@@ -94,7 +94,7 @@ def group_line(group: Group, errors: dict | None = None) -> str:
     elif group.pairs:
         names = [f"{p.a}>{p.b}" if p.verdict == "a>b" else f"{p.b}>{p.a}" for p in decided[:4]]
         more = f" and {len(decided) - 4} more" if len(decided) > 4 else ""
-        parts.append(f"{len(decided)} of {len(group.pairs)} pairs decided{claim_phrase(group.pairs)}"
+        parts.append(f"{len(decided)} of {len(group.pairs)} pairs decided{claim_phrase(group.pairs, about=True)}"
                      + (f": {', '.join(names)}{more}"
                                                                               if names else ""))
     return "; ".join(parts)

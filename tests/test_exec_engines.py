@@ -384,3 +384,25 @@ def test_an_interrupt_between_two_lines_still_keeps_the_lines_that_finished():
     with pytest.raises(KeyboardInterrupt):
         _take_all(engine(), keep)
     assert kept == ["a", "b", "c", "d"]
+
+
+def test_a_submit_to_a_pool_a_worker_just_broke_fails_like_the_tasks_in_flight():
+    """A cell that exits at once breaks loky's executor while the scheduler is still sending batches: the
+    next `submit` raised TerminatedWorkerError, and the traceback ended the run (a resume after an in-process
+    death: `costmatch run suite.toml --backend sequential` twice with an arm calling os._exit). Now the
+    handle fails as a died task does, so the scheduler reruns its cells as suspects and rebuilds the pool."""
+    from loky.process_executor import TerminatedWorkerError
+
+    from baselines.running.engines.base import WorkerDied
+    from baselines.running.engines.loky_pool import LokyPool
+
+    class Broken:
+        def submit(self, *args):
+            raise TerminatedWorkerError("A worker process managed by the executor was unexpectedly terminated.")
+
+    pool = LokyPool.__new__(LokyPool)   # no processes: only the executor's broken state matters here
+    pool.executor, pool.work = Broken(), None
+    handle = pool.submit(["cell"])
+    assert handle.done()
+    with pytest.raises(WorkerDied, match="unexpectedly terminated"):
+        pool.result(handle)

@@ -227,3 +227,12 @@ def test_the_drift_gate_gates_the_claim_the_base_gate_gates(tmp_path):
     assert line["claim"] == "typical" and line["drift"]["method"] == GATE_METHOD
     _check(now, history, "c1", "--reference", ref)     # the same data under another claim: a re-check
     assert [json.loads(x)["recheck"] for x in history.read_text().splitlines()] == [0, 1]
+
+
+def test_no_steps_note_says_why_commits_without_spread_have_no_interval():
+    """Three commits checked on identical data (candidate = reference: every difference 0) have no interval;
+    the note said "fewer than 3 commits with an interval" of 3 commits and did not say why."""
+    report = find_steps([Point(f"c{k}", 0.0, 0.0, 10) for k in range(3)])
+    assert report.steps == []
+    assert "fewer than 3 commits with an interval (0 of 3; a commit has one when its per-seed differences, " \
+           "2 or more, are not all equal): no steps sought" in report.note

@@ -181,3 +181,140 @@ def test_permutation_p_without_runs_is_nan_and_large_arms_are_seeded_monte_carlo
     assert hits == pytest.approx(round(hits), abs=1e-6) and p > 0
     # close to Welch's p on normal data (Monte Carlo error ~0.0035, test difference ~0.02 at n = 12)
     assert abs(p - sps.ttest_ind(xa, xb).pvalue) < 0.05
+
+
+# -- second round (mutation run of this module): seeds, per-row statistics, boundaries, the +1 rule -----------
+
+def test_the_default_seed_is_zero_and_draws_do_not_depend_on_the_cache():
+    d15 = np.random.default_rng(4).normal(0.4, 1, 15)
+    assert sf.sign_flip_p(d15) == sf.sign_flip_p(d15, seed=0)
+    assert sf.sign_flip_rows(d15[None, :])[0][0] == sf.sign_flip_p(d15, seed=0)[0]
+    first = sf._draw_signs(15, 3, 50)
+    assert np.array_equal(first, sf._draw_signs(15, 3, 50))        # seeded, not from the global generator
+    # the stream is numpy's int8 draw of {0, 1} mapped to -1/+1: the same inputs give the same p, byte for byte
+    want = (np.random.default_rng(3).integers(0, 2, size=(50, 15), dtype=np.int8) * 2 - 1).astype(float)
+    assert np.array_equal(first, want)
+    # rows too long to cache (n * draws > 4e6) are drawn from the seed as well
+    d300 = np.random.default_rng(1).normal(0.1, 1, 300)
+    assert sf.sign_flip_p(d300, seed=5) == sf.sign_flip_p(d300, seed=5)
+
+
+def test_monte_carlo_p_is_hits_plus_one_over_draws_plus_one():
+    d = np.linspace(1.0, 2.0, 40)            # no random pattern reaches the all-positive sum (chance 2**-39)
+    assert sf.sign_flip_p(d, seed=0)[0] == 1 / 20001
+    d15 = np.random.default_rng(4).normal(0.4, 1, 15)
+    signs = sf._draw_signs(15, 3, 20000)
+    hits = np.count_nonzero(np.abs(signs @ d15) >= abs(d15.sum()) - 1e-9 * np.abs(d15).sum())
+    assert sf.sign_flip_p(d15, seed=3)[0] == (hits + 1) / 20001
+
+
+def test_the_observed_pattern_always_counts_even_when_the_tolerance_underflows():
+    # subnormal differences: 1e-9 of their sum is 0, and the observed sum itself must still count (p = 2 / 8)
+    assert sf.sign_flip_p([1e-320, 2e-320, 4e-320]) == (0.25, "exact")
+    # arms that always score the same: every split ties the observed 0
+    assert sf.permutation_p(np.zeros(3), np.zeros(2), 0) == 1.0
+    assert sf.permutation_p(np.zeros(12), np.zeros(12), 0) == 1.0          # Monte Carlo: 20000 hits of 20000
+
+
+def test_separated_arms_give_the_smallest_monte_carlo_permutation_p():
+    xa, xb = np.linspace(100, 101, 12), np.linspace(-1, 0, 12)      # only the observed split (or its mirror)
+    assert sf.permutation_p(xa, xb, seed=0) == 1 / 20001
+
+
+def hypergeometric_permutation_p(ka, na, kb, nb):
+    """Exact two-sided permutation p of a difference of means of 0/1 rewards: the count of ones in arm a is
+    hypergeometric; |mean difference| = |k / na - (K - k) / nb| is at least the observed (same tie rule)."""
+    K, N = ka + kb, na + nb
+    obs = abs(ka / na - kb / nb)
+    return sum(sps.hypergeom.pmf(k, N, K, na) for k in range(max(0, K - nb), min(K, na) + 1)
+               if abs(k / na - (K - k) / nb) >= obs - 1e-9 * max(1.0, obs))
+
+
+@pytest.mark.parametrize("ka, kb", [(9, 4), (7, 6), (11, 3)])
+def test_monte_carlo_permutation_p_on_binary_rewards_is_close_to_the_exact_one(ka, kb):
+    # C(24, 12) splits: Monte Carlo; many splits tie the observed statistic exactly, so ties must count
+    xa = np.array([1.0] * ka + [0.0] * (12 - ka))
+    xb = np.array([1.0] * kb + [0.0] * (12 - kb))
+    exact = hypergeometric_permutation_p(ka, 12, kb, 12)
+    assert abs(sf.permutation_p(xa, xb, seed=1) - exact) < 0.015       # sd of the estimate <= 0.0035
+
+
+def test_each_row_gets_its_own_mcnemar_counts():
+    d = np.array([[1, 1, 1, 1, 1, 1, 1, 0, -1], [1, -1, 0, 0, 1, -1, 0, 1, 0], [-1, -1, -1, -1, 0, 0, 0, 0, 0]],
+                 dtype=float)
+    p, methods = sf.sign_flip_rows(d)
+    assert methods == ["exact McNemar"] * 3
+    assert p.tolist() == pytest.approx([mcnemar(7, 1), mcnemar(3, 2), mcnemar(0, 4)], rel=1e-12)
+
+
+def test_booleans_are_read_as_numbers():
+    p, methods = sf.sign_flip_rows(np.array([[True, False, True, True]]))
+    assert methods == ["exact McNemar"] and p[0] == pytest.approx(mcnemar(3, 0))
+
+
+def test_mcnemar_tolerances_are_relative_to_the_largest_magnitude():
+    # a value exactly 1e-9 of the largest counts as zero, 1e-9 at magnitude 2 too; 1.5e-9 below 2 is magnitude 2
+    assert sf.sign_flip_p([1.0, 1e-9, -1.0, 1.0, 1.0])[1] == "exact McNemar"
+    assert sf.sign_flip_p([2.0, 1e-9, -2.0, 2.0, 2.0])[1] == "exact McNemar"
+    assert sf.sign_flip_p([2.0, 2.0 - 1.5e-9, -2.0, 2.0, 2.0])[1] == "exact McNemar"
+    # a magnitude exactly 1e-9 (relative) from the largest is the same magnitude
+    top, close = float.fromhex("0x1.000001635e000p+0"), float.fromhex("0x1.0000015f127d0p+0")
+    assert abs(close - top) == sf.TIE_RTOL * top
+    assert sf.sign_flip_p([top, close, -top, top, top])[1] == "exact McNemar"
+
+
+def test_the_monte_carlo_limit_is_inclusive():
+    d = np.random.default_rng(2).normal(0.05, 1, 1000)
+    assert sf.sign_flip_p(d)[1] == "monte-carlo"
+
+
+def test_the_normal_limit_at_any_scale():
+    d = np.random.default_rng(2).normal(0.05, 1, 1001) * 1e-3      # sum of squares below 1
+    p, method = sf.sign_flip_p(d)
+    assert method == "normal-limit"
+    assert p == pytest.approx(2 * sps.norm.sf(abs(d.sum()) / math.sqrt((d ** 2).sum())), rel=1e-9)
+
+
+def test_the_tail_ratio_is_per_row_and_scale_free(monkeypatch):
+    monkeypatch.setattr(sf, "MONTE_CARLO_WORK", 2.4e6)      # 2000 draws for the heavy row: the test stays cheap
+    rng = np.random.default_rng(5)
+    light = rng.normal(0, 1, 1200)
+    heavy = rng.normal(0, 1, 1200)
+    heavy[:3] = [80.0, -60.0, 90.0]
+    for scale in (1e-2, 1.0, 10.0):
+        _, methods = sf.sign_flip_rows(np.vstack([light * scale, heavy * scale, light * scale]))
+        assert methods == ["normal-limit", "monte-carlo", "normal-limit"], scale
+    # rows of different scales in one matrix: each row's ratio is its own (a pooled mean(d^2) hides the tail)
+    _, methods = sf.sign_flip_rows(np.vstack([light * 100.0, heavy]))
+    assert methods == ["normal-limit", "monte-carlo"]
+
+
+def test_a_tail_ratio_of_exactly_three_keeps_the_normal_limit():
+    # 128 ones, 32 twos, 864 zeros: mean|d|^3 / mean(d^2)^1.5 = (384/1024) / (256/1024)^1.5 = 3 exactly
+    d = np.zeros(1024)
+    d[:128], d[128:160] = 1.0, 2.0
+    assert np.mean(np.abs(d) ** 3) / np.mean(d * d) ** 1.5 == 3.0
+    assert sf.sign_flip_p(d)[1] == "normal-limit"
+
+
+def test_long_heavy_rows_draw_work_over_n_but_at_least_2000(monkeypatch):
+    rng = np.random.default_rng(5)
+    d = rng.normal(0, 1, 1200)
+    d[:3] = [80.0, -60.0, 90.0]
+    for work, draws in [(2e6, 2000), (3e6, 2500)]:      # 2e6 // 1200 = 1666 -> the floor; 3e6 // 1200 = 2500
+        monkeypatch.setattr(sf, "MONTE_CARLO_WORK", work)
+        p, method = sf.sign_flip_p(d, seed=2)
+        signs = sf._draw_signs(1200, 2, draws)
+        hits = np.count_nonzero(np.abs(signs @ d) >= abs(d.sum()) - 1e-9 * np.abs(d).sum())
+        assert method == "monte-carlo" and p == (hits + 1) / (draws + 1)
+
+
+def test_per_arm_sums_count_near_ties_within_the_relative_tolerance():
+    # pair (0, 1) differs by [0.3, 0.5, -(0.3 - 1e-10)] (sum 0.5 + 1e-10): flipping the second (or the first and
+    # last) gives |sum| 0.5 - 1e-10, a tie by the 1e-9 relative rule; the per-arm subtraction must keep it
+    x = np.array([[0.3, 0.5, 0.0], [0.0, 0.0, 0.3 - 1e-10], [0.2, 0.9, 0.4], [0.6, 0.1, 0.8]])
+    first, second = np.array([0, 0, 0, 1, 1, 2]), np.array([1, 2, 3, 2, 3, 3])
+    d = x[first] - x[second]
+    p, _ = sf.sign_flip_rows(d, 0, x, first, second)
+    assert p.tolist() == [brute_sign_flip(r) for r in d]
+    assert p[0] == 0.75                 # 6 of 8; without the near ties 4 of 8

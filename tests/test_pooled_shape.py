@@ -148,3 +148,22 @@ def test_history_shapes_reads_one_look_per_commit_of_the_same_series(tmp_path):
     drift = history_shapes(str(path), "b", "c", "mean", "ref", commit="now")
     assert drift == {("w", budget_key({"rollouts": 1})): Shape(0.25, 1)}
     assert history_shapes(str(tmp_path / "none.jsonl"), "b", "c") == {}
+
+
+def test_the_arms_check_of_the_one_sample_gate_still_applies():
+    """Lognormal rewards give symmetric-looking differences: the pooled route keeps issue 37's arm check."""
+    from baselines.analysis.gating.gate_bounds import arm_skew_z
+    rng = np.random.default_rng(8)
+    base = np.array([0.1, 0.12, 0.09, 0.11, 0.1, 0.13, 0.08, 0.1, 0.12, 2.0])   # one rare large baseline reward
+    for _ in range(2000):
+        d = -0.03 + 0.02 * rng.standard_normal(10)
+        plain = pooled_decision(d, 0.05, 0.05, Shape(0.0, 9))
+        if plain.verdict != PASS or abs(skew_z(d)) > 1:
+            continue
+        armed = pooled_decision(d, 0.05, 0.05, Shape(0.0, 9), arms=(base, base + d))
+        if armed.verdict == INCONCLUSIVE:
+            break
+    else:
+        raise AssertionError("no marginal PASS found")
+    assert arm_skew_z((base, base + d), 10)[0] > 2.5
+    assert any("arms' own rewards lean against it" in n for n in armed.notes) and plain.verdict == PASS

@@ -393,3 +393,40 @@ def test_calibration_check_at_the_margin_against_the_question_population():
     results = qp.run_check(2000, (5, 10, 20, 40))
     for n, (p, _) in results.items():
         assert p <= 0.05 + 1.96 * math.sqrt(0.05 * 0.95 / 2000), (n, p)
+
+
+def test_the_summaries_and_the_page_say_what_an_item_paired_claim_is_about(tmp_path):
+    """The run's group line, the page's headline and its pairs table say "about the question population",
+    as the pair's sentence does (before: "better than every other arm on the mean", "paired by seed")."""
+    from pathlib import Path
+
+    from reports.summary import run_summary
+
+    recs = _records(delta=0.4, tau=0.0)
+    comparison = compare(recs)
+    [pair] = comparison.groups[0].pairs
+    assert pair.verdict != "n.d." and pair.about == "about the question population (20 questions)"
+    line = run_summary([comparison], Path("report.md"))
+    assert "1 of 1 pairs decided on the mean, about the question population (20 questions): cand>base" in line
+    assert line.count("about the question population") == 1     # said once per line
+    page = comparison.to_html()
+    assert "1 of 1 pairs decided on the mean, about the question population (20 questions)." in page
+    assert "Pairs (a \u2212 b, paired by question within each seed)" in page
+    assert "paired by seed)" not in page
+    these = compare(recs, questions="these")
+    assert "on the mean, about these 20 questions" in run_summary([these], Path("report.md"))
+    plain = compare([RunRecord(r.workload, r.arm, r.seed, r.spend, r.reward, budget=r.budget,
+                               extra={"reward_range": [0, 1]}) for r in recs])   # the same runs without items
+    assert "Pairs (a \u2212 b, paired by seed)" in plain.to_html()
+    assert "about the question" not in run_summary([plain], Path("report.md"))
+
+
+def test_the_gate_json_claims_say_what_each_claim_is_about():
+    """check --json: each claim says what it is about, as compare's claims[].about (before: the group had
+    `about`, its claims did not, so with --claim both a reader could not tell which one it applied to)."""
+    recs = _records(delta=0.0)
+    [g] = check(recs, baseline="base", candidate="cand", margin=0.05, claim="both").groups
+    claims = {c["claim"]: c["about"] for c in g.to_json()["claims"]}
+    assert claims == {"mean": "about the question population (20 questions)", "typical": ""}
+    [t] = check(recs, baseline="base", candidate="cand", margin=0.05, questions="these").groups
+    assert [c["about"] for c in t.to_json()["claims"]] == ["about these 20 questions"]

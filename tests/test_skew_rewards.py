@@ -42,6 +42,8 @@ def test_a_right_skewed_baseline_needs_the_pass_at_a_smaller_alpha():
     z_pass, z_fail = gate_bounds.arm_skew_z((BASE, CAND), 10)
     assert gate_bounds.arm_skew_z(([-x for x in BASE], [-x for x in CAND]), 10) == pytest.approx((z_fail, z_pass))
     assert gate_bounds.arm_skew_alpha(0.05, 0.4) == 0.05 and gate_bounds.arm_skew_alpha(0.05, 3.0) == 0.05 / 8
+    # one skewed arm alone shows in the differences (the skew check's own job): the arms' rule stays out
+    assert gate_bounds.arm_skew_z((BASE, list(np.linspace(0.2, 2.0, 10))), 10) == (0.0, 0.0)
 
 
 def test_the_benchmark_skips_only_the_seeds_needed_search():

@@ -370,3 +370,27 @@ def test_shadow_modules_beside_the_suite_and_in_the_cwd_never_run(tmp_path):
     from baselines.core.records import read_records
     records = read_records(tmp_path / "out" / "results.jsonl")
     assert len(records) == 4 and all(r.reward == 1.0 for r in records)
+
+
+@pytest.mark.parametrize("drop, words", [
+    ('fixed = "rollouts"\n', "missing 'fixed'; add fixed = \"rollouts\" (the unit the arms are matched in"),
+    ('name = "toy"\n', "missing 'name'; add name = \"my-task\""),
+    ('arms = ["guess"]\n', "missing 'arms'; add arms = [\"NAME\", ...]"),
+])
+def test_a_missing_workload_key_says_what_to_add(tmp_path, capsys, drop, words):
+    """A workload entry without a required key names the fix (before: "missing 'fixed'" and nothing else)."""
+    path = toy_suite(tmp_path)
+    text = path.read_text()
+    assert drop in text
+    path.write_text(text.replace(drop, ""))
+    _refused(tmp_path, capsys, path, words)
+
+
+def test_a_misspelt_class_in_a_path_is_named_with_the_module_s_classes(tmp_path, capsys):
+    """path = "tests.helpers:Gues": the line names the close class and the module's classes (before: "module
+    'tests.helpers' has no 'Gues'" and no fix)."""
+    path = toy_suite(tmp_path)
+    path.write_text(path.read_text().replace('"tests.helpers:Guess"', '"tests.helpers:Gues"', 1))
+    err = _refused(tmp_path, capsys, path, "arms.guess.path: module 'tests.helpers' has no 'Gues' "
+                                           "(did you mean 'Guess'?); its classes: ")
+    assert err.rstrip().endswith("write the path as module:Class")

@@ -23,7 +23,7 @@ def add_gate_arguments(p: argparse.ArgumentParser, with_range: bool = True) -> N
     p.add_argument("--bounds", choices=["auto", "t", "betting"], default="auto",
                    help="auto (default): distribution-free bounds when rewards are bounded (0/1, or "
                         "--reward-range), otherwise skew-checked t + bootstrap-t (no verdict below 6 seeds or "
-                        "against the sample's skewness); t: Student-t bounds, on bounded rewards too and without "
+                        "against the sample's or the arms' skewness); t: Student-t bounds, on bounded rewards too and without "
                         "the skew check (more power, no guarantee against a rare loss or a skewed tail); "
                         "betting: require a reward range")
     if with_range:  # verbs that read results files have it among their shared options already

@@ -12,7 +12,9 @@ from .options import positive_int
 def add_history_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--history", metavar="FILE",
                    help="append one line per group decided to this JSON Lines history (commit, verdict, interval, "
-                        "results' sha256); a rerun on the same data adds nothing, on other data a re-check")
+                        "results' sha256); a rerun on the same data adds nothing, on other data a re-check; with "
+                        "--bounds auto, unbounded groups read the skewness pooled over their earlier commits "
+                        "(Student t while it does not lean against the verdict)")
     p.add_argument("--commit", metavar="SHA", help="the commit to record (default: GITHUB_SHA, else git HEAD)")
     p.add_argument("--branch", metavar="NAME", help="the branch to record (default: from the CI or git)")
     p.add_argument("--reference", metavar="FILE",

@@ -25,9 +25,25 @@ _STRING = re.compile(rb'"(?:[^"\\]|\\.)*+"', re.S)
 _SURROGATE = re.compile(rb"\\u[dD][89abcdefABCDEF]")
 
 
+def _digits(value: int) -> str:
+    """A long integer described by its length (str() refuses past Python's digit limit)."""
+    try:
+        return f"an integer of {len(str(abs(value)))} digits"
+    except ValueError:  # past Python's digit limit for str(int)
+        return "an integer of thousands of digits"
+
+
+def _repr(value: Any) -> str:
+    """repr that cannot fail: an integer past the digit limit inside a list, or a list nested too deep."""
+    try:
+        return repr(value)
+    except (ValueError, RecursionError):
+        return f"a {type(value).__name__} too large to print"
+
+
 def show(value: Any) -> str:
     """repr of a value for a one-line message, cut to a readable length (suite files; records use `quote`)."""
-    text = repr(value) if not isinstance(value, int) or abs(value) < 10**30 else f"an integer of {len(str(abs(value)))} digits"
+    text = _digits(value) if isinstance(value, int) and abs(value) >= 10**30 else _repr(value)
     return text if len(text) <= _SHOW else text[:_SHOW - 5] + "...'" + f" ({len(text)} characters)"
 
 
@@ -38,29 +54,29 @@ def quote(value: Any) -> str:
     that are not in their file. Long integers are described by their length.
     """
     if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**30:
-        try:
-            return f"an integer of {len(str(abs(value)))} digits"
-        except ValueError:  # past Python's digit limit for str(int)
-            return "an integer of thousands of digits"
+        return _digits(value)
     try:
         text = json.dumps(value, ensure_ascii=False)
         text.encode("utf-8")
     except UnicodeEncodeError:  # a lone surrogate: escaped, so the message stays printable
         text = json.dumps(value)
     except (TypeError, ValueError, RecursionError):
-        text = repr(value)
+        text = _repr(value)
     if len(text) <= _SHOW:
         return text
     return text[:_SHOW - 5] + "..." + ('"' if text.startswith('"') else "") + f" ({len(text)} characters)"
 
 
-def json_depth(line: bytes) -> int:
-    """Exact nesting depth of one JSON text (brackets inside strings do not count).
+def json_depth(line: bytes, limit: int = MAX_DEPTH) -> int:
+    """Nesting depth of one JSON text (brackets inside strings do not count), exact whenever it is above
+    `limit`, so `json_depth(line, limit) > limit` is the exact test.
 
-    A cheap upper bound (the number of opening brackets) settles ordinary lines.
+    A cheap upper bound (the number of opening brackets) settles ordinary lines: at or below `limit` it
+    is returned as it is. Why the caller names its limit: a suite's params are checked against
+    MAX_DEPTH - 2, and the bound of 63 or 64 (a string of brackets) read as nesting refused them.
     """
     opens = line.count(b"{") + line.count(b"[")
-    if opens <= MAX_DEPTH:
+    if opens <= limit:
         return opens
     depth = best = 0
     for char in re.findall(rb"[\[\]{}]", _STRING.sub(b"", line)):

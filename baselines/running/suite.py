@@ -198,9 +198,9 @@ def _name(value, where: str, what: str) -> str:
 def _seeds(value, where: str) -> tuple[int, ...]:
     if isinstance(value, int) and not isinstance(value, bool):
         if value < 1:
-            raise InputError(f"{where}: 'seeds' must be at least 1, got {value}")
+            raise InputError(f"{where}: 'seeds' must be at least 1, got {show(value)}")
         if value > MAX_SEEDS:
-            raise InputError(f"{where}: 'seeds' is {value}, above the limit of {MAX_SEEDS:,} seeds; "
+            raise InputError(f"{where}: 'seeds' is {show(value)}, above the limit of {MAX_SEEDS:,} seeds; "
                              "give a smaller count")
         return tuple(range(value))
     if isinstance(value, list) and value and all(isinstance(s, int) and not isinstance(s, bool) for s in value):
@@ -229,7 +229,7 @@ def _params(value, where: str) -> dict[str, Any]:
     except (TypeError, ValueError) as exc:
         raise InputError(f"{where}: every value must be a string, number, boolean, array or table "
                          f"that JSON can hold ({exc}); write dates as strings and no nan/inf") from None
-    if json_depth(text.encode()) > MAX_DEPTH - 2:  # the record nests params two levels down
+    if json_depth(text.encode(), MAX_DEPTH - 2) > MAX_DEPTH - 2:  # the record nests params two levels down
         raise InputError(f"{where}: nested deeper than {MAX_DEPTH - 2} levels; records could not be read back")
     return value
 
@@ -398,6 +398,24 @@ def _parse_arms(data: dict, source: str, check_imports: bool, root: str | None, 
     return arms, instances
 
 
+_WORKLOAD_EXAMPLES = {   # what a missing required key's error line suggests (docs/suite.md)
+    "name": "name = \"my-task\" (the workload's name in results and reports)",
+    "path": "path = \"workloads.search_sim:SearchSim\" (the workload class, module:Class)",
+    "fixed": "fixed = \"UNIT\" (the unit the arms are matched in; it needs an allowance in every budget)",
+    "arms": "arms = [\"NAME\", ...] (names of [arms.NAME] tables)",
+}
+
+
+def _missing_example(spec: dict, key: str) -> str:
+    """The fix for a missing required key; for `fixed`, a unit the entry's own budget names."""
+    raw = spec.get("budget", (spec.get("budgets") or [None])[0] if isinstance(spec.get("budgets"), list) else None)
+    if key == "fixed" and isinstance(raw, dict) and raw:
+        units = [str(u) for u in raw]
+        return (f"fixed = \"{units[0]}\" (the unit the arms are matched in; it needs an allowance in every "
+                f"budget; this budget names {', '.join(units)})")
+    return _WORKLOAD_EXAMPLES[key]
+
+
 def _parse_workload(spec, where: str, arms: dict, instances: dict, seeds, tolerance: float, seen: set,
                     cells: int, check_imports: bool, root: str | None) -> tuple[WorkloadSpec, int]:
     """One [[workloads]] entry as a spec and the running cell count (`seen` catches duplicate budgets)."""
@@ -405,7 +423,7 @@ def _parse_workload(spec, where: str, arms: dict, instances: dict, seeds, tolera
     _unknown(spec, _WORKLOAD_KEYS, where)
     for key in ("name", "path", "fixed", "arms"):
         if key not in spec:
-            raise InputError(f"{where}: missing {key!r}")
+            raise InputError(f"{where}: missing {key!r}; add {_missing_example(spec, key)}")
     w_name = _name(spec["name"], f"{where}.name", "a workload name")
     params = _params(spec.get("params", {}), f"{where}.params")
     budgets, fixed = _workload_budgets(spec, where)

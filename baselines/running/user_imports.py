@@ -26,6 +26,7 @@ from ..core.errors import InputError
 from ..core.provenance import by_value, remember_code
 from ..core.json_line import show
 from ..core.scoped import scoped_env
+from ..core.suggest import did_you_mean
 
 
 class _SuiteFinder(importlib.abc.MetaPathFinder):
@@ -200,7 +201,11 @@ def resolve(path: str, where: str, root: str | None = None) -> Any:
     try:
         found = getattr(module, attr)
     except AttributeError:
-        raise InputError(f"{where}: module {module_name!r} has no {attr!r}") from None
+        classes = sorted(n for n, v in vars(module).items() if isinstance(v, type) and not n.startswith("_")
+                         and getattr(v, "__module__", None) == module.__name__)
+        known = f"; its classes: {', '.join(classes[:12])}{' ...' if len(classes) > 12 else ''}" if classes else ""
+        raise InputError(f"{where}: module {module_name!r} has no {attr!r}{did_you_mean(attr, classes)}"
+                         f"{known}; write the path as module:Class") from None
     remember_code(path)   # the code version of what was just imported, before any later edit of its files
     return found
 

@@ -177,12 +177,29 @@ def set_headline(pair, verdicts: list[ClaimVerdict]) -> None:
     pair.claim_text = claim_sentence(pair)
 
 
-def claim_phrase(pairs: list) -> str:
-    """" on a typical seed" / " on the mean" when every pair's verdict names that claim, else "" (summaries)."""
+def claim_phrase(pairs: list, about: bool = False) -> str:
+    """" on a typical seed" / " on the mean" when every pair's verdict names that claim, else "" (summaries).
+
+    With `about` (once per summary line: its "N of M pairs decided"), an item-paired mean claim also says
+    what it is about, as its sentence does: ", about the question population (20 questions)" when every
+    pair says the same, else the shared kind without the count."""
     claims = {p.claim for p in pairs}
     if len(claims) != 1:
         return ""
-    return " on a typical seed" if claims == {TYPICAL} else " on the mean"
+    if claims == {TYPICAL}:
+        return " on a typical seed"
+    if not about:
+        return " on the mean"
+    abouts = {getattr(p, "about", "") for p in pairs}
+    if len(abouts) == 1:
+        about = abouts.pop()
+        return f" on the mean, {about}" if about else " on the mean"
+    kinds = {getattr(p, "questions", None) for p in pairs}
+    if kinds == {"population"}:
+        return " on the mean, about the question population"
+    if kinds == {"these"}:
+        return " on the mean, about these questions"
+    return " on the mean"
 
 
 def _label(claim: str) -> str:

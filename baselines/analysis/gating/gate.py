@@ -199,7 +199,7 @@ def _claims_verdict(result: GateResult, mean_route: tuple, shared: list, base: d
     result.worst_loss, result.worst_seed = worst_loss(diffs)
     verdict, mean, lower, upper, needed = mean_route
     mean_d = GateDecision(verdict, mean, lower, upper, needed, result.method)
-    result.claims = [] if claim == "typical" else [_claim_json("mean", mean_d)]
+    result.claims = [] if claim == "typical" else [_claim_json("mean", mean_d, result.about)]
     if claim != "mean":
         typical = typical_gate_decision(list(diffs.values()), margin, alpha)
         result.claims.append(_claim_json("typical", typical))
@@ -228,10 +228,11 @@ def _claims_verdict(result: GateResult, mean_route: tuple, shared: list, base: d
     return verdict, mean, lower, upper, needed
 
 
-def _claim_json(claim: str, g: GateDecision) -> dict:
+def _claim_json(claim: str, g: GateDecision, about: str = "") -> dict:
+    """One gated claim; `about`: what an item-paired mean claim is about (as compare's `claims[].about`)."""
     num = lambda x: None if x is None or not math.isfinite(x) else float(x)  # noqa: E731
     return {"claim": claim, "verdict": g.verdict, "estimate": num(g.mean), "bounds": [num(g.lower), num(g.upper)],
-            "method": g.method, "seeds_needed": g.seeds_needed}
+            "method": g.method, "seeds_needed": g.seeds_needed, "about": about}
 
 
 CRASH_RULE = ("a candidate seed that ran without a score counts as a loss at the reward range's floor where the "
@@ -384,10 +385,10 @@ def _paired_verdict(result: GateResult, shared: list, base: dict, cand: dict, si
     diffs = [sign * (cand[s] - base[s]) for s in shared]
     result.skew_z = look_skew(diffs)
     look_alpha = alpha_total if (bounded is not None and alpha_total is not None) else alpha
+    arms = ([sign * base[s] for s in shared], [sign * cand[s] for s in shared])
     if shape is not None and bounded is None and bounds == "auto" and not anytime and not earlier_looks:
-        g = pooled_decision(diffs, margin, look_alpha, shape)
+        g = pooled_decision(diffs, margin, look_alpha, shape, arms)
     else:
-        arms = ([sign * base[s] for s in shared], [sign * cand[s] for s in shared])
         g = gate_decision(diffs, margin, look_alpha, bounded, planned_n, bounds="t" if bounds == "t" else "auto",
                           anytime=bool(anytime), earlier_looks=earlier_looks, arms=arms)
     if g.verdict == INCONCLUSIVE and bounded is not None and g.method.startswith("betting"):

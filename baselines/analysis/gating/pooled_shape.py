@@ -34,7 +34,8 @@ import numpy as np
 from ..statistics.stats import degenerate
 from ..statistics.student_t import t_interval
 from .gate_bounds import (FAIL, INCONCLUSIVE, PASS, UNBOUNDED_MIN_N, GateDecision, _skew_checked_seeds, _t_bounds,
-                          _t_needed, gate_decision, margin_verdict, skew_allowance, skew_z)
+                          _t_needed, arm_skew_alpha, arm_skew_z, gate_decision, margin_verdict, skew_allowance,
+                          skew_z)
 
 #: the pooled skewness may lean against a verdict by at most this many standard errors (one-sided 1%)
 POOLED_MAX_ALLOWANCE = 2.326
@@ -78,13 +79,19 @@ def pooled_skew(d: np.ndarray, shape: Shape) -> tuple[float, int]:
     return (shape.z_sum + skew_z(d)) / math.sqrt(looks), looks
 
 
-def pooled_decision(diffs, margin: float, alpha: float, shape: Shape | None) -> GateDecision:
-    """The unbounded gate's decision with the history's shape (`Shape`); the default gate when there is none."""
+def pooled_decision(diffs, margin: float, alpha: float, shape: Shape | None, arms: tuple | None = None
+                    ) -> GateDecision:
+    """The unbounded gate's decision with the history's shape (`Shape`); the default gate when there is none.
+
+    `arms` (baseline and candidate rewards, seed for seed) get the one-sample gate's arm check unchanged
+    (`gate_bounds.arm_skew_alpha`, issue 37 item 4: a PASS or FAIL the arms' own skewness leans against must also
+    hold at a smaller alpha), per look: lognormal *rewards* give differences that look symmetric, so the pooled
+    skewness of the differences cannot see them."""
     d = np.asarray(diffs, dtype=float)
     n = d.size
     if shape is None or shape.looks == 0 or n < UNBOUNDED_MIN_N or degenerate(d) \
             or not np.all(np.isfinite(d)):
-        return gate_decision(d, margin, alpha)
+        return gate_decision(d, margin, alpha, arms=arms)
     z, looks = pooled_skew(d, shape)
     allow = pooled_allowance(looks, n)
     skewed = abs(z) > allow
@@ -107,6 +114,7 @@ def pooled_decision(diffs, margin: float, alpha: float, shape: Shape | None) -> 
         needed = _skew_checked_seeds(d, margin, alpha) if skewed else _t_needed(verdict, d, mean, margin, alpha)
     else:
         needed = None
+        verdict = _arm_check(d, margin, alpha, verdict, arms, notes)
     if verdict == PASS and (1 - 0.1) ** n > alpha:
         notes.append(f"rewards are unbounded and n = {n}: a loss that hits fewer than about 1 in {n} seeds can be "
                      f"absent from all of them (a loss in 10% of seeds is missed {0.9 ** n:.0%} of the time); "
@@ -114,3 +122,24 @@ def pooled_decision(diffs, margin: float, alpha: float, shape: Shape | None) -> 
     method = (f"{POOLED_HULL} ({looks} looks)" if skewed else
               f"{POOLED} ({looks} looks, skewness {z:+.1f} standard errors, within {allow:.2f})")
     return GateDecision(verdict, mean, lower, upper, needed, method, notes)
+
+
+def _arm_check(d: np.ndarray, margin: float, alpha: float, verdict: str, arms: tuple | None, notes: list) -> str:
+    """The one-sample gate's arm check (`gate_bounds._skew_checked`), on a PASS or FAIL of the pooled route."""
+    if arms is None:
+        return verdict
+    z_pass, z_fail = arm_skew_z(arms, d.size)
+    z_arm = z_pass if verdict == PASS else z_fail
+    strict = arm_skew_alpha(alpha, z_arm)
+    if strict >= alpha:
+        return verdict
+    _, slo, shi = _t_bounds(d, strict, widen=True)
+    if margin_verdict(slo, shi, margin) == verdict:
+        return verdict
+    side = ("a right-skewed baseline or a left-skewed candidate" if verdict == PASS
+            else "a right-skewed candidate or a left-skewed baseline")
+    notes.append(f"the bounds say {verdict} but the arms' own rewards lean against it ({side}, {z_arm:.1f} standard "
+                 f"errors): rare large rewards these seeds may have missed, so a {verdict} must also hold at alpha "
+                 f"{strict:.3g} and does not; declare reward_range for distribution-free bounds, add seeds, or pass "
+                 "--bounds t to accept t bounds")
+    return INCONCLUSIVE

@@ -127,7 +127,8 @@ def find_steps(points: list[Point], alpha: float = STEP_ALPHA) -> StepReport:
               and p.se > 0 and p.n >= 2]
     if len(usable) < 3:
         return StepReport([], alpha, math.nan, math.nan, math.nan, 0, len(usable), math.nan,
-                          "fewer than 3 commits with an interval: no steps sought")
+                          f"fewer than 3 commits with an interval ({len(usable)} of {len(points)}; a commit has "
+                          "one when its per-seed differences, 2 or more, are not all equal): no steps sought")
     sd = pooled_sd(usable)
     x = np.array([p.value for p in usable])
     w = np.array([p.n for p in usable], dtype=float) / sd ** 2

@@ -112,8 +112,19 @@ class LokyPool(FuturesPool):
         return self.jobs
 
     def submit(self, cells):
+        from concurrent.futures import Future
+        from concurrent.futures.process import BrokenProcessPool
+
         with _children_ignore_ctrl_c():  # loky starts its workers and its manager thread in here
-            return self.executor.submit(run_batch, self.work, cells)
+            try:
+                return self.executor.submit(run_batch, self.work, cells)
+            except BrokenProcessPool as exc:
+                # a worker died since the scheduler last waited (a cell that exits at once, while the next
+                # batch is sent): this task fails as the ones in flight do, so its cells rerun as suspects
+                # and the pool is rebuilt (before, the traceback ended the run)
+                failed = Future()
+                failed.set_exception(exc)
+                return failed
 
     def result(self, handle):
         # here, not at the top: it imports multiprocessing, which the other engines never need
