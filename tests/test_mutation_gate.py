@@ -186,7 +186,7 @@ def test_a_pass_reason_names_direction_bounds_method_margin_and_notes():
                           "; worst seed's loss 0")
     assert res.claims == [{"claim": "mean", "verdict": PASS, "estimate": pytest.approx(0.049),
                            "bounds": [res.lower, res.upper], "method": "t + bootstrap-t, skew-checked",
-                           "seeds_needed": None}]
+                           "seeds_needed": None, "about": ""}]
 
 
 def test_a_fail_reason_with_lower_is_better_names_the_worst_seed():

@@ -389,13 +389,17 @@ LEFT = 10 - RIGHT                                                # their mirror,
 
 def test_arm_skew_z_is_each_arms_lean_against_each_verdict_never_below_0():
     assert skew_z(RIGHT) > 1.5 and skew_z(LEFT) < -1.5
-    # (against a PASS, against a FAIL): a right-skewed baseline or a left-skewed candidate leans against a PASS
-    assert gb.arm_skew_z((RIGHT, LEFT), 10) == (pytest.approx(skew_z(RIGHT)), 0.0)
-    assert gb.arm_skew_z((LEFT, RIGHT), 10) == (0.0, pytest.approx(skew_z(RIGHT)))
-    assert gb.arm_skew_z((RIGHT, RIGHT), 10) == (pytest.approx(skew_z(RIGHT)), pytest.approx(skew_z(RIGHT)))
+    z = skew_z(RIGHT)
+    # (against a PASS, against a FAIL): both arms right-skewed lean against both (the baseline's tail against a
+    # PASS, the candidate's against a FAIL), both left-skewed likewise; opposite skews show in the differences
+    # (which the skew check reads already), so they lean against nothing here
+    assert gb.arm_skew_z((RIGHT, RIGHT), 10) == (pytest.approx(z), pytest.approx(z))
+    assert gb.arm_skew_z((LEFT, LEFT), 10) == (pytest.approx(z), pytest.approx(z))
+    assert gb.arm_skew_z((RIGHT, LEFT), 10) == (0.0, 0.0)
+    assert gb.arm_skew_z((LEFT, RIGHT), 10) == (0.0, 0.0)
     assert gb.arm_skew_z(None, 10) == (0.0, 0.0)
-    assert gb.arm_skew_z((RIGHT[:2], LEFT[:2]), 2) == (0.0, 0.0)                 # below 3 seeds: no skewness
-    three = gb.arm_skew_z((RIGHT[:3], LEFT[:3]), 3)[0]
+    assert gb.arm_skew_z((RIGHT[:2], RIGHT[:2]), 2) == (0.0, 0.0)               # below 3 seeds: no skewness
+    three = gb.arm_skew_z((RIGHT[:3], RIGHT[:3]), 3)[0]
     assert three > 0 and three == pytest.approx(skew_z(RIGHT[:3]))
 
 
