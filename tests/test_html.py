@@ -178,7 +178,13 @@ def test_html_report_in_headless_chromium(tmp_path):
 def test_table_captions_sit_above_the_sideways_scroll_box():
     """A <caption> is as wide as its table: at 390 px the confound table's sentence ran on under the
     sideways scroll and was cut at the screen's edge. Captions are now a note above the box."""
-    page = _page()
+    records = []
+    for seed in range(6):   # b spends 3x a's tokens at equal rollouts: the page gets its confound table
+        records.append(RunRecord("w", "a", seed, {"rollouts": 10, "tokens": 1000}, 0.4 + 0.01 * seed,
+                                 budget={"rollouts": 10}))
+        records.append(RunRecord("w", "b", seed, {"rollouts": 10, "tokens": 3000}, 0.5 + 0.01 * seed,
+                                 budget={"rollouts": 10}))
+    page = render_report(compare(records, fixed="rollouts"), records, "html")[0]
     assert "<caption" not in page
     assert re.search(r'<p class="note caption">[^<]*Confounds: spend in other units[^<]*</p><div class="scroll">',
                      page)
