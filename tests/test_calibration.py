@@ -56,6 +56,7 @@ def test_binary_family_wise_false_alarms_at_n3():
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(2400)   # 2,000 sims per cell: ~250 s idle, over 300 s on a loaded 2-core machine
 def test_full_calibration_grid():
     sims = 2000
     results = cal.run(sims, jobs=2)

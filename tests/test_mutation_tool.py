@@ -74,6 +74,7 @@ GUARDED = ["exact_paired.py", "clustered.py"]
 
 @pytest.mark.slow
 @pytest.mark.process
+@pytest.mark.timeout(3300)   # the script's own limit is 3,000 s; the default 300 s cut it on a loaded machine
 def test_no_unlisted_mutant_survives_in_the_guarded_decision_modules(tmp_path, mutation):
     """The habit, not a one-off: a change to a guarded module that its tests no longer pin fails here, with the
     survivor's diff in the report (kill it with a test, or list it as equivalent with a reason)."""
