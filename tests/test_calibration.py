@@ -56,7 +56,7 @@ def test_binary_family_wise_false_alarms_at_n3():
 
 
 @pytest.mark.slow
-@pytest.mark.timeout(2400)   # 2,000 sims per cell: ~250 s idle, over 300 s on a loaded 2-core machine
+@pytest.mark.timeout(2400)   # 2,000 sims per cell: cut at the default 300 s in a slow run at load ~9
 def test_full_calibration_grid():
     sims = 2000
     results = cal.run(sims, jobs=2)
