@@ -135,8 +135,12 @@ cell) the largest cell was the same one, 0.059 at n = 6 (0.054 / 0.054 / 0.036 /
 mirrored lognormal differences 0.051 at n = 14 (within MC error of 0.05). The price, in the power table:
 identical normal arms (margin 0.5, differences N(0, 0.71)) PASS 0.455 at n = 10 and 0.830 at n = 20 (0.467 /
 0.842 with the missed-tail rule alone, 0.500 / 0.873 with neither); identical lognormal arms 0.191 at n = 10
-(0.235 / 0.379). The calibration grid's "gate PASS when identical" rows (`python benchmarks/calibration.py
---only unbounded-gate --sims 2000`) were measured with the missed-tail rule alone and not rerun since.
+(0.235 / 0.379). The calibration grid's first tables (`python benchmarks/calibration.py --only unbounded-gate
+--sims 2000`, rerun with both rules) give the arms to the gate too: identical normal arms with a shared seed
+effect PASS 0.416 / 0.826 at n = 10 / 20 (0.425 / 0.837 with the missed-tail rule alone, 0.484 / 0.871 with
+neither), and the "lognormal differences" shape, whose arms are both lognormal though the baseline cancels
+from the differences, 0.013 / 0.015 (0.064 / 0.178 with neither): the rules cannot tell a masked tail from a
+cancelled one.
 The skew_gate.py tables above draw differences only. Asserted by `python3 -m pytest -m slow
 tests/test_skew_rewards.py` (1,000 data sets per cell, n = 6, 10, 20).
 """
