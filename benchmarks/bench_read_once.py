@@ -12,8 +12,11 @@ whole processes, interleaved in this order:
    (workload, arm, seed, budget, spend with its four units, reward, schema);
 2. ``compare --json --no-cache``: the parse alone, no sidecar read or written;
 3. cold: ``compare --json`` with no sidecar (parses, then writes the sidecar);
-4. warm: ``compare --json`` again on the unchanged file;
-5. after appending 1,000 lines (10 new seeds of every arm): ``compare --json``
+4. warm, sidecar only: ``compare --json --no-result-cache`` on the unchanged
+   file (reads the sidecar, compares again);
+5. warm, result cache: ``compare --json`` again (prints the kept output
+   before pandas and scipy load: `baselines.cli.result_cache`);
+6. after appending 1,000 lines (10 new seeds of every arm): ``compare --json``
    (reads the sidecar, parses the new lines only).
 
 CPU is user + system time of the process, peak memory its maximum resident
@@ -115,6 +118,7 @@ def main() -> None:
     except ImportError:
         raise SystemExit("this benchmark compares against polars: python3 -m pip install polars")
     from baselines.analysis.tables.table_cache import sidecar_path
+    from baselines.cli.result_cache import store_path
 
     work = Path(a.workdir)
     work.mkdir(parents=True, exist_ok=True)
@@ -126,7 +130,8 @@ def main() -> None:
     size_mb = base.stat().st_size / 2**20
     print(f"input: {base} ({size_mb:.0f} MiB, {a.arms * a.seeds:,} lines); {a.repeats} interleaved repeats; "
           f"load average before: {os.getloadavg()[0]:.1f}")
-    steps = ("polars read_ndjson", "compare --no-cache", "cold compare", "warm compare", "after +1,000 lines")
+    steps = ("polars read_ndjson", "compare --no-cache", "cold compare", "warm, sidecar only", "warm, result cache",
+             "after +1,000 lines")
     cpu: dict[str, list[float]] = {s: [] for s in steps}
     peak: dict[str, list[float]] = {s: [] for s in steps}
     outputs: dict[str, bytes] = {}
@@ -134,14 +139,18 @@ def main() -> None:
         shutil.copyfile(base, data)
         age(data)
         sidecar_path(data).unlink(missing_ok=True)
+        store_path(data).unlink(missing_ok=True)
         runs = [("polars read_ndjson", [sys.executable, "-c", POLARS, str(data)]),
                 ("compare --no-cache", compare(data, "--no-cache")),
-                ("cold compare", compare(data)), ("warm compare", compare(data))]
+                ("cold compare", compare(data)), ("warm, sidecar only", compare(data, "--no-result-cache")),
+                ("warm, result cache", compare(data))]
         for step, argv in runs:
             c, m, out = measure(argv)
             cpu[step].append(c)
             peak[step].append(m)
             outputs[step] = out
+        if not store_path(data).exists():
+            raise SystemExit("the cold compare kept no result: the result-cache row would be meaningless")
         if not sidecar_path(data).exists():
             raise SystemExit("the cold compare wrote no sidecar: the measurement would be meaningless")
         added = append_lines(data, a.arms, a.seeds, 1000 // a.arms)
@@ -149,7 +158,8 @@ def main() -> None:
         cpu["after +1,000 lines"].append(c)
         peak["after +1,000 lines"].append(m)
         outputs["after +1,000 lines"] = out
-    same = outputs["cold compare"] == outputs["compare --no-cache"] == outputs["warm compare"]
+    same = (outputs["cold compare"] == outputs["compare --no-cache"] == outputs["warm, sidecar only"]
+            == outputs["warm, result cache"])
     appended_cold = measure(compare(data, "--no-cache"))[2]
     print(f"outputs: cold = warm = --no-cache: {same}; after the append = a cold parse of the appended file: "
           f"{outputs['after +1,000 lines'] == appended_cold} ({added:,} lines appended)")
@@ -164,6 +174,7 @@ def main() -> None:
         in_process(base, data, a.arms, a.seeds)
     data.unlink(missing_ok=True)
     sidecar_path(data).unlink(missing_ok=True)
+    store_path(data).unlink(missing_ok=True)
 
 
 READ = """

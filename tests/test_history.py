@@ -50,6 +50,7 @@ def test_a_check_appends_one_line_per_group_with_what_was_decided(tmp_path, caps
     assert line["margin"] == 0.05 and line["method"] and line["interval"][0] < line["estimate"] < line["interval"][1]
     assert len(line["results"][0]["sha256"]) == 64 and line["recheck"] == 0 and line["drift"] is None
     assert line["time"].endswith("Z") and entry.se > 0
+    assert "questions" in line and line["questions"] is None      # per-seed rewards: no questions route (6.37.e)
     assert "appended to" in capsys.readouterr().out
 
 

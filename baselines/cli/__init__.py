@@ -17,6 +17,7 @@ import sys
 from .. import __version__
 from ..core.errors import InputError
 from ..core.fileio import DiskError
+from . import result_cache
 from .options import EXIT_INTERRUPTED, EXIT_NEGATIVE, EXIT_OK, EXIT_USAGE, Parser, suggest
 
 #: verb -> module in this package, in the order `--help` lists them.
@@ -30,13 +31,14 @@ def _module(verb: str):
     return importlib.import_module(f"{__name__}.{VERBS[verb]}")
 
 
-def build_parser() -> Parser:
+def build_parser(only: tuple[str, ...] | None = None) -> Parser:
+    """The whole command line, or with `only` these verbs (the same parsers: a verb's options parse the same)."""
     parser = Parser(prog="costmatch", description="Cost-matched A/B comparisons of search and "
                     "selection policies: does arm A beat arm B at the same budget?")
     parser.add_argument("--version", action="version", version=f"costmatch {__version__}")
     sub = parser.add_subparsers(dest="verb", metavar="VERB", parser_class=Parser)
     sub.required = True
-    for verb in VERBS:
+    for verb in VERBS if only is None else [v for v in VERBS if v in only]:
         module = _module(verb)
         module.add_arguments(sub.add_parser(verb, help=module.HELP, description=module.HELP))
     return parser
@@ -60,9 +62,12 @@ def main(argv: list[str] | None = None) -> int:
         if typo is not None:
             raise InputError(f"unknown verb {typo!r}{suggest(typo, list(VERBS))} "
                              f"(verbs: {', '.join(VERBS)}; see costmatch --help)")
-        options = vars(build_parser().parse_args(argv))
+        # a result-cache verb first on the line is parsed by its own parser: the whole one imports numpy
+        # (0.2 s), and a hit must print before any heavy import (see result_cache)
+        quick = argv[:1] if argv[:1] and argv[0] in result_cache.VERBS else None
+        options = vars(build_parser(only=tuple(quick) if quick else None).parse_args(argv))
         verb = options.pop("verb")
-        return _module(verb).run(**options)
+        return result_cache.cached(verb, options, lambda: _module(verb).run(**options))
     except InputError as exc:
         print(f"costmatch: {_one_line(exc)}", file=sys.stderr)
         return EXIT_USAGE

@@ -15,6 +15,10 @@ HELP = "flags and paired statistics, as markdown or JSON"
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_results_args(p)
     add_cache_arg(p)
+    p.add_argument("--no-result-cache", action="store_true",
+                   help="compute the comparison even when the same command on the same unchanged files printed "
+                        "it before (.NAME.costmatch-result.json beside the first file); --no-cache turns this off "
+                        "too")
     p.add_argument("--json", action="store_true", dest="as_json", help="print the JSON of contract section 3")
     p.add_argument("--baseline", metavar="ARM", help="pair every arm with this arm only")
     p.add_argument("--pairs", choices=["auto", "all", "none"], default="auto",
@@ -34,7 +38,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(*, results, fixed, workloads, budgets, tolerance, keep_last, allow_early_stop, alpha, metric, start,
         claim=None, questions=None,
         confounds, reward_range=None,
-        as_json, baseline, pairs, target, bootstrap, equivalence_margin, no_cache=False) -> int:
+        as_json, baseline, pairs, target, bootstrap, equivalence_margin, no_cache=False,
+        no_result_cache=False) -> int:
+    # (no_result_cache is read before this runs: see result_cache)
 
     with gc_paused():   # the comparison and its JSON are many small live objects: see gc_paused
         return _run(results=results, fixed=fixed, workloads=workloads, budgets=budgets, tolerance=tolerance,

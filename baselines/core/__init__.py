@@ -19,7 +19,8 @@ The modules, by topic (one folder; moving them would rename public import paths)
   `json_line` (the strict parse of one line), `file_kind` (what a results
   file's bytes are), `locked_lines` (appends shared by processes), `fileio`
   (atomic writes), `input_files` (every read, refused before it blocks),
-  `archives` (zip archives checked with limits).
+  `archives` (zip archives checked with limits), `file_stamp` (a file's
+  stamp and edge hash: unchanged or not, standard library only).
 - identity and provenance: `class_code` (an arm's or workload's code),
   `code_identity` (costmatch's own code and environment), `provenance` (which
   code produced a record), `git_commit` (which commit a check ran on).

@@ -28,7 +28,7 @@ from ..compare.comparison import Comparison, Group
 from ..statistics.clustered import METHOD as CLUSTERED
 from ..statistics.clustered import pair_items, twoway_seeds_to_decide
 from ..statistics.clustered import seeds_to_decide as clustered_seeds
-from ..statistics.question_claim import POPULATION, item_bounds, route_note
+from ..statistics.question_claim import POPULATION, item_bounds, question_route, route_note
 from ..statistics.student_t import t_quantile
 from .gate_bounds import (BOUNDS, FAIL, INCONCLUSIVE, PASS, GateDecision, betting_seeds, gate_decision,
                           margin_verdict)
@@ -78,6 +78,8 @@ class GateResult:
     questions: str | None = None
     question_count: int | None = None
     about: str = ""
+    # which questions route decided ("population", "these", "fresh"; None: per seed); the history records it
+    question_route: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         num = lambda x: None if x is None or not math.isfinite(x) else float(x)  # noqa: E731
@@ -209,6 +211,7 @@ def _claims_verdict(result: GateResult, mean_route: tuple, shared: list, base: d
             result.method = typical.method
             result.items = None
             result.questions, result.question_count, result.about = None, None, ""
+            result.question_route = None
             result.n = len(shared)
             result.notes = [n for n in result.notes if "differences are equal" not in n and "loss that hits" not in n]
         else:
@@ -298,6 +301,7 @@ def _item_verdict(result: GateResult, shared: list, cand_runs: ArmRuns, base_run
             extra.append(questions_note(pairing, margin, alpha, b.question_count))
     result.items, result.method, result.n = pairing.items, b.method, len(pairing.clusters)
     result.questions, result.question_count, result.about = b.questions, b.question_count, b.about
+    result.question_route = question_route(b.questions, b.recur)
     keep = [n for n in result.notes if "differences are equal" not in n and "loss that hits" not in n]
     # the route's note replaces pairing's first line ("paired by item: N question(s) over G seed(s)") and says
     # which claim the verdict makes

@@ -224,8 +224,9 @@ def arm_skew_z(arms: tuple | None, n: int) -> tuple[float, float]:
     Against a PASS: a right-skewed baseline while the candidate is right-skewed too (its right tail can mask
     the baseline's rare large rewards in the differences), or a left-skewed candidate while the baseline is
     left-skewed too; a FAIL the mirror image. One skewed arm alone shows in the differences' own skewness,
-    which the skew check reads already (so symmetric arms pay less: identical normal arms PASS 0.467 at
-    n = 10, 0.440 when either arm's skew counted alone; benchmarks/skew_rewards.py, 2,000 data sets).
+    which the skew check reads already (so symmetric arms pay less: identical normal arms, margin 0.5, PASSed
+    0.467 at n = 10 with this rule, 0.440 when either arm's skew counted alone; benchmarks/skew_rewards.py,
+    2,000 data sets). The tail the seeds show is `arm_tail_z`'s.
     """
     if arms is None or n < 3:
         return 0.0, 0.0
@@ -254,6 +255,76 @@ def arm_skew_alpha(alpha: float, z: float) -> float:
         if z > threshold:
             f = factor
     return alpha / f
+
+
+#: the candidate's own tail (standard errors) above which a PASS / FAIL must also hold at alpha / 4, alpha / 8
+ARM_TAIL_STEPS = ((1.5, 4), (2.5, 8))
+
+
+def arm_tail_z(arms: tuple | None, n: int) -> tuple[float, float]:
+    """(against a PASS, against a FAIL): how far the arm whose tail these seeds *show* leans against each
+    verdict, in standard errors; 0 without arms or below 3 seeds (`arm_skew_z` reads the tail they may miss).
+
+    Against a PASS: a right-skewed candidate while the baseline is right-skewed too, or a left-skewed
+    baseline while the candidate is left-skewed too; a FAIL the mirror image. Why: in a skewed arm the
+    sample's skewness and its mean go together (a sample that shows the rare large rewards overstates the
+    mean), so a PASS that rests on a candidate whose right tail showed up is as suspect as one that rests on a
+    baseline whose right tail did not. Issue 37's residual cell (candidate at half the baseline, log-correlation
+    0.5) PASSed at the margin 0.060-0.070 at n = 6-20 with `arm_skew_z` alone: in its false PASSes the
+    candidate leaned a median 1.7 standard errors right and the baseline only 0.6.
+    """
+    if arms is None or n < 3:
+        return 0.0, 0.0
+    base, cand = (np.asarray(a, dtype=float) for a in arms)
+    if base.size != n or cand.size != n:
+        raise ValueError(f"arms must hold {n} rewards each, seed for seed with the differences")
+    zb, zc = skew_z(base), skew_z(cand)
+    against_pass = max(zc if zb > 0 else 0.0, -zb if zc < 0 else 0.0, 0.0)
+    against_fail = max(-zc if zb < 0 else 0.0, zb if zc > 0 else 0.0, 0.0)
+    return against_pass, against_fail
+
+
+def arm_tail_alpha(alpha: float, z: float) -> float:
+    """The alpha a verdict must also hold at when the shown tail leans `z` standard errors against it
+    (ARM_TAIL_STEPS: alpha / 4 above 1.5, alpha / 8 above 2.5).
+
+    Chosen by seeded simulation (benchmarks/skew_rewards.py, 2,000 data sets per cell, docs/calibration.md):
+    the steps, with `arm_skew_alpha`'s, that brought every lognormal-rewards cell to at most 0.05 + MC error
+    at n = 6-20 for the smallest loss of power on identical normal arms (margin 0.5, n = 10: PASS 0.455
+    with them, 0.467 without, 0.500 with neither). Starting at 0.5 or 1.0 standard errors, as the baseline's
+    schedule does, cost 0.438-0.451 there for no cell that needed it.
+    """
+    f = 1
+    for threshold, factor in ARM_TAIL_STEPS:
+        if z > threshold:
+            f = factor
+    return alpha / f
+
+
+def arm_strict_alpha(alpha: float, arms: tuple | None, n: int, verdict: str) -> tuple[float, float, bool]:
+    """(alpha, z, shown): the smaller of `arm_skew_alpha` and `arm_tail_alpha` for this verdict, the lean
+    behind it, and whether that lean is a tail the seeds show (`arm_tail_z`) rather than one they may miss."""
+    z_pass, z_fail = arm_skew_z(arms, n)
+    t_pass, t_fail = arm_tail_z(arms, n)
+    z_arm, z_tail = (z_pass, t_pass) if verdict == PASS else (z_fail, t_fail)
+    a_arm, a_tail = arm_skew_alpha(alpha, z_arm), arm_tail_alpha(alpha, z_tail)
+    return (a_tail, z_tail, True) if a_tail < a_arm else (a_arm, z_arm, False)
+
+
+def _arm_note(verdict: str, z: float, shown: bool, strict: float) -> str:
+    """The note of a PASS or FAIL the arms' own skewness refused (`arm_strict_alpha`)."""
+    if shown:
+        side = ("a right-skewed candidate or a left-skewed baseline, the other arm skewed the same way"
+                if verdict == PASS else "a right-skewed baseline or a left-skewed candidate, the other arm "
+                "skewed the same way")
+        why = "rare large rewards these seeds show, which overstate that arm's mean"
+    else:
+        side = ("a right-skewed baseline or a left-skewed candidate" if verdict == PASS
+                else "a right-skewed candidate or a left-skewed baseline")
+        why = "rare large rewards these seeds may have missed"
+    return (f"the bounds say {verdict} but the arms' own rewards lean against it ({side}, {z:.1f} standard "
+            f"errors): {why}, so a {verdict} must also hold at alpha {strict:.3g} and does not; declare "
+            "reward_range for distribution-free bounds, add seeds, or pass --bounds t to accept t bounds")
 
 
 def _skew_checked(d: np.ndarray, margin: float, alpha: float, arms: tuple | None = None) -> GateDecision:
@@ -287,18 +358,11 @@ def _skew_checked(d: np.ndarray, margin: float, alpha: float, arms: tuple | None
                      "bounds, add seeds, or pass --bounds t to accept t bounds")
         verdict, needed = INCONCLUSIVE, None
     elif verdict != INCONCLUSIVE and arms is not None:
-        z_pass, z_fail = arm_skew_z(arms, n)
-        z_arm = z_pass if verdict == PASS else z_fail
-        strict = arm_skew_alpha(alpha, z_arm)
+        strict, z_arm, shown = arm_strict_alpha(alpha, arms, n, verdict)
         if strict < alpha:
             _, slo, shi = _t_bounds(d, strict, widen=True)
             if margin_verdict(slo, shi, margin) != verdict:
-                side = ("a right-skewed baseline or a left-skewed candidate" if verdict == PASS
-                        else "a right-skewed candidate or a left-skewed baseline")
-                notes.append(f"the bounds say {verdict} but the arms' own rewards lean against it ({side}, "
-                             f"{z_arm:.1f} standard errors): rare large rewards these seeds may have missed, so a "
-                             f"{verdict} must also hold at alpha {strict:.3g} and does not; declare reward_range for "
-                             "distribution-free bounds, add seeds, or pass --bounds t to accept t bounds")
+                notes.append(_arm_note(verdict, z_arm, shown, strict))
                 verdict, needed = INCONCLUSIVE, None
     return GateDecision(verdict, mean, lower, upper, needed, method, notes)
 

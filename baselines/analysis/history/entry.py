@@ -88,6 +88,9 @@ class HistoryEntry:
     claim: str = "mean"              # the gate's claim (issue 37): mean, typical or both
     drift: Drift | None = None
     skew_z: float | None = None      # sample skewness of the per-seed differences in standard errors (pooled)
+    # the questions route of an item-paired verdict (issue 37 item 2): "population", "these" or "fresh"; None
+    # when decided per seed, and on lines written before the field (contract 6.37.e)
+    questions: str | None = None
     line: int = 0                    # where it was read from (not written)
 
     def group(self) -> tuple[str, str, str, str]:
@@ -96,9 +99,11 @@ class HistoryEntry:
 
     def data_key(self) -> tuple:
         """What makes two checks the same look: the results and reference files' contents (by hash) and the rule
-        (margin, claim); the same data under another margin or claim is a re-check, never the same line."""
+        (margin, claim, questions route); the same data under another margin, claim or route is a re-check, never
+        the same line."""
         ref = self.drift.reference_sha256 if self.drift else None
-        return (tuple(sorted(str(r.get("sha256", "")) for r in self.results)), ref, self.margin, self.claim)
+        return (tuple(sorted(str(r.get("sha256", "")) for r in self.results)), ref, self.margin, self.claim,
+                self.questions)
 
     def to_json(self) -> dict[str, Any]:
         return {"schema": SCHEMA, "commit": self.commit, "branch": self.branch, "time": self.time,
@@ -110,7 +115,7 @@ class HistoryEntry:
                 "lower_is_better": self.lower_is_better, "claim": self.claim,
                 "baseline_mean": _num(self.baseline_mean), "candidate_mean": _num(self.candidate_mean),
                 "results": list(self.results), "recheck": self.recheck, "skew_z": _num(self.skew_z),
-                "drift": self.drift.to_json() if self.drift else None}
+                "questions": self.questions, "drift": self.drift.to_json() if self.drift else None}
 
     def line_bytes(self) -> bytes:
         return json.dumps(self.to_json(), ensure_ascii=False, allow_nan=False, sort_keys=False).encode("utf-8")
@@ -150,11 +155,22 @@ def parse_entry(line: bytes, where: str) -> HistoryEntry:
             candidate_mean=_num(obj.get("candidate_mean")), se=_num(obj.get("se")),
             results=list(obj.get("results") or []), recheck=int(obj.get("recheck", 0)),
             lower_is_better=bool(obj.get("lower_is_better", False)), claim=str(obj.get("claim", "mean")),
-            drift=_parse_drift(obj.get("drift")), skew_z=_num(obj.get("skew_z")))
+            drift=_parse_drift(obj.get("drift")), skew_z=_num(obj.get("skew_z")),
+            questions=_questions(obj.get("questions")))
     except (TypeError, ValueError, KeyError, IndexError) as exc:
         raise InputError(f"{where}: a field has the wrong type ({exc}); lines are written by `costmatch check "
                          "--history`: remove the line or restore it from the file's backup") from None
     return entry
+
+
+def _questions(value: Any) -> str | None:
+    """A line's questions route: null (absent on lines written before it: read as unknown / per seed) or a
+    string (an unknown route is kept as written: readers ignore what they do not know)."""
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise TypeError(f"questions must be a string or null, got {type(value).__name__}")
+    return value
 
 
 def _parse_drift(obj: Any) -> Drift | None:

@@ -126,7 +126,8 @@ def base_entry(result, comparison, info: CommitInfo, *, baseline: str, candidate
         margin=result.margin, method=result.method, seeds=result.n, baseline_mean=b_mean, candidate_mean=c_mean,
         se=paired_se(comparison, result, baseline, candidate),
         results=[{"path": str(p), "sha256": file_sha256(p)} for p in results], lower_is_better=lower_is_better,
-        claim=getattr(result, "claim", "mean"), skew_z=getattr(result, "skew_z", None))
+        claim=getattr(result, "claim", "mean"), skew_z=getattr(result, "skew_z", None),
+        questions=getattr(result, "question_route", None))
 
 
 def record_history(path: str, entries: list[HistoryEntry], gate_drift=None, reference: Reference | None = None

@@ -23,6 +23,19 @@ from .clustered import (METHOD, QUESTION_CLAIMS, TWOWAY, ItemPairing, clustered_
                         questions_recur, twoway_bounds)
 
 POPULATION, THESE = QUESTION_CLAIMS
+#: the route of a verdict on fresh question ids every seed (the seed-clustered route, about the population)
+FRESH = "fresh"
+#: the questions routes a history line records (`question_route`); null there: decided per seed, not by item
+QUESTION_ROUTES = (POPULATION, THESE, FRESH)
+
+
+def question_route(questions: str, recur: bool) -> str:
+    """Which questions route an item-paired verdict took: "population" (ids recur: two-way seed x question),
+    "these" (these questions only, seed-clustered) or "fresh" (fresh ids on every seed: seed-clustered, which
+    covers the population already)."""
+    if questions == THESE:
+        return THESE
+    return POPULATION if recur else FRESH
 
 
 def check_questions(value) -> str:
