@@ -56,7 +56,7 @@ MODULES: dict[str, list[str]] = {
                 "tests/test_questions_population.py", "tests/test_mutation_gate.py"],
     "pair_verdict.py": ["tests/test_stats.py", "tests/test_compare.py", "tests/test_exact_values.py",
                         "tests/test_mutation_pair_verdict.py", "tests/test_discordant_share.py",
-                        "tests/test_pair_verdict_rules.py"],
+                        "tests/test_mean_mde_notes.py", "tests/test_pair_verdict_rules.py"],
     "sign_flip.py": ["tests/test_stats.py", "tests/test_exact_values.py", "tests/test_mutation_sign_flip.py"],
     "lm_eval.py": ["tests/test_importers_eval_tools.py", "tests/test_importers_fuzz.py",
                    "tests/test_mutation_misses.py", "tests/test_mutation_lm_eval.py"],
