@@ -1,16 +1,14 @@
 """A results file's stamp (what the file system says) and edge hash, with the standard library only.
 
-Why here, and why a second copy of the rule: the result cache
-(`baselines.cli.result_cache`) must decide "unchanged file" before pandas,
-numpy or pyarrow load, and the column sidecar's `Stamp`
-(`baselines.analysis.tables.table_cache`) lives in a module that imports
-numpy and pyarrow. The rule is the sidecar's: device, inode, size, mtime
+Why here: the result cache (`baselines.cli.result_cache`) must decide
+"unchanged file" before pandas, numpy or pyarrow load, and the column
+sidecar (`baselines.analysis.tables.table_cache`, which imports numpy and
+pyarrow) uses the same rule, so both import it from this one module:
+device, inode, size, mtime
 and ctime all equal, plus a blake2b of the first and last `EDGE` bytes,
 mean an unchanged file; a file changed (mtime = ctime) less than `RACY_NS`
 ago may change again within the same clock tick, so nothing is kept for
-it. tests/test_result_cache.py checks that both modules give the same
-stamp and edge hash, so the two copies cannot drift apart silently; the
-sidecar can import this module once its owner moves it.
+it.
 
 ctime is the strong part: nothing short of changing the system clock sets
 it back, so an edit that keeps size and mtime (``os.utime``) still moves it.
@@ -21,6 +19,7 @@ import hashlib
 import os
 import stat
 from dataclasses import dataclass
+from typing import BinaryIO
 
 RACY_NS = 2_000_000_000   # the sidecar's: a change within this long of the stamp could leave it equal
 EDGE = 64 << 10            # bytes hashed at each end of the file
@@ -54,11 +53,17 @@ class FileStamp:
 
 def edges(path: str | os.PathLike, nbytes: int, edge: int | None = None) -> str:
     """blake2b (16 bytes, hex) of the first and last `edge` bytes of the file's first `nbytes` bytes."""
+    with open(path, "rb") as handle:
+        return edges_of(handle, nbytes, edge)
+
+
+def edges_of(handle: BinaryIO, nbytes: int, edge: int | None = None) -> str:
+    """`edges` of an open binary file (the sidecar hashes the results file it already has open)."""
     edge = EDGE if edge is None else edge
     digest = hashlib.blake2b(digest_size=16)
-    with open(path, "rb") as handle:
-        digest.update(handle.read(min(edge, nbytes)))
-        start = max(0, nbytes - edge)
-        handle.seek(start)
-        digest.update(handle.read(nbytes - start))
+    handle.seek(0)
+    digest.update(handle.read(min(edge, nbytes)))
+    start = max(0, nbytes - edge)
+    handle.seek(start)
+    digest.update(handle.read(nbytes - start))
     return digest.hexdigest()

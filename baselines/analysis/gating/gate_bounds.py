@@ -213,6 +213,23 @@ def _t_needed(verdict: str, d: np.ndarray, mean: float, margin: float, alpha: fl
     return seeds_to_decide(mean, float(d.std(ddof=1)), margin, alpha) if verdict == INCONCLUSIVE else None
 
 
+def _arm_skews(arms: tuple, n: int) -> tuple[float, float]:
+    """(baseline, candidate) skewness in standard errors, after checking both arms hold `n` rewards."""
+    base, cand = (np.asarray(a, dtype=float) for a in arms)
+    if base.size != n or cand.size != n:
+        raise ValueError(f"arms must hold {n} rewards each, seed for seed with the differences")
+    return skew_z(base), skew_z(cand)
+
+
+def _stepped_alpha(alpha: float, z: float, steps: tuple) -> float:
+    """alpha divided by the factor of the highest (threshold, factor) step whose threshold `z` exceeds."""
+    f = 1
+    for threshold, factor in steps:
+        if z > threshold:
+            f = factor
+    return alpha / f
+
+
 #: arm skewness (standard errors) above which a PASS / FAIL must also hold at alpha / 2, alpha / 4, alpha / 8
 ARM_SKEW_STEPS = ((0.5, 2), (1.5, 4), (2.5, 8))
 
@@ -230,10 +247,7 @@ def arm_skew_z(arms: tuple | None, n: int) -> tuple[float, float]:
     """
     if arms is None or n < 3:
         return 0.0, 0.0
-    base, cand = (np.asarray(a, dtype=float) for a in arms)
-    if base.size != n or cand.size != n:
-        raise ValueError(f"arms must hold {n} rewards each, seed for seed with the differences")
-    zb, zc = skew_z(base), skew_z(cand)
+    zb, zc = _arm_skews(arms, n)
     against_pass = max(zb if zc > 0 else 0.0, -zc if zb < 0 else 0.0, 0.0)
     against_fail = max(zc if zb > 0 else 0.0, -zb if zc < 0 else 0.0, 0.0)
     return against_pass, against_fail
@@ -250,11 +264,7 @@ def arm_skew_alpha(alpha: float, z: float) -> float:
     them, but the baseline's rewards are still right-skewed. Chosen by seeded
     simulation (benchmarks/skew_rewards.py, docs/calibration.md).
     """
-    f = 1
-    for threshold, factor in ARM_SKEW_STEPS:
-        if z > threshold:
-            f = factor
-    return alpha / f
+    return _stepped_alpha(alpha, z, ARM_SKEW_STEPS)
 
 
 #: the candidate's own tail (standard errors) above which a PASS / FAIL must also hold at alpha / 4, alpha / 8
@@ -275,10 +285,7 @@ def arm_tail_z(arms: tuple | None, n: int) -> tuple[float, float]:
     """
     if arms is None or n < 3:
         return 0.0, 0.0
-    base, cand = (np.asarray(a, dtype=float) for a in arms)
-    if base.size != n or cand.size != n:
-        raise ValueError(f"arms must hold {n} rewards each, seed for seed with the differences")
-    zb, zc = skew_z(base), skew_z(cand)
+    zb, zc = _arm_skews(arms, n)
     against_pass = max(zc if zb > 0 else 0.0, -zb if zc < 0 else 0.0, 0.0)
     against_fail = max(-zc if zb < 0 else 0.0, zb if zc > 0 else 0.0, 0.0)
     return against_pass, against_fail
@@ -294,11 +301,7 @@ def arm_tail_alpha(alpha: float, z: float) -> float:
     with them, 0.467 without, 0.500 with neither). Starting at 0.5 or 1.0 standard errors, as the baseline's
     schedule does, cost 0.438-0.451 there for no cell that needed it.
     """
-    f = 1
-    for threshold, factor in ARM_TAIL_STEPS:
-        if z > threshold:
-            f = factor
-    return alpha / f
+    return _stepped_alpha(alpha, z, ARM_TAIL_STEPS)
 
 
 def arm_strict_alpha(alpha: float, arms: tuple | None, n: int, verdict: str) -> tuple[float, float, bool]:

@@ -34,11 +34,9 @@ milliseconds). ``COSTMATCH_CACHE=off`` or ``--no-cache`` turns it off.
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 import mmap
 import os
-import stat
 import struct
 import time
 import zlib
@@ -53,45 +51,19 @@ try:
 except ImportError:  # pragma: no cover - orjson is a declared dependency
     _orjson = None
 
+from ...core.file_stamp import EDGE, RACY_NS, edges_of  # noqa: F401 (EDGE, RACY_NS: the rule, named here too)
+from ...core.file_stamp import FileStamp as Stamp
 from .table_arrow_columns import object_column
 from .table_store import CATEGORICAL, default_value
 
 ENV = "COSTMATCH_CACHE"          # "off" (or 0, no, false) turns the sidecar off
 SUFFIX = ".costmatch-cache.arrow"
 MIN_BYTES = 1 << 20              # smaller files are parsed every time (a few milliseconds)
-RACY_NS = 2_000_000_000          # a file changed this recently may change again within the same timestamp tick
-EDGE = 64 << 10                  # bytes hashed at each end of the held part
 FORMAT = 1                       # bump when the columns or their meaning change
 _MAGIC = b"CMCACHE\x01"
 _HEAD = struct.Struct("<8sIIQ")  # magic, meta length, crc32(meta + payload), payload length
 _JSON_COLUMNS = ("items",)       # object columns of lists of dicts: kept as JSON text
 TRACE, LINE = "__trace__", "__line__"
-
-
-@dataclass(frozen=True)
-class Stamp:
-    """What the file system says about a results file: equal stamps mean an unchanged file (see RACY_NS)."""
-
-    dev: int
-    ino: int
-    size: int
-    mtime_ns: int
-    ctime_ns: int
-
-    @classmethod
-    def of(cls, path: Path) -> "Stamp | None":
-        """The stamp of a regular file, else None (a pipe, a missing file: never cached)."""
-        try:
-            info = os.stat(path)
-        except OSError:
-            return None
-        if not stat.S_ISREG(info.st_mode):
-            return None
-        return cls(info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
-
-    def racy(self, now_ns: int) -> bool:
-        """Whether a change now could leave every stamp as it is (mtime = ctime, both within RACY_NS)."""
-        return self.mtime_ns == self.ctime_ns and now_ns - self.mtime_ns < RACY_NS
 
 
 @dataclass
@@ -126,13 +98,7 @@ def _maker() -> str:
 
 def _edges(handle, prefix_bytes: int) -> str:
     """blake2b of the first and last EDGE bytes of the held part (read from the open results file)."""
-    digest = hashlib.blake2b(digest_size=16)
-    handle.seek(0)
-    digest.update(handle.read(min(EDGE, prefix_bytes)))
-    start = max(0, prefix_bytes - EDGE)
-    handle.seek(start)
-    digest.update(handle.read(prefix_bytes - start))
-    return digest.hexdigest()
+    return edges_of(handle, prefix_bytes)
 
 
 # -- reading ---------------------------------------------------------------------------------------------------
