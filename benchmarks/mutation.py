@@ -95,6 +95,15 @@ class ModuleResult:
         return self.killed / judged if judged else None
 
 
+def judging_tests(name: str) -> list[str]:
+    """MODULES' tests plus every `tests/test_mutants_<stem>__*.py` (so helpers killing one module's survivors
+    in separate files never edit this table at once). The double underscore keeps gate's files apart from
+    gate_bounds'."""
+    stem = Path(name).stem
+    extra = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "tests").glob(f"test_mutants_{stem}__*.py"))
+    return [*MODULES[name], *(t for t in extra if t not in MODULES[name])]
+
+
 def module_path(name: str) -> str:
     """The one file called `name` under baselines/ (module homes move; their names stay)."""
     found = sorted(p for p in (ROOT / "baselines").rglob(name) if "__pycache__" not in p.parts)
@@ -212,7 +221,7 @@ def run_module(name: str, entries: list[dict], children: int, log: Path, isolati
     with tempfile.TemporaryDirectory(prefix="costmatch-mutation-") as tmp:
         work = Path(tmp)
         copy_tree(work)
-        configure(work, path, MODULES[name], isolation)
+        configure(work, path, judging_tests(name), isolation)
         with log.open("a") as out:
             out.write(f"\n=== {path}\n")
             out.flush()

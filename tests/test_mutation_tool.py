@@ -30,6 +30,19 @@ def test_every_decision_module_and_its_tests_exist(mutation):
             assert (root / test).is_file(), f"{name}: {test} does not exist"
 
 
+def test_judging_tests_add_the_stem_files_without_cross_matching(mutation, tmp_path, monkeypatch):
+    """`test_mutants_gate__x.py` judges gate.py only; gate_bounds.py's own files stay its own."""
+    (tmp_path / "tests").mkdir()
+    for name in ["test_mutants_gate__b.py", "test_mutants_gate__a.py", "test_mutants_gate_bounds__c.py",
+                 "test_mutants_gatex.py"]:
+        (tmp_path / "tests" / name).write_text("")
+    monkeypatch.setattr(mutation, "ROOT", tmp_path)
+    monkeypatch.setattr(mutation, "MODULES", {"gate.py": ["tests/test_gate.py"], "gate_bounds.py": []})
+    assert mutation.judging_tests("gate.py") == ["tests/test_gate.py", "tests/test_mutants_gate__a.py",
+                                                 "tests/test_mutants_gate__b.py"]
+    assert mutation.judging_tests("gate_bounds.py") == ["tests/test_mutants_gate_bounds__c.py"]
+
+
 DIFF = """# x: survived
 --- baselines/analysis/statistics/alpha.py
 +++ baselines/analysis/statistics/alpha.py
