@@ -62,6 +62,8 @@ MODULES: dict[str, list[str]] = {
                    "tests/test_mutation_misses.py", "tests/test_mutation_lm_eval.py"],
     # resume: an in-process file that calls its rules directly (the runner tests start processes: slow per mutant)
     "resume.py": ["tests/test_mutation_resume.py"],
+    "typical_seed.py": ["tests/test_typical_seed.py", "tests/test_typical_search.py",
+                        "tests/test_typical_calibration.py"],
 }
 
 #: what the fork server imports before forking a worker per mutant: third-party libraries only
