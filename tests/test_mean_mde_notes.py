@@ -9,6 +9,7 @@ come from `mean_power`'s tables, whose own accuracy is `tests/test_mean_power*.p
 from __future__ import annotations
 
 import math
+from types import SimpleNamespace
 
 import pytest
 
@@ -44,8 +45,9 @@ def test_a_pass_fail_pair_reads_the_pass_fail_table_at_its_share_of_differing_se
     d = [1.0] * 6 + [-1.0] * 4
     mean = sum(d) / 10
     sd = math.sqrt(sum((v - mean) ** 2 for v in d) / 9)
+    signs = SimpleNamespace(counts=SimpleNamespace(wins=6, losses=4))    # the typical claim's, as compare() attaches
     pair = PairResult("a", "b", 10, mean, (-0.5, 0.9), 0.5, "exact McNemar", 0.5, sd, True, math.nan,
-                      reward_range=(0.0, 1.0))
+                      reward_range=(0.0, 1.0), typical=signs)
     [out] = decide([pair])
     x, source = bounded_factor(10, 0.05, 0.05, 0.0, 1.0, sd, 1.0)
     other = bounded_factor(10, 0.05, 0.05, 0.0, 1.0, sd, None)   # the clipped-normal reading: none at this sd

@@ -7,6 +7,7 @@ w the reward range's width); the bounded and unbounded "would likely be missed" 
 from __future__ import annotations
 
 import math
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -20,8 +21,9 @@ from baselines.analysis.statistics.typical_seed import typical_claim
 SIM = "simulated: t, sign-flip and betting interval together"
 
 
-def passfail(n, wins, losses, lo=0.0, hi=1.0, declare=None, typical=False):
-    """n seeds of rewards lo/hi: `wins` seeds a=hi, b=lo; `losses` the reverse; the rest tie at lo."""
+def passfail(n, wins, losses, lo=0.0, hi=1.0, declare=None, typical=True):
+    """n seeds of rewards lo/hi: `wins` seeds a=hi, b=lo; `losses` the reverse; the rest tie at lo; with the
+    typical-seed claim's sign counts attached, as compare() attaches them (typical=False: a bare pair)."""
     a, b = np.full(n, lo), np.full(n, lo)
     a[:wins] = hi
     b[wins:wins + losses] = hi
@@ -36,9 +38,16 @@ def one(pair, **kw):
     return out
 
 
-def built(n=20, diff=0.1, sd=0.5, p_method="sign-flip exact McNemar", reward_range=(0.0, 1.0), **kw):
+def counted(wins, losses):
+    """The sign counts `_discordant` reads from the typical-seed claim."""
+    return SimpleNamespace(counts=SimpleNamespace(wins=wins, losses=losses))
+
+
+def built(n=20, diff=0.1, sd=0.5, p_method="sign-flip exact McNemar", reward_range=(0.0, 1.0),
+          typical=counted(5, 3), **kw):
+    """A pair with 5 wins and 3 losses by default (8 of 20 seeds differ, mean 0.1 with width 1)."""
     return PairResult("a", "b", n, diff, (-1.0, 1.0), 0.5, p_method, 0.5, sd, True, math.nan,
-                      reward_range=reward_range, **kw)
+                      reward_range=reward_range, typical=typical, **kw)
 
 
 # -- _discordant ----------------------------------------------------------------------------------------------
@@ -46,17 +55,20 @@ def built(n=20, diff=0.1, sd=0.5, p_method="sign-flip exact McNemar", reward_ran
 @pytest.mark.parametrize("typical", [False, True])
 @pytest.mark.parametrize("lo, hi", [(0.0, 1.0), (1.0, 4.0), (0.0, 0.5), (-1.0, 2.0)])
 def test_the_share_of_differing_seeds_of_a_pass_fail_pair(lo, hi, typical):
-    # 5 wins and 3 losses of 20 seeds: 8 differ, with or without the sign counts, on any range
+    # 5 wins and 3 losses of 20 seeds: 8 differ, on any range; without the sign counts there is no share
+    # (the sum of squares alone cannot tell 8 seeds differing by w from 2 differing by 2w)
     pair = passfail(20, 5, 3, lo, hi, declare=None if (lo, hi) == (0.0, 1.0) else (lo, hi), typical=typical)
     assert "McNemar" in pair.p_method
-    assert pv._discordant(pair) == pytest.approx(0.4)
-    assert pv._discordant(passfail(20, 3, 0, lo, hi, declare=(lo, hi), typical=typical)) == pytest.approx(0.15)
-    assert pv._discordant(passfail(20, 1, 0, lo, hi, declare=(lo, hi), typical=typical)) == pytest.approx(0.05)
+    shares = [pv._discordant(pair), pv._discordant(passfail(20, 3, 0, lo, hi, declare=(lo, hi), typical=typical)),
+              pv._discordant(passfail(20, 1, 0, lo, hi, declare=(lo, hi), typical=typical))]
+    if typical:
+        assert shares == [pytest.approx(0.4), pytest.approx(0.15), pytest.approx(0.05)]
+    else:
+        assert shares == [None, None, None]
 
 
-@pytest.mark.parametrize("typical", [False, True])
-def test_no_seed_differing_is_a_share_of_zero(typical):
-    pair = passfail(20, 0, 0, typical=typical)
+def test_no_seed_differing_is_a_share_of_zero():
+    pair = passfail(20, 0, 0)
     assert pv._discordant(pair) == 0.0
     note = one(pair).notes[0]
     assert "0% of seeds differing" in note and "no difference inside the reward range would likely be decided" in note
@@ -68,10 +80,12 @@ def test_two_seeds_are_enough_for_the_share():
 
 def test_differences_narrower_than_the_range_are_not_pass_fail():
     # 0/1 rewards declared in [0, 2]: every difference is +-1, not +-2; 8 differ, so the sum of squares (8)
-    # is 2 * 2^2: only the sign counts show the magnitude is not the range's width
-    pair = passfail(20, 5, 3, declare=(0.0, 2.0), typical=True)
-    assert "McNemar" in pair.p_method and pv._discordant(pair) is None
-    assert "normal differences with this sd" in one(pair).notes[0]
+    # is 2 * 2^2: only the sign counts show the magnitude is not the range's width. Without them the pair
+    # has no share at all (it read as 10% pass/fail before that rule), so the note is the clipped-normal one
+    for typical in (True, False):
+        pair = passfail(20, 5, 3, declare=(0.0, 2.0), typical=typical)
+        assert "McNemar" in pair.p_method and pv._discordant(pair) is None
+        assert "normal differences with this sd" in one(pair).notes[0]
 
 
 def test_only_an_exact_mcnemar_pair_with_a_spread_has_a_share():
@@ -84,15 +98,15 @@ def test_only_an_exact_mcnemar_pair_with_a_spread_has_a_share():
     assert pv._discordant(built(sd=math.inf)) is None
 
 
-def test_float_noise_in_the_sd_still_reads_as_pass_fail_but_a_non_integer_count_does_not():
+def test_float_noise_in_the_sd_still_reads_as_pass_fail_but_a_magnitude_off_the_width_does_not():
     n, k = 20, 8                          # 8 of 20 differ by 1, mean 0.1: sum of squares 8 = 19 sd^2 + 20 * 0.01
     sd = math.sqrt((k - n * 0.01) / (n - 1))
     exact = built(n=n, diff=0.1, sd=sd)
     assert pv._discordant(exact) == pytest.approx(0.4)
-    # k read as 8 + 1e-5 (within 1e-6 n = 2e-5): still 8
+    # a sum of squares of 8 + 1e-5 (magnitude 1 + 6e-7): still pass/fail
     noisy = built(n=n, diff=0.1, sd=math.sqrt((k + 1e-5 - n * 0.01) / (n - 1)))
     assert pv._discordant(noisy) == pytest.approx(0.4)
-    # k read as 8.5: no whole number of seeds
+    # 8.5 over 8 differing seeds: a magnitude of 1.03, not the width
     assert pv._discordant(built(n=n, diff=0.1, sd=math.sqrt((k + 0.5 - n * 0.01) / (n - 1)))) is None
     # with the sign counts: a magnitude 1e-7 off the width (relative) is noise, 1e-3 off is not
     counts_pair = passfail(20, 5, 3, typical=True)

@@ -167,3 +167,21 @@ def test_the_arms_check_of_the_one_sample_gate_still_applies():
         raise AssertionError("no marginal PASS found")
     assert arm_skew_z((base, base + d), 10)[0] > 2.5
     assert any("arms' own rewards lean against it" in n for n in armed.notes) and plain.verdict == PASS
+
+
+def test_the_shown_tail_check_applies_from_the_second_look_on():
+    """A right-skewed candidate whose tail the seeds show (issue 37's skew fix, `gate_bounds.arm_tail_alpha`):
+    the one-sample gate refuses its PASS, and so must every later look of the group. Fails with the pooled route's
+    old arm check (the baseline's lean only: below the first step here, so the PASS stood at looks 2 and on)."""
+    base = [1.39, 1.12, 1.15, 0.22, 0.63, 1.12, 0.46, 0.62, 0.44, 0.72]
+    cand = [0.47, 0.25, 0.23, 0.17, 0.72, 0.56, 0.34, 0.54, 3.06, 0.82]
+    d = np.subtract(cand, base)
+    one_sample = gate_decision(d, 0.82, arms=(base, cand))
+    assert gate_decision(d, 0.82).verdict == PASS and one_sample.verdict == INCONCLUSIVE
+    for looks in (1, 4, 9):
+        shape = Shape(0.0, looks)
+        assert pooled_decision(d, 0.82, 0.05, shape).verdict == PASS, looks      # the differences alone PASS
+        armed = pooled_decision(d, 0.82, 0.05, shape, arms=(base, cand))
+        assert armed.verdict == INCONCLUSIVE, looks
+        assert armed.notes[-1] == one_sample.notes[-1]          # the one-sample gate's note, word for word
+        assert "right-skewed candidate" in armed.notes[-1] and "alpha 0.00625" in armed.notes[-1]

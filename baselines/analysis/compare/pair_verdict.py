@@ -220,19 +220,20 @@ def _bounded_note(pair: PairResult, alpha: float, level: float, where: str) -> N
 def _discordant(pair: PairResult) -> float | None:
     """Pass/fail pairs (every difference -w, 0 or +w, w the range's width): the share of seeds that differ;
     None for any other pair. Read from the exact McNemar test's use (all nonzero differences share one
-    magnitude) and the sign counts, or without them from the sum of squares: n q w^2 = (n - 1) sd^2 + n mean^2."""
-    if "McNemar" not in pair.p_method or pair.n < 2 or not math.isfinite(pair.sd):
-        return None
-    width = pair.reward_range[1] - pair.reward_range[0]
-    squares = (pair.n - 1) * pair.sd ** 2 + pair.n * pair.diff ** 2
+    magnitude m), the sign counts (k seeds differ) and the sum of squares k m^2 = (n - 1) sd^2 + n mean^2.
+    Without the counts it is None: the sum of squares alone cannot tell 8 seeds differing by 1 from 2 seeds
+    differing by 2, so 0/1 rewards declared in [0, 2] would read as pass/fail with a quarter of the share."""
     counts = getattr(pair.typical, "counts", None)
-    k = counts.wins + counts.losses if counts is not None else squares / width ** 2
+    if "McNemar" not in pair.p_method or pair.n < 2 or not math.isfinite(pair.sd) or counts is None:
+        return None
+    k = counts.wins + counts.losses
     if k == 0:
         return 0.0
-    magnitude = math.sqrt(max(squares / k, 0.0))
-    if abs(k - round(k)) > 1e-6 * pair.n or not math.isclose(magnitude, width, rel_tol=1e-6):
+    width = pair.reward_range[1] - pair.reward_range[0]
+    squares = (pair.n - 1) * pair.sd ** 2 + pair.n * pair.diff ** 2
+    if not math.isclose(math.sqrt(max(squares / k, 0.0)), width, rel_tol=1e-6):
         return None
-    return round(k) / pair.n
+    return k / pair.n
 
 
 def _interval_agrees(pair: PairResult) -> bool:

@@ -33,8 +33,8 @@ import numpy as np
 
 from ..statistics.stats import degenerate
 from ..statistics.student_t import t_interval
-from .gate_bounds import (FAIL, INCONCLUSIVE, PASS, UNBOUNDED_MIN_N, GateDecision, _skew_checked_seeds, _t_bounds,
-                          _t_needed, arm_skew_alpha, arm_skew_z, gate_decision, margin_verdict, skew_allowance,
+from .gate_bounds import (FAIL, INCONCLUSIVE, PASS, UNBOUNDED_MIN_N, GateDecision, _arm_note, _skew_checked_seeds,
+                          _t_bounds, _t_needed, arm_strict_alpha, gate_decision, margin_verdict, skew_allowance,
                           skew_z)
 
 #: the pooled skewness may lean against a verdict by at most this many standard errors (one-sided 1%)
@@ -84,7 +84,7 @@ def pooled_decision(diffs, margin: float, alpha: float, shape: Shape | None, arm
     """The unbounded gate's decision with the history's shape (`Shape`); the default gate when there is none.
 
     `arms` (baseline and candidate rewards, seed for seed) get the one-sample gate's arm check unchanged
-    (`gate_bounds.arm_skew_alpha`, issue 37 item 4: a PASS or FAIL the arms' own skewness leans against must also
+    (`gate_bounds.arm_strict_alpha`, issue 37: a PASS or FAIL the arms' own skewness leans against must also
     hold at a smaller alpha), per look: lognormal *rewards* give differences that look symmetric, so the pooled
     skewness of the differences cannot see them."""
     d = np.asarray(diffs, dtype=float)
@@ -125,21 +125,17 @@ def pooled_decision(diffs, margin: float, alpha: float, shape: Shape | None, arm
 
 
 def _arm_check(d: np.ndarray, margin: float, alpha: float, verdict: str, arms: tuple | None, notes: list) -> str:
-    """The one-sample gate's arm check (`gate_bounds._skew_checked`), on a PASS or FAIL of the pooled route."""
+    """The one-sample gate's arm checks (`gate_bounds.arm_strict_alpha`: the lean the seeds may miss and the tail
+    they show), on a PASS or FAIL of the pooled route, with the one-sample gate's note. One rule for both routes:
+    this route kept only the first check after the shown-tail one landed, so a right-skewed candidate's PASS the
+    one-sample gate refused still stood from a group's second look on."""
     if arms is None:
         return verdict
-    z_pass, z_fail = arm_skew_z(arms, d.size)
-    z_arm = z_pass if verdict == PASS else z_fail
-    strict = arm_skew_alpha(alpha, z_arm)
+    strict, z, shown = arm_strict_alpha(alpha, arms, d.size, verdict)
     if strict >= alpha:
         return verdict
     _, slo, shi = _t_bounds(d, strict, widen=True)
     if margin_verdict(slo, shi, margin) == verdict:
         return verdict
-    side = ("a right-skewed baseline or a left-skewed candidate" if verdict == PASS
-            else "a right-skewed candidate or a left-skewed baseline")
-    notes.append(f"the bounds say {verdict} but the arms' own rewards lean against it ({side}, {z_arm:.1f} standard "
-                 f"errors): rare large rewards these seeds may have missed, so a {verdict} must also hold at alpha "
-                 f"{strict:.3g} and does not; declare reward_range for distribution-free bounds, add seeds, or pass "
-                 "--bounds t to accept t bounds")
+    notes.append(_arm_note(verdict, z, shown, strict))
     return INCONCLUSIVE
