@@ -292,6 +292,24 @@ def test_one_seed_per_arm_says_there_are_no_bounds():
                           "2 seeds per arm) (Welch t, unpaired), margin 0.1 [unpaired: the arms share only 1 seed]")
 
 
+def test_no_bounds_with_the_seeds_there_blames_the_route_not_the_seed_count():
+    """Rule (`_gate_reason`): "fewer than 2 seeds per arm" is said only when an arm has fewer than 2 seeds; a route
+    that gives no bounds on more seeds (the exact sign test below 5 seeds, a population claim on one recurring
+    question) says "no bounds" and its note says why. Before, a 4-seed typical claim read "no bounds (fewer than 2
+    seeds per arm)"."""
+    for n in (2, 4):
+        res = gate(records(BASE10[:n], [x + 0.05 for x in BASE10[:n]]), 0.02, claim="typical")
+        assert (res.verdict, res.n, res.lower, res.upper) == (INCONCLUSIVE, n, -math.inf, math.inf)
+        assert res.reason.startswith(f"too few seeds to decide either way ({n}): median of candidate - baseline "
+                                     "(typical seed) = +0.05, no bounds (exact sign test on the median difference "
+                                     "(typical seed)), margin 0.02; ")
+        assert f"with {n} seeds no exact sign test can reach p<0.05 one-sided (at least 5 are needed)" in res.notes
+    res = gate(item_runs([[0.2], [0.4], [0.5], [0.3]], [[0.3], [0.6], [0.55], [0.3]]), 0.02)
+    assert (res.verdict, res.n, res.question_count) == (INCONCLUSIVE, 4, 1)
+    assert ", no bounds (two-way seed x question clustered t on paired item differences), margin 0.02; " in res.reason
+    assert "fewer than 2 seeds" not in res.reason
+
+
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
 def test_an_infinite_reward_prints_the_estimate_as_n_a():
     """Rule (`_gate_reason`): a mean difference that is not a finite number prints as "n/a", never as inf."""
