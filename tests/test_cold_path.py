@@ -3,6 +3,8 @@ score matrices as read-only views of the reward column, counts without cumulativ
 numbers as before."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -166,3 +168,23 @@ def test_heavy_tails_and_three_values_as_the_formulas_say(seed):
     before = d.copy()
     assert sf._three_valued(d).tolist() == sf._three_valued(d, np.abs(d)).tolist() == expected.tolist()
     assert np.array_equal(d, before)
+
+
+@pytest.mark.parametrize("level", [0.05, 0.025, 0.01, 0.1, 0.001, 0.5, 1.0, 0.05 / 3, 0.05 / 99, 0.05 / 4950])
+def test_critical_counts_of_every_n_at_once_are_critical_wins(level):
+    from baselines.analysis.statistics import typical_seed as ts
+    got = ts.critical_wins_upto(2000, level)
+    assert got.tolist() == [ts.critical_wins(n, level) or 0 for n in range(1, 2001)]
+    assert not got.flags.writeable
+
+
+@pytest.mark.parametrize("share", [0.5, 0.5001, 0.51, 0.52, 0.55, 0.6, 0.75, 0.95, 0.999, 1.0, 1.2, math.nan])
+@pytest.mark.parametrize("level", [0.05, 0.01, 0.05 / 99])
+def test_seeds_to_decide_is_the_scan_over_n(share, level):
+    from baselines.analysis.statistics import typical_seed as ts
+    expected = None
+    if math.isfinite(share) and share > 0.5:
+        expected = next((n for n in range(1, 2001) if ts.sign_power(n, min(share, 1.0), level) >= ts.POWER), None)
+    assert ts.seeds_to_decide(share, level) == expected
+    assert ts.seeds_to_decide(share, level, cap=40) == (expected if expected is not None and expected <= 40
+                                                        else None)
