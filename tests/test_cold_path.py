@@ -3,6 +3,8 @@ score matrices as read-only views of the reward column, counts without cumulativ
 numbers as before."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -123,3 +125,66 @@ def test_the_group_loop_and_the_row_indices_find_the_same_reshaped_groups(seed, 
                                                                    split.segments[1:].tolist()) if a <= x < z]
         expected.append(all(c == cols[0] for c in cols))
     assert found[0] == found[1] == expected
+
+
+def _skewness_by_power(x: np.ndarray) -> np.ndarray:
+    """The formula skewness_rows had (c ** 3), kept here as the reference."""
+    ok = np.isfinite(x)
+    n = ok.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.where(ok, x, 0.0).sum(axis=1) / n
+        c = np.where(ok, x - mean[:, None], 0.0)
+        m2 = (c * c).sum(axis=1) / n
+        g = ((c ** 3).sum(axis=1) / n) / m2 ** 1.5
+    return np.where((n >= 3) & (m2 > 0) & np.isfinite(g), g, 0.0)
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_skewness_by_products_is_the_power_formula_and_labels_alike(seed):
+    from baselines.analysis.statistics.arm_intervals import skewness_rows
+    from baselines.analysis.statistics.pair_interval import SKEW_THRESHOLD
+    rng = np.random.default_rng(seed)
+    x = rng.lognormal(0, rng.uniform(0.1, 2), (int(rng.integers(1, 12)), int(rng.integers(1, 50))))
+    x *= 10.0 ** rng.uniform(-6, 6)
+    x[rng.random(x.shape) < 0.2 * (seed % 2)] = np.nan
+    before = x.copy()
+    got, want = skewness_rows(x), _skewness_by_power(x)
+    assert np.allclose(got, want, rtol=1e-12, atol=0)
+    assert ((np.abs(got) > SKEW_THRESHOLD) == (np.abs(want) > SKEW_THRESHOLD)).all()
+    assert np.array_equal(x, before, equal_nan=True)        # the scores are not written
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_heavy_tails_and_three_values_as_the_formulas_say(seed):
+    from baselines.analysis.statistics import sign_flip as sf
+    rng = np.random.default_rng(seed)
+    d = rng.standard_t(1 + seed % 4, (6, 1500))
+    d[0] = rng.choice([-1.0, 0.0, 1.0], 1500)
+    m2, m3 = np.mean(d ** 2, axis=1), np.mean(np.abs(d) ** 3, axis=1)
+    assert sf._heavy_tailed(d).tolist() == (m3 / m2 ** 1.5 > sf.HEAVY_TAIL_RATIO).tolist()
+    a = np.abs(d)
+    top = a.max(axis=1)[:, None]
+    expected = np.all((a <= sf.TIE_RTOL * top) | (np.abs(a - top) <= sf.TIE_RTOL * top), axis=1)
+    before = d.copy()
+    assert sf._three_valued(d).tolist() == sf._three_valued(d, np.abs(d)).tolist() == expected.tolist()
+    assert np.array_equal(d, before)
+
+
+@pytest.mark.parametrize("level", [0.05, 0.025, 0.01, 0.1, 0.001, 0.5, 1.0, 0.05 / 3, 0.05 / 99, 0.05 / 4950])
+def test_critical_counts_of_every_n_at_once_are_critical_wins(level):
+    from baselines.analysis.statistics import typical_seed as ts
+    got = ts.critical_wins_upto(2000, level)
+    assert got.tolist() == [ts.critical_wins(n, level) or 0 for n in range(1, 2001)]
+    assert not got.flags.writeable
+
+
+@pytest.mark.parametrize("share", [0.5, 0.5001, 0.51, 0.52, 0.55, 0.6, 0.75, 0.95, 0.999, 1.0, 1.2, math.nan])
+@pytest.mark.parametrize("level", [0.05, 0.01, 0.05 / 99])
+def test_seeds_to_decide_is_the_scan_over_n(share, level):
+    from baselines.analysis.statistics import typical_seed as ts
+    expected = None
+    if math.isfinite(share) and share > 0.5:
+        expected = next((n for n in range(1, 2001) if ts.sign_power(n, min(share, 1.0), level) >= ts.POWER), None)
+    assert ts.seeds_to_decide(share, level) == expected
+    assert ts.seeds_to_decide(share, level, cap=40) == (expected if expected is not None and expected <= 40
+                                                        else None)
