@@ -21,6 +21,7 @@ from baselines.analysis.tables import table as table_module, table_cache
 from baselines.analysis.tables.table import RunTable
 from baselines.cli import main
 from baselines.core.errors import InputError
+from baselines.core.records import budget_key
 from tests.sizes import examples
 
 
@@ -400,3 +401,139 @@ def test_any_sequence_of_appends_edits_and_truncations_reads_as_a_cold_parse(tmp
         if aged:
             age(path, 1 + where % 1000)
         check(path)
+
+
+# -- the table's one row order (table_order): what the group split needs, kept through the sidecar ----------------
+def mixed_line(workload: str, budget: int, arm: str, seed: int, reward: float = 0.5) -> str:
+    record = {"workload": workload, "arm": arm, "seed": seed, "budget": {"tokens": budget},
+              "spend": {"tokens": budget - 1, "calls": 3}, "reward": reward}
+    return json.dumps(record, separators=(",", ":"))
+
+
+def split_sorts(table: RunTable) -> bool:
+    """Whether `compare`'s group split would sort (and copy every column it reads) for this table."""
+    from baselines.analysis.compare.comparing import _GroupSplit
+    return _GroupSplit(table.frame).order is not None
+
+
+def file_rows(path: Path) -> list[tuple]:
+    rows = []
+    for text in path.read_text().splitlines():
+        if text.strip():
+            r = json.loads(text)
+            rows.append((r["workload"], budget_key(r["budget"]), r["arm"], r["seed"], r["reward"]))
+    return sorted(rows)
+
+
+def table_rows(table: RunTable) -> list[tuple]:
+    f = table.frame
+    return sorted(zip(f["workload"].astype(str), f["budget"].astype(str), f["arm"].astype(str),
+                      f["seed"].tolist(), f["reward"].tolist()))
+
+
+def test_appended_lines_of_every_group_are_merged_in_the_splits_order(tmp_path, parsed):
+    """Lines appended after the held part interleave with it in (workload, budget, arm, seed) order: the read
+    merges them in, so the split finds its rows in order (no lexsort, no copy of each column: issue 38).
+    Without the merge (rows in line order) `split_sorts` is True here."""
+    held = [mixed_line(w, b, a, s) for w in ("w2", "w1") for b in (300, 100) for a in ("B", "A") for s in range(3)]
+    path = write(tmp_path / "r.jsonl", "\n".join(held) + "\n")
+    first = check(path)
+    assert not split_sorts(first[1])
+    tail = [mixed_line(w, b, a, s, 0.25) for s in (7, 3) for a in ("C", "A") for w in ("w1", "w3", "w2")
+            for b in (100, 200)]
+    with open(path, "a") as handle:
+        handle.write("\n".join(tail) + "\n")
+    age(path)
+    after = check(path)
+    assert parsed[-2] == len("\n".join(tail) + "\n")   # only the new lines were parsed
+    assert not split_sorts(after[1])
+    assert table_rows(after[1]) == file_rows(path)
+    assert list(after[1].frame["workload"].cat.categories) == ["w1", "w2", "w3"]
+    again = check(path)                                 # the sidecar rewritten with the merged rows
+    assert parsed[-2] == 0 and not split_sorts(again[1])
+
+
+def test_the_sidecar_holds_its_rows_in_table_order_with_their_line_numbers(tmp_path):
+    lines = [mixed_line("w", 100, a, s) for s in range(4) for a in ("B", "A")]   # seed-major, as a runner writes
+    path = write(tmp_path / "r.jsonl", "\n".join(lines) + "\n")
+    outcome(path)
+    held = table_cache.load(path, table_cache.Stamp.of(path))
+    arms, seeds = held.frame["arm"], held.frame["seed"]
+    names = [arms[1][c] for c in arms[0]]
+    assert list(zip(names, seeds.tolist())) == sorted(zip(names, seeds.tolist()))
+    assert held.numbers.tolist() == [2, 4, 6, 8, 1, 3, 5, 7]   # each row still knows its line (errors name it)
+
+
+def test_a_run_repeated_in_the_held_part_keeps_the_duplicate_rules(tmp_path):
+    """A sidecar written by a keep_last read holds a run twice: the first-or-last rule and the lines an error
+    names must be those of a cold parse, before and after an append."""
+    lines = [mixed_line("w", 100, a, s, r) for s, a, r in ((1, "B", .1), (0, "A", .2), (1, "B", .3), (0, "B", .4))]
+    path = write(tmp_path / "r.jsonl", "\n".join(lines) + "\n")
+    assert check(path, keep_last=True)[0] == "table"
+    kind, message = check(path)
+    assert kind == "error" and "r.jsonl:3: duplicate" in message and "r.jsonl:1" in message
+    with open(path, "a") as handle:
+        handle.write(mixed_line("w", 100, "A", 0, .9) + "\n" + mixed_line("w", 100, "A", 5) + "\n")
+    age(path)
+    assert check(path, keep_last=True)[1].frame["reward"].tolist() == [0.9, 0.5, 0.4, 0.3]
+    assert check(path)[0] == "error"
+
+
+LABELLED = st.tuples(st.sampled_from(["w1", "w2", "zeta", "alpha"]), st.sampled_from([100, 200, 50]),
+                     st.sampled_from(["A", "B", "arm-10", "arm-9", "ü"]),
+                     st.one_of(st.integers(0, 40), st.sampled_from([-2**63, 2**63 - 1, -1, 10**12])))
+
+
+@settings(deadline=None, max_examples=examples(40), suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(start=st.lists(LABELLED, min_size=1, max_size=12), appends=st.lists(st.lists(LABELLED, min_size=1,
+                                                                                     max_size=8), max_size=4),
+       aged=st.lists(st.booleans(), min_size=4, max_size=4))
+def test_appends_that_interleave_groups_read_as_a_cold_parse_in_the_splits_order(tmp_path, start, appends, aged):
+    """Any lines, then appends of any groups, arms and seeds (repeats and seeds at the int64 ends included):
+    each read through the sidecar equals a cold parse (or its error), holds the file's runs, and the split
+    finds them in order."""
+    path = tmp_path / "interleave.jsonl"
+    for leftover in (path, sidecar(path)):
+        if leftover.exists():
+            leftover.unlink()
+    write(path, "".join(mixed_line(*key, reward=i / 100) + "\n" for i, key in enumerate(start)))
+    steps = [[]] + appends
+    for n, batch in enumerate(steps):
+        if batch:
+            with open(path, "a") as handle:
+                handle.write("".join(mixed_line(*key, reward=(n * 10 + i) / 100) + "\n" for i, key in enumerate(batch)))
+        if aged[n % len(aged)]:
+            age(path, 1 + n)
+        for keep_last in (False, True):
+            kind, table = check(path, keep_last=keep_last)
+            if kind == "table":
+                assert not split_sorts(table)
+                if not keep_last:
+                    assert table_rows(table) == file_rows(path)
+
+
+def test_a_small_append_is_parsed_on_each_read_until_it_is_worth_a_rewrite(tmp_path, parsed):
+    """A few lines after a large held part leave the sidecar as it is (a rewrite copies every column again:
+    the first compare after an append cost more than a parse); each read parses just those lines and merges
+    them in; once they reach 1/REWRITE_AFTER of the held part the sidecar holds them too. Without
+    `worth_rewriting` the first read after the small append rewrites the sidecar."""
+    held = [mixed_line("w", 100, a, s) for s in range(40) for a in ("B", "A")]
+    path = write(tmp_path / "r.jsonl", "\n".join(held) + "\n")
+    outcome(path)
+    before = sidecar(path).read_bytes()
+    small = mixed_line("w", 100, "A", 99) + "\n"
+    assert len(small) * table_cache.REWRITE_AFTER < path.stat().st_size
+    with open(path, "a") as handle:
+        handle.write(small)
+    age(path)
+    for _ in range(2):
+        table = check(path)[1]
+        assert parsed[-2] == len(small) and sidecar(path).read_bytes() == before
+        assert not split_sorts(table) and table_rows(table) == file_rows(path)
+    more = "".join(mixed_line("w", 100, "C", s) + "\n" for s in range(6))
+    with open(path, "a") as handle:
+        handle.write(more)
+    age(path, 200)
+    check(path)
+    assert parsed[-2] == len(small) + len(more) and sidecar(path).read_bytes() != before
+    assert not split_sorts(check(path)[1]) and parsed[-2] == 0

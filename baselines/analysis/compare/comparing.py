@@ -32,11 +32,11 @@ from scipy.special import stdtrit
 
 from ..statistics.arm_intervals import bounded_arm_intervals
 from ..statistics.reward_range import check_margin
-from ..tables.columns import arm_sums, medians_of, run_bounds, sorted_codes
+from ..tables.columns import medians_of, run_bounds
 from .compare_options import CompareOptions
 from ..tables.degradation import mark_degraded
 from .comparison import MEASURED, PARTIAL, UNREPORTED, ArmSummary, Comparison, Group, UnitSpend
-from .screen import screen_groups
+from .screen import screen_groups, segment_counts
 from .spend_checks import check_confound, check_runs, set_over_budget
 from ...core.scoped import gc_paused
 from ..curves.anytime import metric_frame
@@ -189,11 +189,10 @@ class _GroupSplit:
 
     def __init__(self, frame: pd.DataFrame):
         self.frame = frame
-        w = frame["workload"].cat.codes.to_numpy().astype(np.int64)
-        b = frame["budget"].cat.codes.to_numpy().astype(np.int64)
         self.n_budgets = max(len(frame["budget"].cat.categories), 1)
-        group = w * self.n_budgets + b
-        self.arm_names, arm_rank = sorted_codes(frame["arm"]) if len(frame) else ([], np.empty(0, np.int64))
+        group = _group_codes(frame["workload"].cat.codes.to_numpy(), frame["budget"].cat.codes.to_numpy(),
+                             max(len(frame["workload"].cat.categories), 1), self.n_budgets)
+        self.arm_names, arm_rank = _arm_ranks(frame["arm"])
         seeds = frame["seed"].to_numpy()
         self.order = None if _in_order(group, arm_rank, seeds) else np.lexsort((seeds, arm_rank, group))
         self.sorted_group = group if self.order is None else group[self.order]
@@ -267,6 +266,36 @@ class _GroupColumns:
         return [values[self.bounds[i]:self.bounds[i + 1]] for i in range(len(self.arms))]
 
 
+def _small_int(top: int) -> type:
+    """The narrowest signed integer type holding 0..top (codes kept per row: a million rows of int64 are 8 MB)."""
+    for dtype in (np.int8, np.int16, np.int32):
+        if top <= np.iinfo(dtype).max:
+            return dtype
+    return np.int64
+
+
+def _group_codes(workload: np.ndarray, budget: np.ndarray, n_workloads: int, n_budgets: int) -> np.ndarray:
+    """workload * n_budgets + budget per row, in the narrowest type that holds every code (no int64 temporaries)."""
+    dtype = _small_int(n_workloads * n_budgets)
+    group = workload.astype(dtype)
+    group *= dtype(n_budgets)
+    group += budget.astype(dtype, copy=False)
+    return group
+
+
+def _arm_ranks(arm: pd.Series) -> tuple[list[str], np.ndarray]:
+    """`columns.sorted_codes` (arm names in sorted order, each row's index into them) in a narrow integer type."""
+    codes = arm.cat.codes.to_numpy()
+    if not codes.size:
+        return [], np.empty(0, np.int8)
+    used = np.unique(codes)
+    names = np.asarray(arm.cat.categories.astype(str))[used]
+    order = np.argsort(names, kind="stable")
+    rank = np.empty(int(codes.max()) + 1, dtype=_small_int(len(used)))
+    rank[used[order]] = np.arange(len(used))
+    return [str(n) for n in names[order]], rank[codes]
+
+
 def _in_order(group: np.ndarray, arm: np.ndarray, seed: np.ndarray) -> bool:
     """Whether the rows are in strictly increasing (group, arm, seed) order: then no sort and no copies.
 
@@ -327,9 +356,10 @@ def _groups(split: "_GroupSplit", chosen: list[tuple[str, str, str]], budgets: d
     screen = screen_groups(split, [budgets[bkey] for _, bkey in split.group_keys], {f for _, _, f in chosen},
                            confound_units, {u: arm_units[u][0] for u in confound_units},
                            {u: arm_units[u][1] for u in confound_units}, options.tolerance)
-    seeds = np.array(split.whole("seed"))                 # private copies: the groups hold views into them
-    scores = split.whole("reward").astype(float, copy=True)
-    rows = np.arange(len(seeds)) if split.order is None else split.order
+    seeds = split.whole("seed")
+    scores = _read_only(split.whole("reward"))          # the groups hold views into it: never written
+    rows = np.arange(len(seeds), dtype=np.int32 if len(seeds) < 2 ** 31 else np.int64) if split.order is None \
+        else split.order
     bounds = split.bounds.tolist()
     first_arm, end_arm = screen.first_arm.tolist(), screen.end_arm.tolist()
     reshaped = screen.reshaped.tolist()
@@ -345,7 +375,7 @@ def _groups(split: "_GroupSplit", chosen: list[tuple[str, str, str]], budgets: d
         cols = None
         if reshaped[g]:
             n = (z - a) // (s1 - s0)
-            group.seeds, group.scores = seeds[a:a + n], scores[a:z].reshape(s1 - s0, n)
+            group.seeds, group.scores = seeds[a:a + n].copy(), scores[a:z].reshape(s1 - s0, n)
         else:
             cols = split.columns(workload, bkey)
             group.seeds, group.scores = _score_matrix(cols)
@@ -364,6 +394,18 @@ def _groups(split: "_GroupSplit", chosen: list[tuple[str, str, str]], budgets: d
             if not confound_of[unit][g] and options.checks_confounds_in(unit, fixed):
                 check_confound(group, group.arm_names, unit, options.tolerance)
         out.append(group)
+    return out
+
+
+def _read_only(values: np.ndarray) -> np.ndarray:
+    """A float view of `values` that refuses writes (a copy only when they are not float64).
+
+    Why a view: a private copy of the reward column was 8 MB per million runs
+    held for the whole comparison (issue 38: peak memory); the score matrices
+    are read, never written, and a read-only view makes sure of it.
+    """
+    out = values.astype(float, copy=False).view()
+    out.flags.writeable = False
     return out
 
 
@@ -417,7 +459,8 @@ def range_notes(groups: list[Group], split: "_GroupSplit") -> None:
     """A note on each group whose runs declare different reward ranges (the hull is used)."""
     if "reward_lo" not in split.frame.columns or not len(split.frame):
         return
-    lo, hi, starts = split.whole("reward_lo").astype(float), split.whole("reward_hi").astype(float), split.bounds[:-1]
+    lo, hi = split.whole("reward_lo").astype(float, copy=False), split.whole("reward_hi").astype(float, copy=False)
+    starts = split.bounds[:-1]
     differs = ((np.fmin.reduceat(lo, starts) != np.fmax.reduceat(lo, starts))
                | (np.fmin.reduceat(hi, starts) != np.fmax.reduceat(hi, starts))).tolist()
     for group in groups:
@@ -460,13 +503,13 @@ def _all_summaries(split: "_GroupSplit", units: list[str]
     """
     bounds = split.segments
     reward, dev, failed, errors_text = (split.whole(c) for c in ("reward", "dev_reward", "failed", "error"))
-    errors = arm_sums(failed.astype(bool), bounds)
+    errors = segment_counts(failed.astype(bool), bounds)
     spends = {unit: split.whole(f"spend:{unit}") for unit in units}
     medians = medians_of([reward] + list(spends.values()), bounds)
     known_reward = ~np.isnan(reward)
-    scored_counts = arm_sums(known_reward, bounds)
+    scored_counts = segment_counts(known_reward, bounds)
     dev_known = ~np.isnan(dev)
-    dev_counts = arm_sums(dev_known, bounds)
+    dev_counts = segment_counts(dev_known, bounds)
     dev_sums = np.add.reduceat(np.where(dev_known, dev, 0.0), bounds[:-1]) if len(bounds) > 1 else np.zeros(0)
     low = np.fmin.reduceat(reward, bounds[:-1]) if len(bounds) > 1 else np.zeros(0)
     high = np.fmax.reduceat(reward, bounds[:-1]) if len(bounds) > 1 else np.zeros(0)
@@ -475,7 +518,7 @@ def _all_summaries(split: "_GroupSplit", units: list[str]
     for k, unit in enumerate(units):
         values, partial = spends[unit], split.whole(f"partial:{unit}").astype(bool)
         known = ~np.isnan(values)
-        reported, full = arm_sums(known, bounds), arm_sums(known & ~partial, bounds)
+        reported, full = segment_counts(known, bounds), segment_counts(known & ~partial, bounds)
         status = np.where(reported == 0, UNREPORTED, np.where(full < runs, PARTIAL, MEASURED))
         if ((reported > 0) & (reported < runs)).any():
             medians[k + 1] = _partial_lower_bounds(values, known, bounds, reported, runs, medians[k + 1])
@@ -537,11 +580,17 @@ def segment_t_intervals(values: np.ndarray, known: np.ndarray, bounds: np.ndarra
         empty = np.zeros(0)
         return empty, empty, empty
     starts = bounds[:-1]
-    filled = np.where(known, values, 0.0)
+    unknown = ~known
+    filled = values.copy()              # one column-sized temporary at a time (issue 38: peak memory)
+    filled[unknown] = 0.0
     with np.errstate(invalid="ignore", divide="ignore"):
         means = np.add.reduceat(filled, starts) / counts
-        centred = np.where(known, values - np.repeat(means, np.diff(bounds)), 0.0)
-        variance = np.add.reduceat(centred * centred, starts) / (counts - 1)
+        centred = np.repeat(means, np.diff(bounds))
+        np.subtract(values, centred, out=centred)
+        centred[unknown] = 0.0
+        np.multiply(centred, centred, out=centred)
+        variance = np.add.reduceat(centred, starts) / (counts - 1)
+        del filled, centred
         half = stdtrit(np.maximum(counts - 1, 1), 0.5 + level / 2) * np.sqrt(variance / counts)
     half = np.where(counts >= 2, half, np.nan)
     means = np.where(counts >= 1, means, np.nan)

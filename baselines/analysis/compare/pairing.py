@@ -33,7 +33,7 @@ def pair_group(group: Group, options: CompareOptions) -> None:
     arms = [group.arms[i].arm for i in usable]
     if len(arms) < 2:
         return
-    matrix = group.scores[usable]
+    matrix = group.scores if len(usable) == len(group.arms) else group.scores[usable]   # no copy when all are
     baseline = options.baseline
     if baseline is not None and baseline not in arms:
         group.notes.append(f"baseline arm {baseline!r} has fewer than 2 scored runs on this workload and budget"

@@ -25,6 +25,28 @@ from ..tables.columns import arm_sums
 MARGIN = 1e-9
 
 
+def segment_counts(mask: np.ndarray, bounds: np.ndarray) -> np.ndarray:
+    """Count of True in each segment [bounds[i], bounds[i + 1]) of a boolean column: `columns.arm_sums`' numbers.
+
+    Few long segments (a million runs of a hundred arms) are summed in place
+    by `np.add.reduceat`, without the cumulative sum's two int64 copies of the
+    column (16 MB per million rows, ten times the time); many short segments
+    keep the cumulative sum, which is faster there.
+    """
+    starts = bounds[:-1]
+    if mask.size == 0 or starts.size == 0 or starts.size * 16 > mask.size:
+        return arm_sums(mask, bounds)
+    sizes = np.diff(bounds)
+    column = mask[:int(bounds[-1])]
+    if (sizes > 0).all():
+        return np.add.reduceat(column, starts, dtype=np.int64)
+    out = np.zeros(starts.size, dtype=np.int64)
+    nonempty = sizes > 0
+    if nonempty.any():   # an empty segment would be summed as its start's element: only non-empty ones go in
+        out[nonempty] = np.add.reduceat(column, starts[nonempty], dtype=np.int64)
+    return out
+
+
 def segment_medians(values: np.ndarray, bounds: np.ndarray) -> np.ndarray:
     """Median of each segment of `values` (non-empty segments, no NaN): np.median's numbers, one sort for all.
 
@@ -44,19 +66,26 @@ def segment_medians(values: np.ndarray, bounds: np.ndarray) -> np.ndarray:
 
 
 def _relative(values: np.ndarray, reference: np.ndarray) -> np.ndarray:
-    """`columns.relative` with one reference per value."""
+    """`columns.relative` with one reference per value. Overwrites `reference` (a temporary of the caller's):
+    one column-sized temporary fewer at each step."""
+    zero = reference == 0
+    rel = values - reference
     with np.errstate(divide="ignore", invalid="ignore"):
-        rel = (values - reference) / np.abs(reference)
-    return np.where(reference == 0, np.where(values > 0, np.inf, 0.0), rel)
+        np.divide(rel, np.abs(reference, out=reference), out=rel)
+    if zero.any():
+        rel[zero] = np.where(values[zero] > 0, np.inf, 0.0)
+    return rel
 
 
 def _near_or_beyond(rel: np.ndarray, tolerance: float) -> np.ndarray:
-    """Relative drifts the exact check might flag (beyond the tolerance, or within MARGIN of it; NaN too)."""
+    """Relative drifts the exact check might flag (beyond the tolerance, or within MARGIN of it; NaN too).
+    Overwrites `rel` with its absolute value."""
     if tolerance < 0:
         return np.ones(rel.shape, dtype=bool)
     if tolerance == 0:
         return ~(rel == 0)
-    return ~(np.abs(rel) < tolerance * (1 - MARGIN))
+    out = np.abs(rel, out=rel) < tolerance * (1 - MARGIN)
+    return np.logical_not(out, out=out)
 
 
 @dataclass
@@ -98,29 +127,61 @@ def screen_groups(split, budgets: list[dict], fixed_units: set[str], confound_un
     sizes = np.diff(segments)
     arm_runs = sizes[first_arm]
     same_size = np.minimum.reduceat(sizes, first_arm) == np.maximum.reduceat(sizes, first_arm)
-    group_of_row = np.repeat(np.arange(len(starts)), np.diff(bounds))
-    start_of_row = starts[group_of_row]
-    seeds = split.whole("seed")
-    first_arm_row = start_of_row + (np.arange(bounds[-1]) - start_of_row) % arm_runs[group_of_row]
-    reshaped = same_size & (arm_sums(seeds != seeds[first_arm_row], bounds) == 0)
+    reshaped = same_size & _same_seeds(split.whole("seed"), bounds, arm_runs, same_size)
     reward = split.whole("reward")
-    scored = arm_sums(np.isnan(reward), bounds) == 0
+    scored = segment_counts(np.isnan(reward), bounds) == 0
     screen = GroupScreen(first_arm, end_arm, reshaped, scored, _declared_ranges(split, bounds),
                          _declared_nouns(split.whole("nouns"), bounds))
     for unit in fixed_units:
-        screen.fixed[unit] = _fixed_clean(split, unit, budgets, scored, first_arm, end_arm, group_of_row, tolerance)
+        screen.fixed[unit] = _fixed_clean(split, unit, budgets, scored, first_arm, end_arm, tolerance)
     for unit in confound_units:
         screen.confound[unit] = _confound_clean(arm_medians[unit], arm_status_ok[unit], first_arm, end_arm,
                                                 tolerance)
     return screen
 
 
+#: groups of at least this many rows on average are checked one at a time (`_same_seeds`)
+LOOP_ROWS = 1024
+
+
+def _same_seeds(seeds: np.ndarray, bounds: np.ndarray, arm_runs: np.ndarray, same_size: np.ndarray) -> np.ndarray:
+    """Per group: every row's seed equals the seed at its position in the group's first arm (meaningful where
+    `same_size`: every arm has `arm_runs` rows).
+
+    Large groups (LOOP_ROWS rows or more on average) compare each group's
+    (arms x runs) block with its first row, one group at a time: no per-row
+    index arrays (they were 32 MB per million runs, the screen's peak, issue
+    38). Many small groups build the row indices at once, in int32 where the
+    rows fit.
+    """
+    groups = len(bounds) - 1
+    if groups == 0:
+        return np.zeros(0, dtype=bool)
+    if bounds[-1] >= LOOP_ROWS * groups:
+        out = np.zeros(groups, dtype=bool)
+        for g, (a, z, n, ok) in enumerate(zip(bounds[:-1].tolist(), bounds[1:].tolist(), arm_runs.tolist(),
+                                             same_size.tolist())):
+            if ok:
+                block = seeds[a:z].reshape(-1, n)
+                out[g] = bool((block == block[0]).all())
+        return out
+    index = np.int32 if bounds[-1] < 2 ** 31 else np.int64
+    group_of_row = np.repeat(np.arange(groups, dtype=index), np.diff(bounds))
+    start_of_row = bounds[:-1].astype(index)[group_of_row]
+    first_arm_row = np.arange(bounds[-1], dtype=index)
+    first_arm_row -= start_of_row
+    first_arm_row %= arm_runs.astype(index)[group_of_row]
+    first_arm_row += start_of_row
+    del group_of_row, start_of_row
+    return segment_counts(seeds != seeds[first_arm_row], bounds) == 0
+
+
 def _declared_ranges(split, bounds: np.ndarray) -> list:
     """`comparing._declared_range` per group: (lo, hi) when every run declares a range (the hull of the
     ranges when they differ: every reward lies in it), else None."""
-    lo, hi = split.whole("reward_lo").astype(float), split.whole("reward_hi").astype(float)
+    lo, hi = split.whole("reward_lo").astype(float, copy=False), split.whole("reward_hi").astype(float, copy=False)
     groups = len(bounds) - 1
-    missing = arm_sums(np.isnan(lo) | np.isnan(hi), bounds) > 0
+    missing = segment_counts(np.isnan(lo) | np.isnan(hi), bounds) > 0
     if missing.all():
         return [None] * groups
     starts = bounds[:-1]
@@ -149,8 +210,7 @@ def _declared_nouns(nouns: np.ndarray, bounds: np.ndarray) -> list:
 
 
 def _fixed_clean(split, unit: str, budgets: list[dict], scored: np.ndarray, first_arm: np.ndarray,
-                 end_arm: np.ndarray, group_of_row: np.ndarray, tolerance: float
-                 ) -> tuple[np.ndarray, np.ndarray, list]:
+                 end_arm: np.ndarray, tolerance: float) -> tuple[np.ndarray, np.ndarray, list]:
     """(clean, reference, source) per group fixed in `unit`, as `spend_checks._check_fixed` would set them.
 
     Clean: every run scored and reporting `unit` in full, a reference (the
@@ -160,7 +220,7 @@ def _fixed_clean(split, unit: str, budgets: list[dict], scored: np.ndarray, firs
     bounds, segments = split.bounds, split.segments
     spend = split.whole(f"spend:{unit}")
     partial = split.whole(f"partial:{unit}").astype(bool)
-    full = arm_sums(np.isnan(spend) | partial, bounds) == 0
+    full = segment_counts(np.isnan(spend) | partial, bounds) == 0
     in_budget = np.array([unit in b for b in budgets], dtype=bool)
     budget_value = np.array([float(b[unit]) if unit in b else np.nan for b in budgets])
     arms = end_arm - first_arm
@@ -171,8 +231,9 @@ def _fixed_clean(split, unit: str, budgets: list[dict], scored: np.ndarray, firs
         of_arms = segment_medians(medians, np.concatenate((first_arm, end_arm[-1:])))
         reference = np.where(in_budget, budget_value, of_arms)
     clean = full & scored & (in_budget | by_median)
-    rel = _relative(spend, reference[group_of_row])
-    clean &= arm_sums(_near_or_beyond(rel, tolerance), bounds) == 0
+    rel = _relative(spend, np.repeat(reference, np.diff(bounds)))   # each row against its group's reference
+    clean &= segment_counts(_near_or_beyond(rel, tolerance), bounds) == 0
+    del rel
     source = ["budget" if b else "median of arms" for b in in_budget.tolist()]
     return clean, reference, source
 
@@ -181,8 +242,8 @@ def _confound_clean(medians: np.ndarray, status_ok: np.ndarray, first_arm: np.nd
                     tolerance: float) -> np.ndarray:
     """Per group: every arm measures the unit in full and no arm's median is beyond the tolerance of their median."""
     arm_bounds = np.concatenate((first_arm, end_arm[-1:]))
-    complete = arm_sums(~status_ok, arm_bounds) == 0
+    complete = segment_counts(~status_ok, arm_bounds) == 0
     safe = np.where(status_ok, medians, 0.0)
     reference = segment_medians(safe, arm_bounds)
     rel = _relative(safe, np.repeat(reference, end_arm - first_arm))
-    return complete & (arm_sums(_near_or_beyond(rel, tolerance), arm_bounds) == 0)
+    return complete & (segment_counts(_near_or_beyond(rel, tolerance), arm_bounds) == 0)

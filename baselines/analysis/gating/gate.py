@@ -413,8 +413,10 @@ def _gate_reason(result: GateResult, lower_is_better: bool) -> str:
     direction = "candidate - baseline" if not lower_is_better else "baseline - candidate (lower is better)"
     if result.claim == "typical":
         direction = f"median of {direction} (typical seed)"
-    bounds = (f"one-sided {format_level(1 - result.alpha)} bounds [{lower:+.4g}, {upper:+.4g}]"
-              if math.isfinite(lower) or math.isfinite(upper) else "no bounds (fewer than 2 seeds per arm)")
+    if math.isfinite(lower) or math.isfinite(upper):
+        bounds = f"one-sided {format_level(1 - result.alpha)} bounds [{lower:+.4g}, {upper:+.4g}]"
+    else:   # with the seeds there, a note says why (a sign test below 5 seeds, one question recurring)
+        bounds = "no bounds (fewer than 2 seeds per arm)" if result.n < 2 else "no bounds"
     shown = f"{mean:+.4g}" if math.isfinite(mean) else "n/a"
     bound_text = f"{direction} = {shown}, {bounds} ({result.method}), margin {result.margin:.4g}"
     if verdict == PASS:

@@ -72,16 +72,30 @@ def bounded_arm_intervals(groups, level: float = 0.95) -> None:
 
 
 def skewness_rows(scores: np.ndarray) -> np.ndarray:
-    """Sample skewness of each row's finite values (0 where fewer than 3 or no spread)."""
+    """Sample skewness of each row's finite values (0 where fewer than 3 or no spread).
+
+    The cube is c * c * c, not c ** 3: numpy's power costs 50-130 ms per
+    million values against 2 ms for two products (issue 38: 0.06 s of a
+    million-run compare), and the figure is only compared with
+    SKEW_THRESHOLD. Two column-sized temporaries, reused in place.
+    """
     x = np.asarray(scores, dtype=float)
     ok = np.isfinite(x)
     n = ok.sum(axis=1)
-    filled = np.where(ok, x, 0.0)
+    gaps = None if ok.all() else ~ok
+    c = x.copy()
+    if gaps is not None:
+        c[gaps] = 0.0
     with np.errstate(invalid="ignore", divide="ignore"):
-        mean = filled.sum(axis=1) / n
-        c = np.where(ok, x - mean[:, None], 0.0)
-        m2 = (c * c).sum(axis=1) / n
-        m3 = (c ** 3).sum(axis=1) / n
+        mean = c.sum(axis=1) / n
+        np.subtract(x, mean[:, None], out=c)
+        if gaps is not None:
+            c[gaps] = 0.0
+        power = c * c
+        m2 = power.sum(axis=1) / n
+        power *= c
+        m3 = power.sum(axis=1) / n
+        del c, power
         g = m3 / m2 ** 1.5
     return np.where((n >= 3) & (m2 > 0) & np.isfinite(g), g, 0.0)
 

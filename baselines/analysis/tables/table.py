@@ -35,8 +35,8 @@ from ...core.scoped import gc_paused
 from .run_columns import code_column, error_summary, instance_column, items_column, nouns_column, reward_range_columns
 from .table_arrow import arrow_chunk
 from .table_lines import line_ends, nonblank_lines, read_blocks
-from . import table_cache
-from .table_store import CATEGORICAL, ColumnStore, one_categorical
+from . import table_cache, table_order
+from .table_store import CATEGORICAL, ColumnStore, as_frame, one_categorical
 from ...core.units import ordered_units
 
 
@@ -44,7 +44,14 @@ from ...core.units import ordered_units
 class RunTable:
     """Columns: workload, budget, arm, seed, reward, dev_reward, stop_reason,
     failed (error is set), and per unit `spend:<unit>` (float, NaN =
-    unreported) with `partial:<unit>` (bool)."""
+    unreported) with `partial:<unit>` (bool).
+
+    Rows are in one order whatever order the lines or records came in: by
+    workload, budget key and arm (each by name), then seed (`table_order`;
+    `traces` follow their rows); workload and budget categories are in name
+    order. That is the order `compare`'s group split needs, so it neither
+    sorts nor copies a column, and a sidecar keeps its rows in it, so lines
+    appended later are merged in rather than sorted with all the rest."""
 
     frame: pd.DataFrame
     budgets: dict[str, dict[str, float]]
@@ -106,7 +113,7 @@ def _read_file(path: Path, builder: "_Builder", cache: bool) -> None:
                           nbytes=held.prefix_bytes)
         start.nbytes, start.lines, start.crc = held.prefix_bytes, held.prefix_lines, held.crc
     parsed = _parse(path, builder, start, keep)
-    if keep and parsed.nbytes > start.nbytes:
+    if keep and parsed.nbytes > start.nbytes and (held is None or table_cache.worth_rewriting(held, parsed.nbytes)):
         _keep(path, stamp, builder, start, parsed)
 
 
@@ -161,9 +168,17 @@ def _keep(path: Path, stamp, builder: "_Builder", start: _Mark, end: _Mark) -> N
     traces = [t for b in blocks for t in (builder.traces[b] or [None] * builder.lengths[b])] if any_trace else None
     exact = [builder.slow[b] for b in blocks for _ in range(builder.lengths[b])] if any_trace else None
     numbers = np.concatenate([_line_numbers(builder.where[b], builder.lengths[b]) for b in blocks])
+    rows, repeats = table_order.order(columns)
+    if repeats:   # a run twice (read with keep_last): held as read, the duplicate rules see the lines' order
+        rows = None
+    if rows is not None:  # held in table order: the next read (and a merge of appended rows) needs no sort
+        numbers = numbers.take(rows)
+        picked = rows.tolist()
+        traces = None if traces is None else [traces[i] for i in picked]
+        exact = None if exact is None else [exact[i] for i in picked]
     if np.array_equal(numbers, np.arange(1, len(numbers) + 1)):
         numbers = None
-    table_cache.save(path, stamp, end.nbytes, end.lines, end.crc, columns, budgets, traces, numbers, exact)
+    table_cache.save(path, stamp, end.nbytes, end.lines, end.crc, columns, budgets, traces, numbers, exact, rows)
 
 
 def _line_numbers(where: tuple, n: int) -> np.ndarray:
@@ -360,7 +375,16 @@ class _Builder:
         units = ordered_units(self.units)
         any_trace = any(t is not None for t in self.traces)
         traces = [t for n, ts in zip(self.lengths, self.traces) for t in (ts or [None] * n)] if any_trace else None
-        frame = self.store.frame(units)
+        columns = self.store.columns(units)
+        table_order.sort_labels(columns)
+        rows, repeats = table_order.order(columns)
+        if not repeats:   # no run twice: the rows in table order, each column copied once (if not in it already)
+            if rows is not None:
+                table_order.take(columns, rows)
+                traces = None if traces is None else [traces[i] for i in rows.tolist()]
+            return RunTable(as_frame(columns), self.budgets, units, traces)
+        frame = as_frame(columns)
+        del columns
         drop = _duplicates(frame, keep_last)
         if drop is not None and not keep_last:
             row = int(drop.min())
@@ -377,4 +401,9 @@ class _Builder:
             frame = frame[keep].reset_index(drop=True)
             if traces is not None:
                 traces = [t for t, k in zip(traces, keep) if k]
+        rows, _ = table_order.order({name: frame[name].array if name in CATEGORICAL else frame[name].to_numpy()
+                                     for name in ("workload", "budget", "arm", "seed")})
+        if rows is not None:
+            frame = frame.take(rows).reset_index(drop=True)
+            traces = None if traces is None else [traces[i] for i in rows.tolist()]
         return RunTable(frame, self.budgets, units, traces)

@@ -106,6 +106,10 @@ class ColumnStore:
 
     def frame(self, units: list[str]) -> pd.DataFrame:
         """The finished table (the store is emptied: its arrays now belong to the frame)."""
+        return as_frame(self.columns(units))
+
+    def columns(self, units: list[str]) -> dict:
+        """The finished columns, by name in table order (the store is emptied: its arrays now belong to them)."""
         names = list(FIXED_COLUMNS) + [f"{kind}:{u}" for u in units for kind in ("spend", "partial")]
         names += sorted(set(self.arrays) - set(names))  # columns only some files have (`instance`)
         out: dict[str, object] = {}
@@ -122,7 +126,12 @@ class ColumnStore:
             else:
                 out[name] = column[:self.rows]
         self.arrays, self.rows, self.capacity = {}, 0, 0
-        for name, column in out.items():  # labels stay Python objects: pandas would copy them into Arrow strings
-            if isinstance(column, np.ndarray) and column.dtype == object:
-                out[name] = pd.Series(column, dtype=object, copy=False)
-        return pd.DataFrame(out, copy=False)
+        return out
+
+
+def as_frame(out: dict) -> pd.DataFrame:
+    """The columns as a frame, without copying them."""
+    for name, column in out.items():  # labels stay Python objects: pandas would copy them into Arrow strings
+        if isinstance(column, np.ndarray) and column.dtype == object:
+            out[name] = pd.Series(column, dtype=object, copy=False)
+    return pd.DataFrame(out, copy=False)
