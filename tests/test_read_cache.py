@@ -510,3 +510,30 @@ def test_appends_that_interleave_groups_read_as_a_cold_parse_in_the_splits_order
                 assert not split_sorts(table)
                 if not keep_last:
                     assert table_rows(table) == file_rows(path)
+
+
+def test_a_small_append_is_parsed_on_each_read_until_it_is_worth_a_rewrite(tmp_path, parsed):
+    """A few lines after a large held part leave the sidecar as it is (a rewrite copies every column again:
+    the first compare after an append cost more than a parse); each read parses just those lines and merges
+    them in; once they reach 1/REWRITE_AFTER of the held part the sidecar holds them too. Without
+    `worth_rewriting` the first read after the small append rewrites the sidecar."""
+    held = [mixed_line("w", 100, a, s) for s in range(40) for a in ("B", "A")]
+    path = write(tmp_path / "r.jsonl", "\n".join(held) + "\n")
+    outcome(path)
+    before = sidecar(path).read_bytes()
+    small = mixed_line("w", 100, "A", 99) + "\n"
+    assert len(small) * table_cache.REWRITE_AFTER < path.stat().st_size
+    with open(path, "a") as handle:
+        handle.write(small)
+    age(path)
+    for _ in range(2):
+        table = check(path)[1]
+        assert parsed[-2] == len(small) and sidecar(path).read_bytes() == before
+        assert not split_sorts(table) and table_rows(table) == file_rows(path)
+    more = "".join(mixed_line("w", 100, "C", s) + "\n" for s in range(6))
+    with open(path, "a") as handle:
+        handle.write(more)
+    age(path, 200)
+    check(path)
+    assert parsed[-2] == len(small) + len(more) and sidecar(path).read_bytes() != before
+    assert not split_sorts(check(path)[1]) and parsed[-2] == 0

@@ -113,7 +113,7 @@ def _read_file(path: Path, builder: "_Builder", cache: bool) -> None:
                           nbytes=held.prefix_bytes)
         start.nbytes, start.lines, start.crc = held.prefix_bytes, held.prefix_lines, held.crc
     parsed = _parse(path, builder, start, keep)
-    if keep and parsed.nbytes > start.nbytes:
+    if keep and parsed.nbytes > start.nbytes and (held is None or table_cache.worth_rewriting(held, parsed.nbytes)):
         _keep(path, stamp, builder, start, parsed)
 
 
