@@ -335,8 +335,9 @@ def _item_skew_refusal(verdict: str, pairing, base_runs: ArmRuns, sign: float, m
     route's seed clustering rests on.
 
     Why: with left-skewed per-seed effects (lognormal sigma 1 and 1.5, a rare large loss) plus per-question
-    noise, the two-way item route PASSed at the margin 0.06-0.39 of the time at 5-20 seeds
-    (benchmarks/item_skew.py, docs/calibration.md). The rules: no PASS or FAIL below UNBOUNDED_MIN_N seeds;
+    noise (the same 20 questions on every seed), the two-way item route PASSed at the margin 0.16-0.23 of the
+    time at 5-20 seeds, 0.39 with a rare large loss; with the rule 0.07-0.14, about the per-seed gate's on the
+    same seed means (benchmarks/item_skew.py, 2,000 data sets per cell, docs/calibration.md). The rules: no PASS or FAIL below UNBOUNDED_MIN_N seeds;
     none the seed means' skewness leans against beyond `skew_allowance(n)` standard errors; none that fails to
     hold at the stricter alpha the arms' own seed means call for (`arm_strict_alpha`)."""
     means = np.array([float(c.mean()) for c in pairing.clusters])
