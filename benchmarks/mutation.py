@@ -62,6 +62,11 @@ MODULES: dict[str, list[str]] = {
                    "tests/test_mutation_misses.py", "tests/test_mutation_lm_eval.py"],
     # resume: an in-process file that calls its rules directly (the runner tests start processes: slow per mutant)
     "resume.py": ["tests/test_mutation_resume.py"],
+    "typical_seed.py": ["tests/test_typical_seed.py", "tests/test_typical_search.py",
+                        "tests/test_typical_calibration.py"],
+    "records.py": ["tests/test_records.py", "tests/test_reader_rules.py", "tests/test_repeated_keys.py",
+                   "tests/test_items.py", "tests/test_out_of_range.py", "tests/test_bounded_names.py"],
+    "betting.py": ["tests/test_mutation_gate_bounds.py", "tests/test_arm_intervals.py"],
 }
 
 #: what the fork server imports before forking a worker per mutant: third-party libraries only
