@@ -39,7 +39,6 @@ from .comparison import MEASURED, PARTIAL, UNREPORTED, ArmSummary, Comparison, G
 from .screen import screen_groups, segment_counts
 from .spend_checks import check_confound, check_runs, set_over_budget
 from ...core.scoped import gc_paused
-from ..curves.anytime import metric_frame
 from .pairing import item_pairs, pair_groups
 from ...core.provenance import different_code_lines
 from ...core.api_arguments import check_arguments, comparison_rules
@@ -117,6 +116,7 @@ def _compare(records, fixed: str | None, options: CompareOptions) -> Comparison:
     unit_of = {bkey: unit for _, bkey, unit in chosen}
     frame, note = table.frame, ""
     if options.metric != "reward":
+        from ..curves.anytime import metric_frame   # start-up: only for a metric other than the reward
         frame, note = metric_frame(table, lambda bkey: unit_of.get(bkey, fixed), options.metric, options.start)
         split = _GroupSplit(frame)
     units = ordered_units(set(table.units) | {unit for _, _, unit in chosen})

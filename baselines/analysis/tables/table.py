@@ -108,13 +108,25 @@ def _read_file(path: Path, builder: "_Builder", cache: bool) -> None:
     keep = table_cache.wanted(path, stamp, cache)
     held = table_cache.load(path, stamp) if keep else None
     start = _Mark(len(builder.lengths), builder.store.rows, 0, 0, 0)
+    after = start   # where the sidecar's own rows end (the tail sidecar's, if any, follow)
     if held is not None:
         builder.add_frame(held.frame, held.budgets, held.traces, where=(path, 1, held.numbers),
                           nbytes=held.prefix_bytes)
-        start.nbytes, start.lines, start.crc = held.prefix_bytes, held.prefix_lines, held.crc
+        builder.slow[-1] = held.exact   # its traces are written back as exactly as the line reader read them
+        after = _Mark(len(builder.lengths), builder.store.rows, held.prefix_bytes, held.prefix_lines, held.crc)
+        last = held
+        if held.tail is not None:
+            last = held.tail
+            builder.add_frame(last.frame, last.budgets, last.traces, where=(path, 1, last.numbers),
+                              nbytes=last.prefix_bytes - held.prefix_bytes)
+            builder.slow[-1] = last.exact
+        start.nbytes, start.lines, start.crc = last.prefix_bytes, last.prefix_lines, last.crc
     parsed = _parse(path, builder, start, keep)
-    if keep and parsed.nbytes > start.nbytes and (held is None or table_cache.worth_rewriting(held, parsed.nbytes)):
-        _keep(path, stamp, builder, start, parsed)
+    if keep and parsed.nbytes > start.nbytes:
+        if held is None or table_cache.worth_rewriting(held, parsed.nbytes):
+            _keep(path, stamp, builder, _Mark(start.blocks, start.rows, 0, 0, 0), parsed)
+        else:   # a few lines after the sidecar: their rows go to the tail sidecar, the sidecar stays as it is
+            _keep(path, stamp, builder, after, parsed, base=held)
 
 
 @dataclass
@@ -155,8 +167,10 @@ def _parse(path: Path, builder: "_Builder", start: _Mark, keep: bool) -> _Mark:
     return done
 
 
-def _keep(path: Path, stamp, builder: "_Builder", start: _Mark, end: _Mark) -> None:
-    """Write the sidecar of the file's rows from `start` to `end` (its complete lines), if it can be kept."""
+def _keep(path: Path, stamp, builder: "_Builder", start: _Mark, end: _Mark,
+          base: table_cache.Held | None = None) -> None:
+    """Write the sidecar of the file's rows from `start` to `end` (its complete lines), if it can be kept;
+    with `base` (the sidecar read, ending at `start`), the tail sidecar of the rows after it, in line order."""
     if end.rows <= start.rows or not table_cache.settled(path, stamp):
         return
     blocks = range(start.blocks, end.blocks)
@@ -168,7 +182,7 @@ def _keep(path: Path, stamp, builder: "_Builder", start: _Mark, end: _Mark) -> N
     traces = [t for b in blocks for t in (builder.traces[b] or [None] * builder.lengths[b])] if any_trace else None
     exact = [builder.slow[b] for b in blocks for _ in range(builder.lengths[b])] if any_trace else None
     numbers = np.concatenate([_line_numbers(builder.where[b], builder.lengths[b]) for b in blocks])
-    rows, repeats = table_order.order(columns)
+    rows, repeats = table_order.order(columns) if base is None else (None, False)
     if repeats:   # a run twice (read with keep_last): held as read, the duplicate rules see the lines' order
         rows = None
     if rows is not None:  # held in table order: the next read (and a merge of appended rows) needs no sort
@@ -176,9 +190,10 @@ def _keep(path: Path, stamp, builder: "_Builder", start: _Mark, end: _Mark) -> N
         picked = rows.tolist()
         traces = None if traces is None else [traces[i] for i in picked]
         exact = None if exact is None else [exact[i] for i in picked]
-    if np.array_equal(numbers, np.arange(1, len(numbers) + 1)):
+    if base is None and np.array_equal(numbers, np.arange(1, len(numbers) + 1)):
         numbers = None
-    table_cache.save(path, stamp, end.nbytes, end.lines, end.crc, columns, budgets, traces, numbers, exact, rows)
+    table_cache.save(path, stamp, end.nbytes, end.lines, end.crc, columns, budgets, traces, numbers, exact, rows,
+                     base)
 
 
 def _line_numbers(where: tuple, n: int) -> np.ndarray:

@@ -18,7 +18,15 @@ named by the mistake it prevents:
   the table's order (`table_order`: what `compare`'s group split needs),
   and appended rows are merged into them, not sorted with all; the sidecar
   is rewritten with them only once they reach 1/`REWRITE_AFTER` of what it
-  holds (`worth_rewriting`), so a few new lines cost their parse and a merge.
+  holds (`worth_rewriting`). Until then their rows go to the tail sidecar
+  ``.<name>.costmatch-cache.tail.arrow`` (in line order), which names the
+  sidecar it continues (its CRC-32 and part) and holds the stamp, edges and
+  CRC-32 of the whole part up to its end: a read of the file as it is then
+  needs neither a parse nor a CRC pass; a tail sidecar that does not pair,
+  is unsound or stale is ignored (the lines after the sidecar are parsed).
+- **NaN written back as null**: rows read from a sidecar whose traces only
+  the standard library could read (NaN, integers past 64 bits) are written
+  again by it (`Held.exact`), never by orjson.
 - **Stale within one timestamp tick**: a change in the same clock tick as
   the stamps recorded would leave them equal, so no sidecar is written for
   a file changed (mtime = ctime) less than `RACY_NS` before the read ends;
@@ -64,6 +72,7 @@ from .table_store import CATEGORICAL, default_value
 
 ENV = "COSTMATCH_CACHE"          # "off" (or 0, no, false) turns the sidecar off
 SUFFIX = ".costmatch-cache.arrow"
+TAIL_SUFFIX = ".costmatch-cache.tail.arrow"
 MIN_BYTES = 1 << 20              # smaller files are parsed every time (a few milliseconds)
 REWRITE_AFTER = 16               # appended lines are kept in the sidecar once they reach 1/16 of what it holds
 FORMAT = 2                       # bump when the columns or their meaning change
@@ -84,6 +93,9 @@ class Held:
     budgets: dict
     traces: list | None
     numbers: np.ndarray | None   # line number of each row (None: row i is line i + 1)
+    token: int = 0               # the sidecar's own CRC-32 (header): what a tail sidecar names as its base
+    tail: "Held | None" = None   # the rows of the lines after these, from the tail sidecar (see `load`)
+    exact: bool = False          # some trace holds what orjson would not write back (NaN, a long integer)
 
 
 def enabled(cache: bool = True) -> bool:
@@ -94,6 +106,12 @@ def enabled(cache: bool = True) -> bool:
 def sidecar_path(path: Path) -> Path:
     real = Path(os.path.realpath(path))
     return real.parent / f".{real.name}{SUFFIX}"
+
+
+def tail_path(path: Path) -> Path:
+    """The tail sidecar: the rows of lines appended after the sidecar's part, until a rewrite takes them in."""
+    real = Path(os.path.realpath(path))
+    return real.parent / f".{real.name}{TAIL_SUFFIX}"
 
 
 @functools.lru_cache(maxsize=1)
@@ -118,8 +136,28 @@ def load(path: Path, stamp: Stamp) -> Held | None:
 
 
 def _load(path: Path, stamp: Stamp) -> Held | None:
+    base = _open(sidecar_path(path))
+    if base is None:
+        return None
+    meta, token, table = base
     try:
-        handle = open(sidecar_path(path), "rb")
+        tail = _open(tail_path(path))
+    except Exception:  # noqa: BLE001 - a tail sidecar that cannot be read: the sidecar alone
+        tail = None
+    if tail is not None and _pairs(meta, token, tail[0]) and _current(path, stamp, tail[0]):
+        held, rest = _held(table, meta, token), _held(tail[2], tail[0], tail[1])
+        if held is not None and rest is not None and rest.numbers is not None:
+            held.tail = rest
+            return held
+    if not _current(path, stamp, meta):
+        return None
+    return _held(table, meta, token)
+
+
+def _open(where: Path) -> tuple[dict, int, pa.Table] | None:
+    """(meta, header CRC, table) of a sound sidecar file, else None (missing, cut short, a byte changed, ...)."""
+    try:
+        handle = open(where, "rb")
     except OSError:
         return None
     with handle:
@@ -131,7 +169,7 @@ def _load(path: Path, stamp: Stamp) -> Held | None:
             return None
         meta_bytes = handle.read(meta_len)
         meta = json.loads(meta_bytes)
-        if not _current(path, stamp, meta):
+        if meta.get("maker") != _maker():
             return None
         start = _HEAD.size + meta_len
         if os.fstat(handle.fileno()).st_size != start + payload_len:
@@ -142,8 +180,12 @@ def _load(path: Path, stamp: Stamp) -> Held | None:
         return None
     table = pa.ipc.open_stream(payload).read_all()
     table.validate(full=True)
-    held = _held(table, meta)
-    return held
+    return meta, crc, table
+
+
+def _pairs(meta: dict, token: int, tail: dict) -> bool:
+    """Whether a tail sidecar continues this sidecar (made after it, from the lines right after its part)."""
+    return tail.get("base") == [token, int(meta["prefix_bytes"]), int(meta["prefix_lines"])]
 
 
 def _current(path: Path, stamp: Stamp, meta: dict) -> bool:
@@ -155,8 +197,6 @@ def _current(path: Path, stamp: Stamp, meta: dict) -> bool:
     tenth of a parse): an in-place edit plus an append leaves the edges as
     they were.
     """
-    if meta.get("maker") != _maker():
-        return False
     was = Stamp(**meta["stamp"])
     prefix = int(meta["prefix_bytes"])
     if (was.dev, was.ino) != (stamp.dev, stamp.ino) or not 0 < prefix <= was.size:
@@ -181,13 +221,14 @@ def prefix_crc(handle, nbytes: int, crc: int = 0) -> int:
     return crc
 
 
-def _held(table: pa.Table, meta: dict) -> Held | None:
+def _held(table: pa.Table, meta: dict, token: int = 0) -> Held | None:
     """The table as `RunTable` block columns, or None when a column is not what its name implies."""
     n = table.num_rows
     if n != int(meta["rows"]):
         return None
     frame: dict = {}
     traces = numbers = None
+    exact: list = []   # a trace that only the standard library reads (NaN, a long integer): all rewritten by it
     for name in table.column_names:
         col = table.column(name).combine_chunks()
         if name in CATEGORICAL:
@@ -201,7 +242,7 @@ def _held(table: pa.Table, meta: dict) -> Held | None:
         elif name in _JSON_COLUMNS or name == TRACE:
             if not _text(col.type):
                 return None
-            values = _from_json(col)
+            values = _from_json(col, exact if name == TRACE else None)
             if name == TRACE:
                 traces = list(values)
             else:
@@ -218,7 +259,7 @@ def _held(table: pa.Table, meta: dict) -> Held | None:
             isinstance(v, (int, float)) and not isinstance(v, bool) for b in budgets.values() for v in b.values()):
         return None
     return Held(int(meta["prefix_bytes"]), int(meta["prefix_lines"]), int(meta["crc"]), frame, budgets, traces,
-                numbers)
+                numbers, token, exact=bool(exact))
 
 
 def _plain(name: str, col) -> np.ndarray | None:
@@ -243,22 +284,28 @@ def _text(kind) -> bool:
     return pa.types.is_string(kind) or pa.types.is_large_string(kind)
 
 
-def _from_json(col) -> np.ndarray:
+def _from_json(col, exact: list | None = None) -> np.ndarray:
+    """The values of a JSON text column; `exact` (a list) gets True appended if any needed the standard library."""
     out = np.full(len(col), None, dtype=object)
     valid = np.flatnonzero(np.asarray(col.is_valid().to_numpy(zero_copy_only=False), dtype=bool))
+    slow = False
     for i, text in zip(valid.tolist(), col.take(valid).to_pylist()):
-        out[i] = _loads(text)
+        out[i], by_stdlib = _loads(text)
+        slow = slow or by_stdlib
+    if exact is not None and slow:
+        exact.append(True)
     return out
 
 
 def _loads(text: str):
-    """orjson's parse, or the standard library's for what orjson refuses (NaN, integers past 64 bits)."""
+    """(value, whether the standard library parsed it): orjson's parse, or the standard library's for what
+    orjson refuses (NaN, integers past 64 bits)."""
     if _orjson is not None:
         try:
-            return _orjson.loads(text)
+            return _orjson.loads(text), False
         except _orjson.JSONDecodeError:
             pass
-    return json.loads(text)
+    return json.loads(text), True
 
 
 # -- writing ---------------------------------------------------------------------------------------------------
@@ -289,12 +336,18 @@ def settled(path: Path, stamp: Stamp) -> bool:
 
 def save(path: Path, stamp: Stamp, prefix_bytes: int, prefix_lines: int, crc: int, columns: dict, budgets: dict,
          traces: list | None, numbers: np.ndarray | None, exact: list[bool] | None = None,
-         rows: np.ndarray | None = None) -> bool:
+         rows: np.ndarray | None = None, base: Held | None = None) -> bool:
     """Write the sidecar for the first `prefix_bytes` bytes of `path` (read at `stamp`, their CRC-32 `crc`);
     False when not written. `exact` marks the rows whose trace the line reader made (they are written by
     the standard library, which keeps NaN and long integers as read; orjson writes the rest). `rows`, when
     given, puts the columns in that order as they are written (`traces`, `exact` and `numbers` are in it
     already): the table's order (`table_order`), so a later read and a merge of appended rows need no sort.
+
+    With `base` (the sidecar as read) the columns are those of the lines after
+    its part, and they go to the tail sidecar, which names `base` (its CRC and
+    part) and holds the whole part's stamp, edges and CRC: a read of the file
+    as it is now then needs no CRC pass over the part either. Without it the
+    sidecar itself is written and any tail sidecar removed.
 
     Not written when the file changed during the read or too recently to be
     told apart from a change to come (see `Stamp.racy`); any OS error is
@@ -308,10 +361,12 @@ def save(path: Path, stamp: Stamp, prefix_bytes: int, prefix_lines: int, crc: in
             edges = _edges(handle, prefix_bytes)
     except Exception:  # noqa: BLE001 - a column that cannot be kept (an unexpected type): no sidecar
         return False
-    meta = json.dumps({"maker": _maker(), "stamp": stamp.__dict__, "prefix_bytes": prefix_bytes,
-                       "prefix_lines": prefix_lines, "rows": table.num_rows, "edges": edges, "crc": crc,
-                       "budgets": budgets}, sort_keys=True).encode()
-    target = sidecar_path(path)
+    fields = {"maker": _maker(), "stamp": stamp.__dict__, "prefix_bytes": prefix_bytes,
+              "prefix_lines": prefix_lines, "rows": table.num_rows, "edges": edges, "crc": crc, "budgets": budgets}
+    if base is not None:
+        fields["base"] = [base.token, base.prefix_bytes, base.prefix_lines]
+    meta = json.dumps(fields, sort_keys=True).encode()
+    target = sidecar_path(path) if base is None else tail_path(path)
     tmp = target.with_name(f"{target.name}.{os.getpid()}.tmp")
     try:
         _write(tmp, meta, table)
@@ -322,6 +377,11 @@ def save(path: Path, stamp: Stamp, prefix_bytes: int, prefix_lines: int, crc: in
         except OSError:
             pass
         return False
+    if base is None:
+        try:   # it named the sidecar just replaced (it would no longer pair); gone, it costs no read
+            os.unlink(tail_path(path))
+        except OSError:
+            pass
     return True
 
 
