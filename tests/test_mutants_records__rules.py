@@ -240,3 +240,18 @@ def test_a_number_that_may_not_be_null_says_so():
         rec._number("y", "f:1", "x", nullable=False)
     with pytest.raises(InputError, match=r"^f:1: field 'x' must be a number or null, got \"y\"$"):
         rec._number("y", "f:1", "x", nullable=True)
+
+
+def test_append_record_hands_one_whole_line_to_the_system_and_syncs_when_asked(tmp_path, monkeypatch):
+    """After append_record the line is readable by another reader (flushed); `sync` forces it to the disk."""
+    synced = []
+    monkeypatch.setattr(rec.os, "fsync", lambda fd: synced.append(fd))
+    path = tmp_path / "r.jsonl"
+    r = record_from_json(BASE, "x")
+    with open(path, "a", encoding="utf-8") as handle:
+        rec.append_record(handle, r)
+        assert path.read_text(encoding="utf-8") == r.to_line() + "\n"
+        assert synced == [handle.fileno()]
+        rec.append_record(handle, r, sync=False)
+        assert path.read_text(encoding="utf-8") == (r.to_line() + "\n") * 2
+        assert len(synced) == 1
