@@ -144,3 +144,19 @@ def test_verdict_and_notes_agree_over_many_data_sets():
         overridden += any(refused(x) for x in per_seed.notes) or any(x.startswith(PER_SEED_REFUSALS)
                                                                      for x in per_seed.notes)
     assert overridden >= 5
+
+
+def test_a_typical_claim_verdict_carries_no_mean_route_refusal():
+    """`--claim typical` decides by the sign test; the mean route's notes ("the differences are left-skewed ...
+    so no PASS", per seed or by item) were about the mean claim and are not printed beside its PASS. `--claim
+    both` keeps them: the mean claim's INCONCLUSIVE is part of its verdict, and the reason says both must agree."""
+    base, cand = stale_case()
+    for items in (False, True):
+        typical = gate(runs(base, cand, items=items), 0.02, claim="typical")
+        assert_consistent(typical)
+        assert typical.verdict == PASS and "so no" not in typical.reason
+        assert typical.method == "exact sign test on the median difference (typical seed)"
+        both = gate(runs(base, cand, items=items), 0.02, claim="both")
+        assert_consistent(both)
+        assert both.verdict == INCONCLUSIVE and both.reason.count("so no PASS") == 1
+        assert "mean claim INCONCLUSIVE, typical-seed claim PASS: both must agree to PASS or FAIL" in both.notes
