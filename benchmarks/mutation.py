@@ -63,10 +63,13 @@ MODULES: dict[str, list[str]] = {
     # resume: an in-process file that calls its rules directly (the runner tests start processes: slow per mutant)
     "resume.py": ["tests/test_mutation_resume.py"],
     "typical_seed.py": ["tests/test_typical_seed.py", "tests/test_typical_search.py",
-                        "tests/test_typical_calibration.py"],
+                        "tests/test_typical_calibration.py", "tests/test_cold_path.py"],
     "records.py": ["tests/test_records.py", "tests/test_reader_rules.py", "tests/test_repeated_keys.py",
                    "tests/test_items.py", "tests/test_out_of_range.py", "tests/test_bounded_names.py"],
     "betting.py": ["tests/test_mutation_gate_bounds.py", "tests/test_arm_intervals.py"],
+    # importers: not test_importers.py for common.py (its inspect log test takes ~15 s and reaches common's helpers)
+    "common.py": ["tests/test_importer_types.py", "tests/test_importers_fuzz.py", "tests/test_importers_eval_tools.py"],
+    "agentdescent.py": ["tests/test_importers.py", "tests/test_importer_types.py", "tests/test_importers_fuzz.py"],
 }
 
 #: what the fork server imports before forking a worker per mutant: third-party libraries only

@@ -202,3 +202,20 @@ def test_the_searches_work_from_a_cold_quantile_cache(monkeypatch):
 def test_the_binomial_tails_give_a_float_for_a_scalar_count():
     assert isinstance(ts._binom_cdf(1, 10, 0.5), float)
     assert isinstance(ts._binom_sf(1, 10, 0.5), float)
+
+
+def test_seeds_to_decide_is_the_first_n_whose_power_reaches_it_at_every_level():
+    """The array form of seeds_to_decide equals the scan over n of sign_power, also at level 1, where one win
+    (critical count 1) decides n = 1 with power equal to the share, not 1."""
+    for level in (1.0, 0.5, 0.05):
+        for share in (0.6, 0.7, 0.75, 0.9):
+            scan = next((n for n in range(1, 301) if ts.sign_power(n, share, level) >= 0.8), None)
+            assert seeds_to_decide(share, level, cap=300) == scan, (share, level)
+
+
+def test_typical_rows_is_the_claim_of_each_row_at_its_level():
+    d = np.array([[0.2, 0.1, -0.05, 0.3], [0.0, -0.1, -0.2, np.nan]])
+    rows = ts.typical_rows(d)
+    assert rows == [typical_claim(d[0]), typical_claim(d[1])]
+    assert ts.typical_rows(d, 0.8) == [typical_claim(d[0], 0.8), typical_claim(d[1], 0.8)]
+    assert ts.typical_rows(d[0]) == [typical_claim(d[0])]
