@@ -21,6 +21,7 @@ import pytest
 
 from baselines.analysis.compare import pair_verdict
 from baselines.analysis.statistics import mean_power, stats
+from baselines.analysis.statistics.typical_seed import typical_claim
 from benchmarks import mean_power_bounded as bench
 
 RR = (0.0, 1.0)
@@ -31,9 +32,12 @@ _passfail = bench.passfail_diffs
 
 
 def _pair(d, rr=RR):
-    """The tool's own pair on these differences (b = 0.5 - d/2 style rewards inside the range)."""
+    """The tool's own pair on these differences (b = 0.5 - d/2 style rewards inside the range), with the
+    typical-seed claim's sign counts attached as compare() attaches them (pass/fail shares are read from them)."""
     b = np.full(d.size, 0.5) - d / 2
-    return pair_verdict.decide([stats.paired_test("a", "b", b + d, b, reward_range=rr)])[0]
+    pair = stats.paired_test("a", "b", b + d, b, reward_range=rr)
+    pair.typical = typical_claim(np.asarray(d, dtype=float), 0.95)
+    return pair_verdict.decide([pair])[0]
 
 
 def test_the_benchmark_decides_as_the_verdict_does():

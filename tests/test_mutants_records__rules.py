@@ -81,10 +81,12 @@ def test_the_budget_key_writes_whole_numbers_without_a_fraction_and_keeps_others
     assert budget_key({"tokens": 1.5}) == '{"tokens":1.5}'
     assert budget_key({"tokens": 1500000.0}) == '{"tokens":1500000}'       # and the cached answer is the same
     assert budget_key({"жетоны": 2}) == '{"жетоны":2}'
+    assert budget_key({"tokens": 4.0, "calls": 3}) == '{"calls":3,"tokens":4}'   # compact, in contract unit order
     assert canonical_budget({"tokens": 2.0, "calls": None}) == {"tokens": 2}
 
 
-def test_the_budget_key_of_an_unhashable_value_is_computed_the_same_way():
+def test_the_budget_key_of_an_unhashable_value_is_computed_the_same_way(monkeypatch):
+    monkeypatch.setattr(rec, "_BUDGET_KEYS", {})      # the hashable key below is computed here, not read back
     key = budget_key({"жетоны": np.array(5.0), "tokens": np.array(2.5)})
     assert key == '{"tokens":2.5,"жетоны":5}' or key == '{"жетоны":5,"tokens":2.5}'
     assert key == budget_key({"жетоны": 5, "tokens": 2.5})
@@ -240,3 +242,18 @@ def test_a_number_that_may_not_be_null_says_so():
         rec._number("y", "f:1", "x", nullable=False)
     with pytest.raises(InputError, match=r"^f:1: field 'x' must be a number or null, got \"y\"$"):
         rec._number("y", "f:1", "x", nullable=True)
+
+
+def test_append_record_hands_one_whole_line_to_the_system_and_syncs_when_asked(tmp_path, monkeypatch):
+    """After append_record the line is readable by another reader (flushed); `sync` forces it to the disk."""
+    synced = []
+    monkeypatch.setattr(rec.os, "fsync", lambda fd: synced.append(fd))
+    path = tmp_path / "r.jsonl"
+    r = record_from_json(BASE, "x")
+    with open(path, "a", encoding="utf-8") as handle:
+        rec.append_record(handle, r)
+        assert path.read_text(encoding="utf-8") == r.to_line() + "\n"
+        assert synced == [handle.fileno()]
+        rec.append_record(handle, r, sync=False)
+        assert path.read_text(encoding="utf-8") == (r.to_line() + "\n") * 2
+        assert len(synced) == 1
