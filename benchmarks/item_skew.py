@@ -154,7 +154,7 @@ def section(results: dict, sims: int) -> str:
         for q in qs:
             lines.append(f"| {proc} | {q} | " + " | ".join(_fmt(results[("power", "normal", q, n)][proc])
                                                          for n in ns) + " |")
-    lines += ["The item route alone exceeds alpha wherever the per-seed effect is left-skewed, most with 20 "
+    lines += ["", "The item route alone exceeds alpha wherever the per-seed effect is left-skewed, most with 20 "
               "questions, where each seed's mean carries the skewed effect almost undiluted (with 5 questions the "
               "two-way route's min(seeds, questions) - 1 = 4 degrees of freedom keep it nearer). The gate applies "
               "the per-seed skew rule to the seeds' mean item differences (no PASS or FAIL below 6 seeds, none "

@@ -306,12 +306,10 @@ def _item_verdict(result: GateResult, shared: list, cand_runs: ArmRuns, base_run
         if refusal:
             extra.append(refusal)
             verdict = INCONCLUSIVE
-    needed = None
-    if extra:       # refused by the skew rule: no seed count from bounds that would decide the same way
-        pass
-    elif verdict == INCONCLUSIVE and b.method == CLUSTERED:
+    needed = None   # refused by the skew rule (`extra`): no seed count, more of the same would decide no better
+    if not extra and verdict == INCONCLUSIVE and b.method == CLUSTERED:
         needed = clustered_seeds(pairing.clusters, margin, alpha)
-    elif verdict == INCONCLUSIVE and math.isfinite(b.se):
+    elif not extra and verdict == INCONCLUSIVE and math.isfinite(b.se):
         needed = twoway_seeds_to_decide(pairing.clusters, pairing.ids, margin, alpha)
         if needed is None:
             extra.append(questions_note(pairing, margin, alpha, b.question_count))
