@@ -83,3 +83,33 @@ def test_the_accuracy_range_is_declared_exactly_when_every_score_is_inside(tmp_p
     assert r["reward"] is None and r["source_reward"] == 0.7 and r["reward_range"] == [0.0, 1.0]
     r = load(tmp_path, [{**RUN, "test_reward": 1.7, "error": "boom"}])[0]
     assert "reward_range" not in r
+
+
+def test_a_run_becomes_one_record_with_every_figure(tmp_path):
+    run = {**RUN, "wallclock_parallel": 1.5, "width": 4, "test_oracle": 0.6, "stop_reason": "budget", "dev_reward": 0.4}
+    r = load(tmp_path, [run], dataset="ds", model="gpt", provider="x")[0]
+    assert r == {
+        "schema": "costmatch.run/1", "workload": "ds", "arm": "a", "seed": 1,
+        "params": {"model": "gpt", "provider": "x", "width": 4}, "budget": {},
+        "spend": {"rollouts": 5, "calls": 4, "prompt_tokens": 100, "completion_tokens": 20, "tokens": 120, "seconds": 3.0},
+        "reward": 0.5, "dev_reward": 0.4, "stop_reason": "budget", "error": None,
+        "source": "agentdescent:arms.json", "oracle_reward": 0.6, "parallel_seconds": 1.5, "reward_range": [0.0, 1.0]}
+    assert "width" not in load(tmp_path, [RUN])[0]["params"]
+
+
+def test_unreported_tokens_are_null_in_every_token_unit(tmp_path):
+    second = load(tmp_path, [RUN, {**RUN, "seed": 2, "prompt_tokens": 0, "completion_tokens": 0}])[1]["spend"]
+    assert (second["prompt_tokens"], second["completion_tokens"], second["tokens"]) == (None, None, None)
+    for figures in ({"prompt_tokens": 100, "completion_tokens": None}, {"prompt_tokens": None, "completion_tokens": 30}):
+        spend = load(tmp_path, [{**RUN, **figures}])[0]["spend"]
+        assert spend["tokens"] is None
+        assert (spend["prompt_tokens"], spend["completion_tokens"]) == (figures["prompt_tokens"], figures["completion_tokens"])
+
+
+def test_refusals_name_the_file_and_the_run(tmp_path):
+    p = str(tmp_path / "arms.json").replace(".", r"\.")
+    with pytest.raises(InputError, match=rf"^{p}: arms\[0\]: field 'arm' is 300 characters long"):
+        load(tmp_path, [{**RUN, "arm": "x" * 300}])
+    (tmp_path / "arms.json").write_text("[[[")
+    with pytest.raises(InputError, match=rf"^{p}: not a JSON file \(.*\); agentdescent results are one JSON object$"):
+        import_agentdescent(tmp_path / "arms.json")

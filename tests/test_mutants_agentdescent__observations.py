@@ -159,3 +159,8 @@ def test_a_field_the_reader_refuses_names_the_observation(tmp_path):
     p = str(tmp_path / "o.json").replace(".", r"\.")
     with pytest.raises(InputError, match=rf"^{p}: observations\[0\]: field 'arm' is 300 characters long"):
         one(tmp_path, {"mode": "x" * 300})
+
+
+def test_an_actor_measured_at_zero_calls_is_a_measurement(tmp_path):
+    r = one(tmp_path, {"actor_usage": {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0}})
+    assert "partial" not in r and r["spend"]["calls"] == 4 and r["spend"]["prompt_tokens"] == 100
