@@ -71,6 +71,7 @@ MODULES: dict[str, list[str]] = {
     "common.py": ["tests/test_importer_types.py", "tests/test_importers_fuzz.py", "tests/test_importers_eval_tools.py"],
     "agentdescent.py": ["tests/test_importers.py", "tests/test_importer_types.py", "tests/test_importers_fuzz.py"],
     "reward_range.py": ["tests/test_out_of_range.py", "tests/test_exact_values.py", "tests/test_reader_rules.py"],
+    "question_claim.py": ["tests/test_questions_population.py", "tests/test_questions.py", "tests/test_items.py"],
 }
 
 #: what the fork server imports before forking a worker per mutant: third-party libraries only
