@@ -203,3 +203,39 @@ def test_the_arm_check_refuses_a_fail_that_fails_at_its_stricter_alpha():
                                       0.00625)]
     far = gate([x - 0.2 for x in ARM_SHIFTS], levels=ARM_LEVELS)
     assert far.verdict == FAIL and refusals(far) == []
+
+
+# 16 seeds (allowance capped at 1.645): seed means whose skewness is exactly -(1.645 + SKEW_TOL) standard errors
+# in floating point (found by bisection on the last seed's value, then a float-by-float scan)
+AT_LIMIT = [0.09563564752856779, 0.08830198092227136, 0.11739367877130134, 0.09504089271557849,
+            0.10328969629460202, 0.09741427454526076, 0.11583472878802123, 0.1132036098708184,
+            0.10633352622824915, 0.0779649011935335, 0.10052028974259887, 0.10683686190776535,
+            0.11003961575842171, 0.093820929552924, 0.11822011363328325, 0.06581903170447749]
+
+
+def flat_runs(shifts):
+    """Baseline items 0 and the candidate's the seed's shift on all 5 questions: the differences are exact."""
+    out = []
+    for arm in ("base", "cand"):
+        for s, v in enumerate(shifts):
+            row = [0.0] * 5 if arm == "base" else [float(v)] * 5
+            out.append(RunRecord("w", arm, s, {"tokens": 1}, float(np.mean(row)), budget={"tokens": 1},
+                                 items=[{"id": f"q{i}", "reward": r} for i, r in enumerate(row)]))
+    return out
+
+
+def test_a_lean_exactly_at_the_allowance_plus_tolerance_lets_the_verdict_stand():
+    """Rule: only a lean *beyond* the allowance refuses (z < -allow - SKEW_TOL against a PASS, z > allow +
+    SKEW_TOL against a FAIL, strict): seed means leaning exactly that far, to the last bit, PASS (and their
+    mirror FAILs)."""
+    from baselines.analysis.gating.gate_bounds import SKEW_TOL
+    from baselines.analysis.statistics.clustered import pair_items
+    for sign, verdict in ((1.0, PASS), (-1.0, FAIL)):
+        shifts = [sign * v for v in AT_LIMIT]
+        recs = flat_runs(shifts)
+        items = {arm: {r.seed: r.items for r in recs if r.arm == arm} for arm in ("base", "cand")}
+        pairing = pair_items(items["cand"], items["base"], list(range(16)), 1.0, None)
+        z = skew_z(np.array([float(c.mean()) for c in pairing.clusters]))
+        assert z == -sign * (skew_allowance(16) + SKEW_TOL)
+        [res], _ = run_gate(recs, "tokens", "base", "cand", 0.02)
+        assert res.items == 80 and res.verdict == verdict and refusals(res) == []
