@@ -70,6 +70,8 @@ MODULES: dict[str, list[str]] = {
     # importers: not test_importers.py for common.py (its inspect log test takes ~15 s and reaches common's helpers)
     "common.py": ["tests/test_importer_types.py", "tests/test_importers_fuzz.py", "tests/test_importers_eval_tools.py"],
     "agentdescent.py": ["tests/test_importers.py", "tests/test_importer_types.py", "tests/test_importers_fuzz.py"],
+    "promptfoo.py": ["tests/test_importer_types.py", "tests/test_importers_fuzz.py", "tests/test_importers_eval_tools.py"],
+    "csv_table.py": ["tests/test_importer_types.py", "tests/test_importers_fuzz.py", "tests/test_importers_eval_tools.py"],
     "reward_range.py": ["tests/test_out_of_range.py", "tests/test_exact_values.py", "tests/test_reader_rules.py"],
     "question_claim.py": ["tests/test_questions_population.py", "tests/test_questions.py", "tests/test_items.py"],
 }
