@@ -37,6 +37,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.doc_section import replace_section  # noqa: E402
 from baselines.analysis.compare.comparison import Group  # noqa: E402
 from baselines.analysis.gating.gate import gate_group  # noqa: E402
 from baselines.analysis.gating.gate_bounds import margin_verdict  # noqa: E402
@@ -168,14 +169,7 @@ def section(results: dict, sims: int) -> str:
 
 
 def update(path: Path, text: str) -> None:
-    from baselines.core.fileio import atomic_write_text
-
-    old = path.read_text(encoding="utf-8") if path.exists() else ""
-    keep, _, rest = old.partition(HEADING)
-    keep = keep.rstrip("\n")
-    after = rest.find("\n## ")
-    tail = "\n" + rest[after + 1:] if after >= 0 else ""
-    atomic_write_text(path, (keep + "\n\n" if keep else "") + text + "\n" + tail)
+    replace_section(path, HEADING, text)
 
 
 if __name__ == "__main__":

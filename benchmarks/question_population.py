@@ -29,6 +29,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.doc_section import replace_section  # noqa: E402
 from baselines.analysis.statistics.clustered import clustered_bounds, twoway_bounds  # noqa: E402
 
 ALPHA, MARGIN, QUESTIONS, SHARED = 0.05, 0.05, 20, 0.7
@@ -174,14 +175,7 @@ def section(results: dict, sims: int, check: bool = False) -> str:
 
 
 def update(path: Path, text: str) -> None:
-    from baselines.core.fileio import atomic_write_text
-
-    old = path.read_text(encoding="utf-8") if path.exists() else ""
-    keep, _, rest = old.partition(HEADING)
-    keep = keep.rstrip("\n")
-    after = rest.find("\n## ")
-    tail = "\n" + rest[after + 1:] if after >= 0 else ""
-    atomic_write_text(path, (keep + "\n\n" if keep else "") + text + "\n" + tail)
+    replace_section(path, HEADING, text)
 
 
 if __name__ == "__main__":

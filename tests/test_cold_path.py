@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from baselines.analysis.compare.comparing import _arm_ranks, _group_codes, _GroupSplit, compare
+from baselines.analysis.compare.comparing import _group_codes, _GroupSplit, compare
 from baselines.analysis.tables.columns import arm_sums, run_bounds, sorted_codes
 from baselines.analysis.tables.table import RunTable
 from baselines.core.records import RunRecord, record_from_json
@@ -35,12 +35,14 @@ def test_group_codes_are_the_int64_codes_in_a_narrow_type(n_workloads, n_budgets
 
 @pytest.mark.parametrize("arms", [1, 3, 127, 128, 129, 300])
 def test_arm_ranks_are_sorted_codes(arms):
+    """Each row's rank is its arm's place among the sorted names, in a type as narrow as the arms allow."""
     rng = np.random.default_rng(arms)
     names = [f"arm-{i:04d}" for i in rng.permutation(arms)]
-    column = pd.Categorical(rng.choice(names, 2000).tolist() + names)
-    mine, rank = _arm_ranks(pd.Series(column))
-    theirs, expected = sorted_codes(pd.Series(column))
-    assert mine == theirs and rank.tolist() == expected.tolist()
+    rows = rng.choice(names, 2000).tolist() + names
+    mine, rank = sorted_codes(pd.Series(pd.Categorical(rows)))
+    theirs = sorted(names)
+    assert mine == theirs and rank.tolist() == [theirs.index(r) for r in rows]
+    assert rank.dtype.itemsize == (1 if arms <= 127 else 2)
 
 
 def test_segments_with_many_groups_and_arms_in_narrow_codes():
@@ -94,10 +96,12 @@ def test_the_same_comparison_from_rows_in_order_and_shuffled():
 
 @pytest.mark.parametrize("sizes", [[5, 0, 3], [0, 0, 4], [4, 0, 0], [1] * 40, [0], [], [100, 1, 0, 7]])
 def test_segment_counts_are_arm_sums(sizes):
-    from baselines.analysis.compare.screen import segment_counts
+    """`arm_sums`' reduceat path (few long segments) and cumulative-sum path count what a loop counts,
+    empty segments included."""
     bounds = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
     mask = np.random.default_rng(len(sizes)).random(int(bounds[-1])) < 0.5
-    assert segment_counts(mask, bounds).tolist() == arm_sums(mask, bounds).tolist()
+    loop = [int(mask[a:z].sum()) for a, z in zip(bounds[:-1].tolist(), bounds[1:].tolist())]
+    assert arm_sums(mask, bounds).tolist() == loop
 
 
 @pytest.mark.parametrize("seed", range(12))

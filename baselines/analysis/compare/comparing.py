@@ -32,11 +32,11 @@ from scipy.special import stdtrit
 
 from ..statistics.arm_intervals import bounded_arm_intervals
 from ..statistics.reward_range import check_margin
-from ..tables.columns import medians_of, run_bounds
+from ..tables.columns import arm_sums, medians_of, run_bounds, small_int, sorted_codes
 from .compare_options import CompareOptions
 from ..tables.degradation import mark_degraded
 from .comparison import MEASURED, PARTIAL, UNREPORTED, ArmSummary, Comparison, Group, UnitSpend
-from .screen import screen_groups, segment_counts
+from .screen import screen_groups
 from .spend_checks import check_confound, check_runs, set_over_budget
 from ...core.scoped import gc_paused
 from .pairing import item_pairs, pair_groups
@@ -192,7 +192,7 @@ class _GroupSplit:
         self.n_budgets = max(len(frame["budget"].cat.categories), 1)
         group = _group_codes(frame["workload"].cat.codes.to_numpy(), frame["budget"].cat.codes.to_numpy(),
                              max(len(frame["workload"].cat.categories), 1), self.n_budgets)
-        self.arm_names, arm_rank = _arm_ranks(frame["arm"])
+        self.arm_names, arm_rank = sorted_codes(frame["arm"])
         seeds = frame["seed"].to_numpy()
         self.order = None if _in_order(group, arm_rank, seeds) else np.lexsort((seeds, arm_rank, group))
         self.sorted_group = group if self.order is None else group[self.order]
@@ -266,34 +266,13 @@ class _GroupColumns:
         return [values[self.bounds[i]:self.bounds[i + 1]] for i in range(len(self.arms))]
 
 
-def _small_int(top: int) -> type:
-    """The narrowest signed integer type holding 0..top (codes kept per row: a million rows of int64 are 8 MB)."""
-    for dtype in (np.int8, np.int16, np.int32):
-        if top <= np.iinfo(dtype).max:
-            return dtype
-    return np.int64
-
-
 def _group_codes(workload: np.ndarray, budget: np.ndarray, n_workloads: int, n_budgets: int) -> np.ndarray:
     """workload * n_budgets + budget per row, in the narrowest type that holds every code (no int64 temporaries)."""
-    dtype = _small_int(n_workloads * n_budgets)
+    dtype = small_int(n_workloads * n_budgets)
     group = workload.astype(dtype)
     group *= dtype(n_budgets)
     group += budget.astype(dtype, copy=False)
     return group
-
-
-def _arm_ranks(arm: pd.Series) -> tuple[list[str], np.ndarray]:
-    """`columns.sorted_codes` (arm names in sorted order, each row's index into them) in a narrow integer type."""
-    codes = arm.cat.codes.to_numpy()
-    if not codes.size:
-        return [], np.empty(0, np.int8)
-    used = np.unique(codes)
-    names = np.asarray(arm.cat.categories.astype(str))[used]
-    order = np.argsort(names, kind="stable")
-    rank = np.empty(int(codes.max()) + 1, dtype=_small_int(len(used)))
-    rank[used[order]] = np.arange(len(used))
-    return [str(n) for n in names[order]], rank[codes]
 
 
 def _in_order(group: np.ndarray, arm: np.ndarray, seed: np.ndarray) -> bool:
@@ -503,13 +482,13 @@ def _all_summaries(split: "_GroupSplit", units: list[str]
     """
     bounds = split.segments
     reward, dev, failed, errors_text = (split.whole(c) for c in ("reward", "dev_reward", "failed", "error"))
-    errors = segment_counts(failed.astype(bool), bounds)
+    errors = arm_sums(failed.astype(bool), bounds)
     spends = {unit: split.whole(f"spend:{unit}") for unit in units}
     medians = medians_of([reward] + list(spends.values()), bounds)
     known_reward = ~np.isnan(reward)
-    scored_counts = segment_counts(known_reward, bounds)
+    scored_counts = arm_sums(known_reward, bounds)
     dev_known = ~np.isnan(dev)
-    dev_counts = segment_counts(dev_known, bounds)
+    dev_counts = arm_sums(dev_known, bounds)
     dev_sums = np.add.reduceat(np.where(dev_known, dev, 0.0), bounds[:-1]) if len(bounds) > 1 else np.zeros(0)
     low = np.fmin.reduceat(reward, bounds[:-1]) if len(bounds) > 1 else np.zeros(0)
     high = np.fmax.reduceat(reward, bounds[:-1]) if len(bounds) > 1 else np.zeros(0)
@@ -518,7 +497,7 @@ def _all_summaries(split: "_GroupSplit", units: list[str]
     for k, unit in enumerate(units):
         values, partial = spends[unit], split.whole(f"partial:{unit}").astype(bool)
         known = ~np.isnan(values)
-        reported, full = segment_counts(known, bounds), segment_counts(known & ~partial, bounds)
+        reported, full = arm_sums(known, bounds), arm_sums(known & ~partial, bounds)
         status = np.where(reported == 0, UNREPORTED, np.where(full < runs, PARTIAL, MEASURED))
         if ((reported > 0) & (reported < runs)).any():
             medians[k + 1] = _partial_lower_bounds(values, known, bounds, reported, runs, medians[k + 1])

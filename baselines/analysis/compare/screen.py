@@ -25,28 +25,6 @@ from ..tables.columns import arm_sums
 MARGIN = 1e-9
 
 
-def segment_counts(mask: np.ndarray, bounds: np.ndarray) -> np.ndarray:
-    """Count of True in each segment [bounds[i], bounds[i + 1]) of a boolean column: `columns.arm_sums`' numbers.
-
-    Few long segments (a million runs of a hundred arms) are summed in place
-    by `np.add.reduceat`, without the cumulative sum's two int64 copies of the
-    column (16 MB per million rows, ten times the time); many short segments
-    keep the cumulative sum, which is faster there.
-    """
-    starts = bounds[:-1]
-    if mask.size == 0 or starts.size == 0 or starts.size * 16 > mask.size:
-        return arm_sums(mask, bounds)
-    sizes = np.diff(bounds)
-    column = mask[:int(bounds[-1])]
-    if (sizes > 0).all():
-        return np.add.reduceat(column, starts, dtype=np.int64)
-    out = np.zeros(starts.size, dtype=np.int64)
-    nonempty = sizes > 0
-    if nonempty.any():   # an empty segment would be summed as its start's element: only non-empty ones go in
-        out[nonempty] = np.add.reduceat(column, starts[nonempty], dtype=np.int64)
-    return out
-
-
 def segment_medians(values: np.ndarray, bounds: np.ndarray) -> np.ndarray:
     """Median of each segment of `values` (non-empty segments, no NaN): np.median's numbers, one sort for all.
 
@@ -129,7 +107,7 @@ def screen_groups(split, budgets: list[dict], fixed_units: set[str], confound_un
     same_size = np.minimum.reduceat(sizes, first_arm) == np.maximum.reduceat(sizes, first_arm)
     reshaped = same_size & _same_seeds(split.whole("seed"), bounds, arm_runs, same_size)
     reward = split.whole("reward")
-    scored = segment_counts(np.isnan(reward), bounds) == 0
+    scored = arm_sums(np.isnan(reward), bounds) == 0
     screen = GroupScreen(first_arm, end_arm, reshaped, scored, _declared_ranges(split, bounds),
                          _declared_nouns(split.whole("nouns"), bounds))
     for unit in fixed_units:
@@ -173,7 +151,7 @@ def _same_seeds(seeds: np.ndarray, bounds: np.ndarray, arm_runs: np.ndarray, sam
     first_arm_row %= arm_runs.astype(index)[group_of_row]
     first_arm_row += start_of_row
     del group_of_row, start_of_row
-    return segment_counts(seeds != seeds[first_arm_row], bounds) == 0
+    return arm_sums(seeds != seeds[first_arm_row], bounds) == 0
 
 
 def _declared_ranges(split, bounds: np.ndarray) -> list:
@@ -181,7 +159,7 @@ def _declared_ranges(split, bounds: np.ndarray) -> list:
     ranges when they differ: every reward lies in it), else None."""
     lo, hi = split.whole("reward_lo").astype(float, copy=False), split.whole("reward_hi").astype(float, copy=False)
     groups = len(bounds) - 1
-    missing = segment_counts(np.isnan(lo) | np.isnan(hi), bounds) > 0
+    missing = arm_sums(np.isnan(lo) | np.isnan(hi), bounds) > 0
     if missing.all():
         return [None] * groups
     starts = bounds[:-1]
@@ -220,7 +198,7 @@ def _fixed_clean(split, unit: str, budgets: list[dict], scored: np.ndarray, firs
     bounds, segments = split.bounds, split.segments
     spend = split.whole(f"spend:{unit}")
     partial = split.whole(f"partial:{unit}").astype(bool)
-    full = segment_counts(np.isnan(spend) | partial, bounds) == 0
+    full = arm_sums(np.isnan(spend) | partial, bounds) == 0
     in_budget = np.array([unit in b for b in budgets], dtype=bool)
     budget_value = np.array([float(b[unit]) if unit in b else np.nan for b in budgets])
     arms = end_arm - first_arm
@@ -232,7 +210,7 @@ def _fixed_clean(split, unit: str, budgets: list[dict], scored: np.ndarray, firs
         reference = np.where(in_budget, budget_value, of_arms)
     clean = full & scored & (in_budget | by_median)
     rel = _relative(spend, np.repeat(reference, np.diff(bounds)))   # each row against its group's reference
-    clean &= segment_counts(_near_or_beyond(rel, tolerance), bounds) == 0
+    clean &= arm_sums(_near_or_beyond(rel, tolerance), bounds) == 0
     del rel
     source = ["budget" if b else "median of arms" for b in in_budget.tolist()]
     return clean, reference, source
@@ -242,8 +220,8 @@ def _confound_clean(medians: np.ndarray, status_ok: np.ndarray, first_arm: np.nd
                     tolerance: float) -> np.ndarray:
     """Per group: every arm measures the unit in full and no arm's median is beyond the tolerance of their median."""
     arm_bounds = np.concatenate((first_arm, end_arm[-1:]))
-    complete = segment_counts(~status_ok, arm_bounds) == 0
+    complete = arm_sums(~status_ok, arm_bounds) == 0
     safe = np.where(status_ok, medians, 0.0)
     reference = segment_medians(safe, arm_bounds)
     rel = _relative(safe, np.repeat(reference, end_arm - first_arm))
-    return complete & (segment_counts(_near_or_beyond(rel, tolerance), arm_bounds) == 0)
+    return complete & (arm_sums(_near_or_beyond(rel, tolerance), arm_bounds) == 0)

@@ -336,9 +336,10 @@ def _item_skew_refusal(verdict: str, pairing, base_runs: ArmRuns, sign: float, m
     Why: with left-skewed per-seed effects (lognormal sigma 1 and 1.5, a rare large loss) plus per-question
     noise (the same 20 questions on every seed), the two-way item route PASSed at the margin 0.16-0.23 of the
     time at 5-20 seeds, 0.39 with a rare large loss; with the rule 0.07-0.14, about the per-seed gate's on the
-    same seed means (benchmarks/item_skew.py, 2,000 data sets per cell, docs/calibration.md). The rules: no PASS or FAIL below UNBOUNDED_MIN_N seeds;
-    none the seed means' skewness leans against beyond `skew_allowance(n)` standard errors; none that fails to
-    hold at the stricter alpha the arms' own seed means call for (`arm_strict_alpha`)."""
+    same seed means (benchmarks/item_skew.py, 2,000 data sets per cell, docs/calibration.md). The rules: no
+    PASS or FAIL below UNBOUNDED_MIN_N seeds; none the seed means' skewness leans against beyond
+    `skew_allowance(n)` standard errors; none that fails to hold at the stricter alpha the arms' own seed
+    means call for (`arm_strict_alpha`)."""
     means = np.array([float(c.mean()) for c in pairing.clusters])
     n = means.size
     if n < UNBOUNDED_MIN_N:
@@ -351,7 +352,7 @@ def _item_skew_refusal(verdict: str, pairing, base_runs: ArmRuns, sign: float, m
         return (f"the item bounds say {verdict} but the seeds' mean item differences are {side}: {abs(z):.1f} "
                 f"standard errors, beyond the {allow:.2f} allowed at n = {n}; the tail can be bigger than these "
                 f"seeds show, so no {verdict}: {REFUSE_WORDS}")
-    arms = _item_arm_means(pairing, base_runs, sign)
+    arms = _item_arm_means(pairing, base_runs, sign, means)
     strict, z_arm, shown = arm_strict_alpha(alpha, arms, n, verdict)
     if strict < alpha:
         s = item_bounds(pairing, questions, strict)
@@ -361,14 +362,15 @@ def _item_skew_refusal(verdict: str, pairing, base_runs: ArmRuns, sign: float, m
     return ""
 
 
-def _item_arm_means(pairing, base_runs: ArmRuns, sign: float) -> tuple[np.ndarray, np.ndarray]:
-    """(baseline, candidate) per seed: the mean of each arm's paired items, oriented so higher is better."""
+def _item_arm_means(pairing, base_runs: ArmRuns, sign: float, means: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(baseline, candidate) per seed: the mean of each arm's paired items, oriented so higher is better
+    (`means`: the seeds' mean item differences, candidate - baseline)."""
     base = []
     for seed, ids in zip(pairing.seeds, pairing.ids):
         rewards = {i["id"]: i["reward"] for i in base_runs.items[seed]}
         base.append(sign * float(np.mean([rewards[k] for k in ids])))
     b = np.array(base)
-    return b, b + np.array([float(c.mean()) for c in pairing.clusters])
+    return b, b + means
 
 
 def questions_note(pairing, margin: float, alpha: float, count: int) -> str:
