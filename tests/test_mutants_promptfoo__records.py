@@ -19,10 +19,6 @@ from baselines.importers.promptfoo import import_promptfoo_files
 from tests.test_mutants_promptfoo__messages import row, write
 
 
-def by_arm(records) -> dict:
-    return {(r.arm, r.seed): r for r in records}
-
-
 def cell(promptIdx: int, provider: dict, prompt: dict, x: int, **fields) -> dict:
     return row(promptIdx=promptIdx, testIdx=x, provider=provider, prompt=prompt, vars={"x": x},
                testCase={"vars": {"x": x}}, **fields)
