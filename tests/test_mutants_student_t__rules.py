@@ -10,6 +10,8 @@ spread, the zero-spread tolerance (relative to the mean, at least 1e-12) and the
 from __future__ import annotations
 
 import math
+import warnings
+from decimal import Decimal
 
 import numpy as np
 import pytest
@@ -74,6 +76,21 @@ def test_no_values_give_three_nans_and_one_value_its_mean_without_bounds():
     assert all(math.isnan(v) for v in t_interval([]))
     mean, lo, hi = t_interval([0.4])
     assert mean == 0.4 and math.isnan(lo) and math.isnan(hi)
+
+
+def test_no_values_give_nans_without_a_numpy_warning():
+    """The empty case is answered before numpy's mean of nothing (a RuntimeWarning) is taken."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert all(math.isnan(v) for v in t_interval([]))
+        assert all(math.isnan(v) for v in t_interval(np.array([], dtype=int)))
+
+
+def test_values_are_read_as_floats():
+    """None is a missing value (NaN, not a crash) and Decimals from a JSON reader are numbers."""
+    mean, lo, hi = t_interval([None, 1.0, 2.0])
+    assert math.isnan(mean) and math.isnan(lo) and math.isnan(hi)
+    assert t_interval([Decimal("1"), Decimal("2"), Decimal("3"), Decimal("6")]) == t_interval([1.0, 2.0, 3.0, 6.0])
 
 
 def test_two_values_already_get_an_interval_on_one_df():
@@ -154,6 +171,13 @@ def test_the_defaults_are_alpha_05_and_power_80():
         assert two_sided_power(n - 1, mde_factor(n) * math.sqrt(n), crit) == pytest.approx(0.8, abs=1e-7)
         assert min_detectable_effect(2.0, n) == pytest.approx(2 * mde_factor(n, 0.05, 0.8), rel=1e-12)
     assert min_detectable_effect(1.0, 7, 0.05) == mde_factor(7, 0.05, 0.8)
+
+
+def test_the_effect_of_an_sd_at_another_power_is_that_power_s():
+    for n, power in [(4, 0.9), (6, 0.5), (3, 0.95)]:
+        effect = min_detectable_effect(0.5, n, 0.05, power)
+        crit = t_quantile(0.975, n - 1)
+        assert two_sided_power(n - 1, effect / 0.5 * math.sqrt(n), crit) == pytest.approx(power, abs=1e-7)
 
 
 def test_the_shortcut_would_have_had_power_77_at_three_seeds():
