@@ -5,8 +5,10 @@ a record field (workload, arm, seed, reward, dev_reward, instance: the
 problem a row ran, e.g. a BBOB function and instance) is a spend unit;
 ``budget.UNIT=col`` maps the allowance. Every row is validated by the reader
 `compare` uses (a negative token count, a NaN, a seed that is not an
-integer stop the import with the file, line and column named), and a file
-that is not UTF-8 or not CSV is a one-line error, never a traceback.
+integer stop the import with the file, line and column named), a row with
+more or fewer cells than the header is refused (a cell too many or lost
+shifts the columns after it), and a file that is not UTF-8 or not CSV (a
+quote never closed) is a one-line error, never a traceback.
 """
 from __future__ import annotations
 
@@ -95,18 +97,22 @@ def _amount(text: str | None, where: str, name: str, column: str):
 
 def _rows(path: Path, handle, mapping: dict[str, str], workload: str | None) -> list[RunRecord]:
     csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
-    reader = csv.DictReader(handle)
-    header = reader.fieldnames or []
+    reader = csv.reader(handle, strict=True)  # strict: an unclosed quote is an error, not the rest of the file
+    header = next(reader, None) or []
     missing = [c for c in mapping.values() if c not in header]
     if missing:
         raise InputError(f"{path}: no column {missing[0]!r}; columns are {', '.join(map(str, header)) or 'none'}")
     out = []
-    for row in reader:
+    for cells in reader:
+        if not cells:  # an empty line is no row
+            continue
         where = f"{path}:{reader.line_num}"
-        if None in row:  # cells past the header's: a comma inside an unquoted cell shifted every column after it
-            raise InputError(f"{where}: {len(header) + len(row[None])} cells where the header names {len(header)}; "
-                             "quote a cell that holds a comma, or fix the row")
-        cell = {key: row.get(col) for key, col in mapping.items()}
+        if len(cells) != len(header):  # a comma inside an unquoted cell, or a lost cell, shifted the columns after it
+            fix = "quote a cell that holds a comma" if len(cells) > len(header) else \
+                "write every cell (leave one empty when unknown)"
+            raise InputError(f"{where}: {len(cells)} cells where the header names {len(header)}; {fix}, or fix the row")
+        row = dict(zip(header, cells))
+        cell = {key: row[col] for key, col in mapping.items()}
         seed = _number(cell["seed"], where, "seed")
         if not isinstance(seed, int):
             raise InputError(f"{where}: seed must be an integer, got {cell['seed']!r}; fix column {mapping['seed']!r}")
