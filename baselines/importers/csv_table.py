@@ -76,7 +76,7 @@ def import_csv(path: str | Path, mapping: dict[str, str] | str, workload: str | 
     if kind is not None:
         raw.close()
         raise InputError(f"{path}: is {kind[0]}, not a CSV file; {kind[1]}")
-    handle = io.TextIOWrapper(raw, encoding="utf-8", newline="")
+    handle = io.TextIOWrapper(raw, encoding="utf-8-sig", newline="")  # -sig: Excel's "CSV UTF-8" starts with a BOM
     with handle:
         try:
             return _rows(path, handle, mapping, workload)
@@ -116,7 +116,7 @@ def _rows(path: Path, handle, mapping: dict[str, str], workload: str | None) -> 
         seed = _number(cell["seed"], where, "seed")
         if not isinstance(seed, int):
             raise InputError(f"{where}: seed must be an integer, got {cell['seed']!r}; fix column {mapping['seed']!r}")
-        arm = (cell["arm"] or "").strip()
+        arm = cell["arm"].strip()
         if not arm:
             raise InputError(f"{where}: empty arm name in column {mapping['arm']!r}; every row needs one")
         spend, budget = {}, {}
@@ -129,7 +129,7 @@ def _rows(path: Path, handle, mapping: dict[str, str], workload: str | None) -> 
                     budget[key[7:]] = value
             else:
                 spend[key] = value
-        name = (cell.get("workload") or "").strip() if "workload" in mapping else (workload or path.stem)
+        name = cell["workload"].strip() if "workload" in mapping else (workload or path.stem)
         if not name:
             raise InputError(f"{where}: empty workload name in column {mapping['workload']!r}; every row needs one "
                              "(or map no workload column and pass --workload NAME)")
@@ -137,6 +137,6 @@ def _rows(path: Path, handle, mapping: dict[str, str], workload: str | None) -> 
             where, workload=name, arm=arm, seed=seed, spend=spend,
             reward=_number(cell["reward"], where, "reward"), budget=budget,
             dev_reward=_number(cell["dev_reward"], where, "dev_reward") if "dev_reward" in mapping else None,
-            instance=(cell.get("instance") or "").strip() or None if "instance" in mapping else None,
+            instance=cell["instance"].strip() or None if "instance" in mapping else None,
             source=f"csv:{path.name}"))
     return out
