@@ -54,18 +54,21 @@ def seeds_for_power(share, alpha, power=0.8):
     return None
 
 
+BASE20 = [0.30 + 0.02 * s for s in range(20)]
+
+
 @pytest.mark.parametrize("claim", ["typical", "both"])
 def test_a_decided_typical_claim_needs_no_more_seeds(claim):
-    # 9 of 10 seeds win by 0.2: P(Bin(10, 1/2) >= 9) = 11/1024 < 0.05, PASS; at a share of 0.9 the test's power
-    # at 10 seeds is P(Bin(10, 0.9) >= 9) = 0.74, so a power-based "seeds needed" would still name a number
-    assert binom.sf(8, 10, 0.5) < 0.05 and binom.sf(8, 10, 0.9) < 0.8
-    res = gate(BASE, shifted([0.2] * 9 + [-0.3]), claim=claim)
+    # 15 of 20 seeds win by 0.2: P(Bin(20, 1/2) >= 15) = 0.021 < 0.05, PASS (14 of 20 would not: 0.058); at a
+    # share of 0.75 the test needs more than 20 seeds for 80% power, so a "seeds needed" figure would name one
+    assert critical_count(20, 0.05) == 15 and seeds_for_power(0.75, 0.05) > 20
+    res = gate(BASE20, [b + s for b, s in zip(BASE20, [0.2] * 15 + [-0.3] * 5)], claim=claim)
     assert typical_claim(res)["verdict"] == PASS
     assert typical_claim(res)["seeds_needed"] is None
     if claim == "typical":
         assert res.verdict == PASS and res.seeds_needed is None and res.to_json()["seeds_needed"] is None
-    # and the mirror image: 9 of 10 seeds lose by more than the margin, FAIL, nothing more needed
-    res = gate(BASE, shifted([-0.3] * 9 + [0.2]), claim="typical")
+    # and the mirror image: 15 of 20 seeds lose by more than the margin, FAIL, nothing more needed
+    res = gate(BASE20, [b + s for b, s in zip(BASE20, [-0.3] * 15 + [0.2] * 5)], claim="typical")
     assert res.verdict == FAIL and res.seeds_needed is None and typical_claim(res)["seeds_needed"] is None
 
 
