@@ -152,3 +152,15 @@ def test_the_retry_of_an_errored_sample_is_a_note_beside_the_error(tmp_path):
     record = one(tmp_path, log)
     assert record["notes"] == [NOTE] and record["error"] == "sample 1: still failing"
     assert (record["reward"], record["source_reward"]) == (None, 1.0)
+
+
+@pytest.mark.parametrize("value", [{"accuracy": 1, "f1": 0.5}, [1, 1]])
+def test_a_scorer_value_that_is_not_one_number_leaves_the_epoch_unscored_not_zero(tmp_path, value):
+    """A scorer with several values (an object or a list) gives no one reward; inspect_ai's value_to_float
+    makes it 0 with a warning, which counted every such sample as a wrong answer (failed before the fix)."""
+    log = epoch_one(base_log())
+    set_values(log, ["C", "C", "C"])
+    sample(log, 1, 1)["scores"] = {"match": {"value": value}}
+    record = one(tmp_path, log)
+    assert record["error"] == "sample 1: no match value that is a number"
+    assert (record["reward"], record["source_reward"], record["scored"]) == (None, 1.0, 2)
