@@ -124,3 +124,28 @@ def test_without_zipfile_zstd_but_with_inspect_ai_the_check_goes_on(tmp_path, mo
     monkeypatch.setitem(sys.modules, "zipfile_zstd", None)
     assert check_log_file(EVAL_LOG) is None
     assert len(read(EVAL_LOG)) == 2
+
+
+@pytest.mark.parametrize("where, edit", [
+    ("plan", lambda log: log.update(plan=None)),
+    ("input_tokens", lambda log: log["samples"][0]["model_usage"]["mockllm/model"].update(input_tokens=None)),
+    ("output_tokens", lambda log: log["samples"][0]["model_usage"]["mockllm/model"].update(output_tokens=None)),
+    ("error", lambda log: log["samples"][0].update(error="plain text")),
+    ("error_retries", lambda log: log["samples"][0].update(error_retries=["plain text"])),
+])
+def test_inspect_ai_refuses_what_the_importer_s_fallbacks_would_cover(tmp_path, where, edit):
+    """What benchmarks/mutation_equivalent/inspect_log.toml relies on: inspect_ai's models give every log a plan,
+    every usage integer input and output tokens, and every error and retry a message; a log without them is
+    refused whole, so the importer's `if log.plan`, `is None` and getattr defaults never decide anything."""
+    log = base_log()
+    edit(log)
+    message = refusal([write_log(tmp_path, log)])
+    assert "not an inspect_ai evaluation log (ValidationError" in message and where in message
+
+
+def test_every_usage_part_the_importer_reads_is_a_field_of_inspect_ai_s_model_usage():
+    from inspect_ai.model import ModelUsage
+    from baselines.importers.inspect_log import _DIRECT
+    assert {*_DIRECT, "input_tokens"} <= set(ModelUsage.model_fields)
+    assert ModelUsage.model_fields["input_tokens"].annotation is int
+    assert ModelUsage.model_fields["output_tokens"].annotation is int
