@@ -80,7 +80,11 @@ def item_key(vars_: Any, where: str) -> str:
         vars_ = {}
     if not isinstance(vars_, dict):
         raise InputError(f"{where}: field 'vars' must be an object, got {quote(vars_)}; fix it in the source file")
-    text = json.dumps(vars_, sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    try:
+        text = json.dumps(vars_, sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    except ValueError:  # 1e999 parses as inf, which JSON cannot write back
+        raise InputError(f"{where}: field 'vars' holds a number too large for JSON, got {quote(vars_)}; "
+                         "fix it in the source file") from None
     if len(text) <= _LONG_ID:
         return text
     return "vars:" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
