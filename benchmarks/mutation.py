@@ -41,6 +41,8 @@ MODULES: dict[str, list[str]] = {
                   "tests/test_mutation_budget.py"],
     "meter.py": ["tests/test_meter.py", "tests/test_budget_rule.py", "tests/test_governor.py",
                  "tests/test_mutation_meter.py"],
+    "governor.py": ["tests/test_governor.py", "tests/test_mutation_meter.py", "tests/test_budget_rule.py"],
+    "over_budget.py": ["tests/test_over_budget.py", "tests/test_mutation_spend_checks.py"],
     "json_line.py": ["tests/test_records.py", "tests/test_reader_rules.py", "tests/test_repeated_keys.py",
                      "tests/test_mutation_json_line.py"],
     "spend_checks.py": ["tests/test_compare.py", "tests/test_mutation_misses.py",
@@ -54,6 +56,11 @@ MODULES: dict[str, list[str]] = {
     "gate.py": ["tests/test_gate.py", "tests/test_gate_decides.py", "tests/test_check_options.py",
                 "tests/test_mutation_misses.py", "tests/test_claims.py", "tests/test_pooled_shape.py",
                 "tests/test_questions_population.py", "tests/test_mutation_gate.py"],
+    "typical_gate.py": ["tests/test_claims.py", "tests/test_typical_calibration.py", "tests/test_mutation_gate.py",
+                        "tests/test_history.py"],
+    "pooled_shape.py": ["tests/test_pooled_shape.py", "tests/test_history.py", "tests/test_history_sim.py"],
+    "sequential.py": ["tests/test_gate_decides.py", "tests/test_mutation_gate_bounds.py", "tests/test_gate.py"],
+    "looks.py": ["tests/test_gate_decides.py", "tests/test_mutation_gate.py", "tests/test_skew_gate.py"],
     "pair_verdict.py": ["tests/test_stats.py", "tests/test_compare.py", "tests/test_exact_values.py",
                         "tests/test_mutation_pair_verdict.py", "tests/test_discordant_share.py",
                         "tests/test_mean_mde_notes.py", "tests/test_pair_verdict_rules.py"],
@@ -78,6 +85,11 @@ MODULES: dict[str, list[str]] = {
     "csv_table.py": ["tests/test_importer_types.py", "tests/test_importers_fuzz.py", "tests/test_importers_eval_tools.py"],
     "reward_range.py": ["tests/test_out_of_range.py", "tests/test_exact_values.py", "tests/test_reader_rules.py"],
     "question_claim.py": ["tests/test_questions_population.py", "tests/test_questions.py", "tests/test_items.py"],
+    # inspect: not test_importers.py (it writes each log with inspect_ai's mockllm, ~15 s per mutant); these read
+    # the kept tests/data/inspect/arith.eval and JSON variants of it in-process
+    "inspect_log.py": ["tests/test_mutants_inspect_log__logs.py", "tests/test_mutants_inspect_log__arms.py",
+                       "tests/test_mutants_inspect_log__spend.py", "tests/test_mutants_inspect_log__scores.py",
+                       "tests/test_mutants_inspect_log__files.py", "tests/test_hostile_archives.py"],
 }
 
 #: what the fork server imports before forking a worker per mutant: third-party libraries only

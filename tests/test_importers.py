@@ -221,7 +221,7 @@ def test_failed_import_leaves_the_previous_output_untouched(tmp_path, agentdesce
     ("a,b,c\nx,1,nan\n".encode(), "which is not finite"),
     ("a,b,c\nx,abc,1\n".encode(), "column for 'seed' holds 'abc', not a number"),
     ("a,b,c\n,1,1\n".encode(), "empty arm name"),
-    ("a,b,c\nx\n".encode(), "seed must be an integer, got None"),
+    ("a,b,c\nx\n".encode(), "1 cells where the header names 3; write every cell"),
     ("a,b,c\nx,1,1\n".encode() + "caf\xe9,2,1\n".encode("latin-1"), "not UTF-8 text"),
     (b"a,b,c\nx,1,\"1\x00\"\n", "not a number"),
 ])

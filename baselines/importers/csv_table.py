@@ -5,8 +5,10 @@ a record field (workload, arm, seed, reward, dev_reward, instance: the
 problem a row ran, e.g. a BBOB function and instance) is a spend unit;
 ``budget.UNIT=col`` maps the allowance. Every row is validated by the reader
 `compare` uses (a negative token count, a NaN, a seed that is not an
-integer stop the import with the file, line and column named), and a file
-that is not UTF-8 or not CSV is a one-line error, never a traceback.
+integer stop the import with the file, line and column named), a row with
+more or fewer cells than the header is refused (a cell too many or lost
+shifts the columns after it), and a file that is not UTF-8 or not CSV (a
+quote never closed) is a one-line error, never a traceback.
 """
 from __future__ import annotations
 
@@ -74,7 +76,7 @@ def import_csv(path: str | Path, mapping: dict[str, str] | str, workload: str | 
     if kind is not None:
         raw.close()
         raise InputError(f"{path}: is {kind[0]}, not a CSV file; {kind[1]}")
-    handle = io.TextIOWrapper(raw, encoding="utf-8", newline="")
+    handle = io.TextIOWrapper(raw, encoding="utf-8-sig", newline="")  # -sig: Excel's "CSV UTF-8" starts with a BOM
     with handle:
         try:
             return _rows(path, handle, mapping, workload)
@@ -95,22 +97,26 @@ def _amount(text: str | None, where: str, name: str, column: str):
 
 def _rows(path: Path, handle, mapping: dict[str, str], workload: str | None) -> list[RunRecord]:
     csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
-    reader = csv.DictReader(handle)
-    header = reader.fieldnames or []
+    reader = csv.reader(handle, strict=True)  # strict: an unclosed quote is an error, not the rest of the file
+    header = next(reader, None) or []
     missing = [c for c in mapping.values() if c not in header]
     if missing:
         raise InputError(f"{path}: no column {missing[0]!r}; columns are {', '.join(map(str, header)) or 'none'}")
     out = []
-    for row in reader:
+    for cells in reader:
+        if not cells:  # an empty line is no row
+            continue
         where = f"{path}:{reader.line_num}"
-        if None in row:  # cells past the header's: a comma inside an unquoted cell shifted every column after it
-            raise InputError(f"{where}: {len(header) + len(row[None])} cells where the header names {len(header)}; "
-                             "quote a cell that holds a comma, or fix the row")
-        cell = {key: row.get(col) for key, col in mapping.items()}
+        if len(cells) != len(header):  # a comma inside an unquoted cell, or a lost cell, shifted the columns after it
+            fix = "quote a cell that holds a comma" if len(cells) > len(header) else \
+                "write every cell (leave one empty when unknown)"
+            raise InputError(f"{where}: {len(cells)} cells where the header names {len(header)}; {fix}, or fix the row")
+        row = dict(zip(header, cells))
+        cell = {key: row[col] for key, col in mapping.items()}
         seed = _number(cell["seed"], where, "seed")
         if not isinstance(seed, int):
             raise InputError(f"{where}: seed must be an integer, got {cell['seed']!r}; fix column {mapping['seed']!r}")
-        arm = (cell["arm"] or "").strip()
+        arm = cell["arm"].strip()
         if not arm:
             raise InputError(f"{where}: empty arm name in column {mapping['arm']!r}; every row needs one")
         spend, budget = {}, {}
@@ -123,7 +129,7 @@ def _rows(path: Path, handle, mapping: dict[str, str], workload: str | None) -> 
                     budget[key[7:]] = value
             else:
                 spend[key] = value
-        name = (cell.get("workload") or "").strip() if "workload" in mapping else (workload or path.stem)
+        name = cell["workload"].strip() if "workload" in mapping else (workload or path.stem)
         if not name:
             raise InputError(f"{where}: empty workload name in column {mapping['workload']!r}; every row needs one "
                              "(or map no workload column and pass --workload NAME)")
@@ -131,6 +137,6 @@ def _rows(path: Path, handle, mapping: dict[str, str], workload: str | None) -> 
             where, workload=name, arm=arm, seed=seed, spend=spend,
             reward=_number(cell["reward"], where, "reward"), budget=budget,
             dev_reward=_number(cell["dev_reward"], where, "dev_reward") if "dev_reward" in mapping else None,
-            instance=(cell.get("instance") or "").strip() or None if "instance" in mapping else None,
+            instance=cell["instance"].strip() or None if "instance" in mapping else None,
             source=f"csv:{path.name}"))
     return out

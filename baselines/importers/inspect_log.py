@@ -20,9 +20,11 @@ is `output_tokens` (reasoning included); `tokens` is prompt + completion;
 (or a sample that called the model and logged no usage) is partial.
 
 Errors follow the one rule of `common`: a sample that errored (no score of
-its own) leaves the epoch unscored, the mean over the other samples kept as
-`source_reward`; errors of earlier attempts of a sample whose retry was
-scored (`error_retries`) are kept as `notes`.
+its own), or whose scorer gave no one number (a list or an object of values,
+which inspect's `value_to_float` would make 0), leaves the epoch unscored, the
+mean over the other samples kept as `source_reward`; errors of earlier
+attempts of a sample whose retry was scored (`error_retries`) are kept as
+`notes`.
 """
 from __future__ import annotations
 
@@ -205,9 +207,10 @@ def _records(path: Path, log, arm: str, to_float) -> list[RunRecord]:
                 errors.append(f"sample {s.id}: {getattr(s.error, 'message', s.error)}")
                 continue
             score = (s.scores or {}).get(scorer) if scorer else next(iter((s.scores or {}).values()), None)
-            try:
-                values.append(float(to_float(score.value)))
-            except (AttributeError, TypeError, ValueError):
+            value = getattr(score, "value", None)   # None: no score from this scorer
+            if isinstance(value, (str, int, float)):   # a list or an object of values is no one number (inspect's
+                values.append(float(to_float(value)))   # value_to_float makes it 0, a wrong answer)
+            else:
                 errors.append(f"sample {s.id}: no {scorer or 'score'} value that is a number")
         mean = sum(values) / len(values) if values else None
         reward, source_reward = (None, mean) if errors else (mean, None)

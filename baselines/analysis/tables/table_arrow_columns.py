@@ -24,8 +24,10 @@ def numeric_column(col, nonneg: bool = False) -> np.ndarray | None:
     if not (pa.types.is_integer(col.type) or pa.types.is_floating(col.type)):
         return None
     arr = col.cast(pa.float64(), safe=False).to_numpy(zero_copy_only=False)
-    valid = ~np.asarray(col.is_null().to_numpy(zero_copy_only=False), dtype=bool)
-    values = arr[valid]
+    if col.null_count:
+        values = arr[~np.asarray(col.is_null().to_numpy(zero_copy_only=False), dtype=bool)]
+    else:  # every row has a value: the checks read the column itself (no mask, no copy)
+        values = arr
     limit = MAX_AMOUNT if nonneg else MAX_REWARD
     if not np.isfinite(values).all() or (np.abs(values) > limit).any() or (nonneg and (values < 0).any()):
         return None

@@ -108,14 +108,16 @@ class ColumnStore:
         """The finished table (the store is emptied: its arrays now belong to the frame)."""
         return as_frame(self.columns(units))
 
-    def columns(self, units: list[str]) -> dict:
-        """The finished columns, by name in table order (the store is emptied: its arrays now belong to them)."""
+    def columns(self, units: list[str], labels: dict | None = None) -> dict:
+        """The finished columns, by name in table order (the store is emptied: its arrays now belong to them).
+        `labels`: the label categoricals `one_categorical` already made of all the store's pieces."""
         names = list(FIXED_COLUMNS) + [f"{kind}:{u}" for u in units for kind in ("spend", "partial")]
         names += sorted(set(self.arrays) - set(names))  # columns only some files have (`instance`)
         out: dict[str, object] = {}
         for name in names:
             if name in CATEGORICAL:
-                out[name] = one_categorical(self.pieces.pop(name))
+                pieces = self.pieces.pop(name)
+                out[name] = labels[name] if labels is not None else one_categorical(pieces)
                 continue
             column = self.arrays.pop(name, None)
             if column is None:  # no row has it: one read-only value repeated, not a column of copies
