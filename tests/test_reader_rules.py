@@ -157,6 +157,26 @@ def test_line_numbers_stay_true_across_blocks_with_blank_lines(tmp_path, monkeyp
             RunTable.read(path)
 
 
+def test_blocks_are_whole_lines_and_a_viewed_block_is_never_written_over(tmp_path, monkeypatch):
+    """read_blocks reads every block into one reused buffer (issue 38): the blocks still join to the file,
+    each ends at a line end, lines longer than a block come whole, and a block the caller still views
+    when it asks for the next keeps its bytes (the next comes in a new buffer)."""
+    text = "".join(f"{'x' * (n * 37 % 300)}{n}\n" for n in range(400)) + "no final newline"
+    path = tmp_path / "blocks.jsonl"
+    path.write_bytes(text.encode())
+    for size in (16, 64, 1000, 1 << 20):
+        monkeypatch.setattr(lines_mod, "BLOCK_BYTES", size)
+        blocks = [bytes(b) for b in lines_mod.read_blocks(path)]
+        assert b"".join(blocks) == text.encode()
+        assert all(b.endswith(b"\n") for b in blocks[:-1]) and not blocks[-1].endswith(b"\n")
+        assert b"".join(bytes(b) for b in lines_mod.read_blocks(path, offset=150)) == text.encode()[150:]
+        views, copies = [], []
+        for block in lines_mod.read_blocks(path):
+            views.append(np.frombuffer(block, dtype=np.uint8))   # a view held past the next block
+            copies.append(bytes(block))
+        assert [v.tobytes() for v in views] == copies == blocks
+
+
 @st.composite
 def mutated_files(draw):
     """Good lines with the accidents that move rows off lines: joins, wraps, blank and indented

@@ -144,8 +144,9 @@ def _parse(path: Path, builder: "_Builder", start: _Mark, keep: bool) -> _Mark:
     """Parse the file from `start` (0 or where its sidecar ends); the mark after its last complete line."""
     first, since_release = start.lines + 1, 0
     done = _Mark(len(builder.lengths), builder.store.rows, start.nbytes, start.lines, start.crc)
+    scratch: list = []
     for block in read_blocks(path, start.nbytes):
-        ends = line_ends(block)
+        ends = line_ends(block, scratch)
         if block and not block.isspace():
             chunk = arrow_chunk(block, ends)
             if chunk is not None:
@@ -153,7 +154,7 @@ def _parse(path: Path, builder: "_Builder", start: _Mark, keep: bool) -> _Mark:
                 builder.add_frame(frame, budgets, traces, where=(path, first, numbers), nbytes=len(block))
             else:
                 # read again line by line: the exact error, or what the bulk checks were too strict for
-                lines_, numbers = nonblank_lines(block)
+                lines_, numbers = nonblank_lines(bytes(block))   # bytes, as the line reader is given them
                 builder.add_records(_slow_chunk(path, lines_, [n + first - 1 for n in numbers]),
                                     where=(path, first, np.asarray(numbers, dtype=np.int64)))
         first += len(ends)
@@ -181,19 +182,39 @@ def _keep(path: Path, stamp, builder: "_Builder", start: _Mark, end: _Mark,
     any_trace = any(builder.traces[b] is not None for b in blocks)
     traces = [t for b in blocks for t in (builder.traces[b] or [None] * builder.lengths[b])] if any_trace else None
     exact = [builder.slow[b] for b in blocks for _ in range(builder.lengths[b])] if any_trace else None
-    numbers = np.concatenate([_line_numbers(builder.where[b], builder.lengths[b]) for b in blocks])
+    numbers = None if base is None and _one_row_per_line(builder, blocks) else \
+        np.concatenate([_line_numbers(builder.where[b], builder.lengths[b]) for b in blocks])
     rows, repeats = table_order.order(columns) if base is None else (None, False)
+    if start.blocks == 0 and end.blocks == len(builder.lengths) and base is None:  # every row read so far:
+        builder.made = (end.blocks, end.rows, {n: columns[n] for n in CATEGORICAL}, (rows, repeats))  # see build
     if repeats:   # a run twice (read with keep_last): held as read, the duplicate rules see the lines' order
         rows = None
     if rows is not None:  # held in table order: the next read (and a merge of appended rows) needs no sort
+        if numbers is None:
+            numbers = np.arange(1, end.rows - start.rows + 1, dtype=np.int64)
         numbers = numbers.take(rows)
         picked = rows.tolist()
         traces = None if traces is None else [traces[i] for i in picked]
         exact = None if exact is None else [exact[i] for i in picked]
-    if base is None and np.array_equal(numbers, np.arange(1, len(numbers) + 1)):
+    if base is None and numbers is not None and np.array_equal(numbers, np.arange(1, len(numbers) + 1)):
         numbers = None
     table_cache.save(path, stamp, end.nbytes, end.lines, end.crc, columns, budgets, traces, numbers, exact, rows,
                      base)
+
+
+def _one_row_per_line(builder: "_Builder", blocks: range) -> bool:
+    """Whether row i of these blocks is line i + 1 of the file (every line a row, from the first line on).
+
+    Why not build the numbers and compare them with 1..n: two int64 arrays of
+    the file's row count (16 MB per million) made only to be dropped.
+    """
+    line = 1
+    for b in blocks:
+        where = builder.where[b]
+        if not isinstance(where, tuple) or where[2] is not None or where[1] != line:
+            return False
+        line += builder.lengths[b]
+    return True
 
 
 def _line_numbers(where: tuple, n: int) -> np.ndarray:
@@ -308,6 +329,7 @@ class _Builder:
         self.slow: list[bool] = []  # per block: read line by line (its traces may hold NaN or long integers)
         self.expected_bytes = expected_bytes
         self.bytes_read = 0
+        self.made: tuple | None = None  # (blocks, rows, labels, order) a sidecar's write made of every row (`_keep`)
 
     def add_frame(self, frame: dict, budgets: dict, traces: list | None, where, nbytes: int = 0) -> None:
         """One block's columns, copied into the table's own (see `table_store`)."""
@@ -390,9 +412,13 @@ class _Builder:
         units = ordered_units(self.units)
         any_trace = any(t is not None for t in self.traces)
         traces = [t for n, ts in zip(self.lengths, self.traces) for t in (ts or [None] * n)] if any_trace else None
-        columns = self.store.columns(units)
+        # the labels and the row order a sidecar's write just made of these very rows: not made twice (issue 38)
+        made = self.made if self.made and self.made[:2] == (len(self.lengths), self.store.rows) else None
+        self.made = None
+        columns = self.store.columns(units, labels=made[2] if made else None)
         table_order.sort_labels(columns)
-        rows, repeats = table_order.order(columns)
+        rows, repeats = made[3] if made else table_order.order(columns)   # by names and seeds: as made
+        del made
         if not repeats:   # no run twice: the rows in table order, each column copied once (if not in it already)
             if rows is not None:
                 table_order.take(columns, rows)

@@ -59,13 +59,15 @@ def one_categorical(pieces: list[tuple[np.ndarray, list]]) -> pd.Categorical:
     categorical per 4 MB block was a tenth of a million-line read.
     """
     index: dict = {}
-    mapped = []
-    for codes, values in pieces:
-        lookup = np.array([index.setdefault(v, len(index)) for v in values] + [-1], dtype=np.int64)
-        mapped.append(lookup[codes])  # code -1 (none) stays -1
-    codes = np.concatenate(mapped) if mapped else np.zeros(0, dtype=np.int64)
+    lookups = [[index.setdefault(v, len(index)) for v in values] + [-1] for _, values in pieces]
     small = np.int8 if len(index) < 127 else np.int16 if len(index) < 32767 else np.int32
-    return pd.Categorical.from_codes(codes.astype(small), categories=list(index))
+    # every block's codes mapped straight into one array of the final type (no int64 copy per row)
+    codes = np.empty(sum(len(c) for c, _ in pieces), dtype=small)
+    at = 0
+    for (block, _), lookup in zip(pieces, lookups):
+        np.take(np.array(lookup, dtype=small), block, out=codes[at:at + len(block)])  # code -1 (none) stays -1
+        at += len(block)
+    return pd.Categorical.from_codes(codes, categories=list(index))
 
 
 class ColumnStore:
@@ -108,14 +110,16 @@ class ColumnStore:
         """The finished table (the store is emptied: its arrays now belong to the frame)."""
         return as_frame(self.columns(units))
 
-    def columns(self, units: list[str]) -> dict:
-        """The finished columns, by name in table order (the store is emptied: its arrays now belong to them)."""
+    def columns(self, units: list[str], labels: dict | None = None) -> dict:
+        """The finished columns, by name in table order (the store is emptied: its arrays now belong to them).
+        `labels`: the label categoricals `one_categorical` already made of all the store's pieces."""
         names = list(FIXED_COLUMNS) + [f"{kind}:{u}" for u in units for kind in ("spend", "partial")]
         names += sorted(set(self.arrays) - set(names))  # columns only some files have (`instance`)
         out: dict[str, object] = {}
         for name in names:
             if name in CATEGORICAL:
-                out[name] = one_categorical(self.pieces.pop(name))
+                pieces = self.pieces.pop(name)
+                out[name] = labels[name] if labels is not None else one_categorical(pieces)
                 continue
             column = self.arrays.pop(name, None)
             if column is None:  # no row has it: one read-only value repeated, not a column of copies
