@@ -152,3 +152,21 @@ def test_attach_typical_skips_unpaired_pairs_and_arms_it_does_not_have():
     # the interval at the level asked for (80%), not the default 95%: narrower
     assert t.ci == typical_claim(np.delete(np.arange(1, 21) / 10, 3), 0.8).ci
     assert t.ci != typical_claim(np.delete(np.arange(1, 21) / 10, 3), 0.95).ci
+
+
+def test_the_notes_count_tied_seeds_too():
+    v = decide_typical(pair([0.3] * 7 + [0.0] * 3), 2 / 128, 0.05, 1)      # 7 of 7 differing seeds: p = 2/128
+    assert v.verdict == "a>b"
+    assert v.notes == [f"typical seed: decided by the {METHOD} (7 wins, 0 losses, 3 tied; Holm-adjusted p 0.0156); "
+                       "the median interval excludes 0"]
+    u = decide_typical(pair([0.2] * 7 + [-0.1] * 3 + [0.0] * 2), 0.34, 0.05, 1)
+    assert u.notes[1] == ("typical seed: at the observed 7 wins, 3 losses, 2 tied, about 49 differing seeds would "
+                          "likely decide (exact, power 0.8)")
+
+
+def test_a_typical_claim_without_a_win_share_interval_writes_null():
+    from baselines.analysis.compare.claims import ClaimVerdict
+    v = ClaimVerdict("typical", "underpowered", 0.0, (-math.inf, math.inf), INTERVAL, METHOD, 1.0, 1.0,
+                     wins=0, losses=0, ties=4)
+    out = v.to_json()
+    assert out["win_share_ci"] is None and out["ties"] == 4 and out["ci"] == [None, None]
