@@ -67,6 +67,10 @@ MODULES: dict[str, list[str]] = {
                         "tests/test_mutation_pair_verdict.py", "tests/test_discordant_share.py",
                         "tests/test_mean_mde_notes.py", "tests/test_pair_verdict_rules.py"],
     "sign_flip.py": ["tests/test_stats.py", "tests/test_exact_values.py", "tests/test_mutation_sign_flip.py"],
+    "student_t.py": ["tests/test_stats.py", "tests/test_mutation_gate_bounds.py", "tests/test_mutation_pair_verdict.py"],
+    "stats.py": ["tests/test_stats.py", "tests/test_exact_values.py", "tests/test_pair_verdict_rules.py"],
+    "arm_intervals.py": ["tests/test_arm_intervals.py", "tests/test_skew_gate.py", "tests/test_cold_path.py"],
+    "pair_interval.py": ["tests/test_stats.py", "tests/test_cold_path.py", "tests/test_mean_power.py"],
     "lm_eval.py": ["tests/test_importers_eval_tools.py", "tests/test_importers_fuzz.py",
                    "tests/test_mutation_misses.py", "tests/test_mutation_lm_eval.py"],
     # resume: an in-process file that calls its rules directly (the runner tests start processes: slow per mutant)

@@ -646,3 +646,31 @@ def test_a_trace_only_the_line_reader_keeps_survives_rewrites_and_the_tail_sidec
         check(path)
         assert (tail(path) if rewrite_after == 0 else sidecar(path)).exists()
     assert json.dumps(outcome(path)[1].traces).count("NaN") == 2
+
+
+def test_integer_columns_are_held_narrow_and_read_back_bit_for_bit(tmp_path):
+    """Seeds and all-integer spend columns are kept in narrow integer types (a smaller sidecar to write, issue
+    38); a column with a fraction, a NaN, -0.0 or a value past int32 stays float64; every read equals a cold
+    parse, dtypes included."""
+    import pyarrow as pa
+
+    def one(seed, tokens, calls, reward, **extra):
+        return json.dumps({"workload": "w", "arm": "A", "seed": seed, "budget": {"tokens": 100},
+                           "spend": {"tokens": tokens, "calls": calls, **extra}, "reward": reward})
+    cases = {
+        "narrow": ([one(s, 100 + s, 3, 0.5) for s in range(6)], "int8", "int32", "int32"),
+        "wide": ([one(s * 10**6, 2**31 + s, -0.0 if s == 2 else 3, 0.5) for s in range(6)], "int32", "double",
+                 "double"),
+        "big seeds": ([one(s * 2**40, 7.5 if s == 1 else 1, s, 0.5) for s in range(6)], "int64", "double", "int32"),
+    }
+    for name, (lines, seed_type, tokens_type, calls_type) in cases.items():
+        path = write(tmp_path / f"{name}.jsonl", "\n".join(lines) + "\n")
+        check(path)
+        table = table_cache._open(sidecar(path))[2]
+        assert (str(table.schema.field("seed").type), str(table.schema.field("spend:tokens").type),
+                str(table.schema.field("spend:calls").type)) == (seed_type, tokens_type, calls_type), name
+        assert table.schema.field("reward").type == pa.float64()
+        cached = check(path)
+        assert cached[1].frame["seed"].dtype == np.int64 and cached[1].frame["spend:calls"].dtype == np.float64
+        assert np.signbit(cached[1].frame["spend:calls"].to_numpy()).tolist() == [name == "wide" and s == 2
+                                                                                  for s in range(6)]

@@ -75,7 +75,7 @@ SUFFIX = ".costmatch-cache.arrow"
 TAIL_SUFFIX = ".costmatch-cache.tail.arrow"
 MIN_BYTES = 1 << 20              # smaller files are parsed every time (a few milliseconds)
 REWRITE_AFTER = 16               # appended lines are kept in the sidecar once they reach 1/16 of what it holds
-FORMAT = 2                       # bump when the columns or their meaning change
+FORMAT = 3                       # bump when the columns or their meaning change (3: narrow integer columns)
 _MAGIC = b"CMCACHE\x01"
 _HEAD = struct.Struct("<8sIIQ")  # magic, meta length, crc32(meta + payload), payload length
 _JSON_COLUMNS = ("items",)       # object columns of lists of dicts: kept as JSON text
@@ -266,18 +266,56 @@ def _plain(name: str, col) -> np.ndarray | None:
     """A numeric, flag or text column as the numpy array the table holds; None for a wrong type."""
     default = default_value(name)
     if name == "seed":
-        ok = col.type == pa.int64()
+        ok = col.type in _SEED_TYPES
     elif default is False:
         ok = pa.types.is_boolean(col.type)
     elif default is None:
         ok = _text(col.type) or pa.types.is_null(col.type)
     else:
-        ok = col.type == pa.float64()
+        ok = col.type in (pa.float64(), pa.int32())   # int32: every value an integer (`_narrow`)
     if not ok or (default is not None and col.null_count):
         return None
     if default is None:
         return object_column(col)
-    return col.to_numpy(zero_copy_only=False)
+    return col.to_numpy(zero_copy_only=False)   # a narrow column widens as the table's store copies it in
+
+
+_SEED_TYPES = (pa.int8(), pa.int16(), pa.int32(), pa.int64())
+_CHUNK = 1 << 16
+
+
+def _narrow(name: str, values: np.ndarray) -> np.ndarray:
+    """A number column in the narrowest type that holds every value exactly: seeds in the smallest signed
+    integer type, a float column whose values are all integers in int32 (the read widens them back to the
+    same floats, bit for bit: -0.0 and NaN stay float64); else the column as it is.
+
+    Why: a first read writes the whole sidecar, and on a 1M-run file its 51 MB
+    cost about 0.09 s of system time (the file's new page-cache pages); seeds
+    and the integer units (tokens, calls, rollouts) are most of its bytes.
+    The float check goes 65,536 values at a time (no column-sized temporaries)
+    and stops at the first chunk that is not exact (a reward column: one chunk).
+    """
+    if name == "seed":
+        if values.dtype != np.int64 or not values.size:
+            return values
+        lo, hi = int(values.min()), int(values.max())
+        for kind in (np.int8, np.int16, np.int32):
+            if np.iinfo(kind).min <= lo and hi <= np.iinfo(kind).max:
+                return values.astype(kind)
+        return values
+    if values.dtype != np.float64 or values.ndim != 1 or not values.size or values.strides[0] == 0:
+        return values
+    out = np.empty(values.size, dtype=np.int32)
+    back = np.empty(min(values.size, _CHUNK), dtype=np.float64)
+    with np.errstate(invalid="ignore"):   # NaN, inf and values past int32 cast to garbage: the check sees it
+        for i in range(0, values.size, _CHUNK):
+            part = values[i:i + _CHUNK]
+            ints = out[i:i + _CHUNK]
+            np.copyto(ints, part, casting="unsafe")
+            np.copyto(back[:part.size], ints)
+            if not np.array_equal(back[:part.size].view(np.int64), part.view(np.int64)):
+                return values
+    return out
 
 
 def _text(kind) -> bool:
@@ -435,7 +473,7 @@ def _table(columns: dict, traces: list | None, numbers: np.ndarray | None, exact
         elif default_value(name) is None:
             arrays.append(pa.array(values, type=pa.string()))
         else:
-            arrays.append(pa.array(values))
+            arrays.append(pa.array(_narrow(name, values)))
         names.append(name)
     if traces is not None:
         arrays.append(_to_json(traces, exact))
