@@ -350,7 +350,8 @@ def test_one_seed_complete_rows():
 
 def test_array_route_zero_spread_p_without_warnings():
     """No spread: p 1 at mean 0, 0 otherwise (divide and 0/0 both reached, neither warns)."""
-    x = np.array([[0.5, 0.5, 0.5], [0.3, 0.3, 0.3], [0.5, 0.5, 0.5]])
+    x = np.array([[0.5, 0.5, 0.5], [0.25, 0.25, 0.25], [0.5, 0.5, 0.5]])     # exact in binary: sd exactly 0
+    assert (x[0] - x[1]).std(ddof=1) == 0.0
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         out = {(r.a, r.b): r for r in all_pairs(list("abc"), x)}
