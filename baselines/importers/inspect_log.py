@@ -30,7 +30,6 @@ attempts of a sample whose retry was scored (`error_retries`) are kept as
 from __future__ import annotations
 
 import math
-
 import zipfile
 from pathlib import Path
 from typing import Any
