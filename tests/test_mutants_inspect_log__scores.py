@@ -190,3 +190,16 @@ def test_text_values_are_read_as_inspect_reads_them(tmp_path, value, reward):
         assert record["reward"] is None and record["scored"] == 0 and "is not a number" in record["error"]
     else:
         assert record["reward"] == pytest.approx(reward) and record["error"] is None
+
+
+def test_unreadable_text_without_results_names_the_value_as_a_score(tmp_path):
+    """With no scorer named in the results the message says "score", as the no-value message does."""
+    log = epoch_one(base_log())
+    log["results"] = None
+    for s in log["samples"]:
+        s["scores"] = {"anything": {"value": "C"}}
+    sample(log, 1, 1)["scores"] = {"anything": {"value": "correct"}}
+    record = one(tmp_path, log)
+    assert record["error"] == ("sample 1: score value 'correct' is not a number, C, I, P, N, yes, no, true or false "
+                               "(what inspect_ai reads as a score)")
+    assert (record["reward"], record["source_reward"]) == (None, 1.0)
