@@ -156,8 +156,10 @@ SUITE = {
 }
 
 
-def suite():
-    return parse_suite(SUITE, "suite.toml", check_imports=False)
+def suite(**own):
+    """SUITE, with `own` replacing keys of its first workload."""
+    data = {**SUITE, "workloads": [{**SUITE["workloads"][0], **own}, SUITE["workloads"][1]]}
+    return parse_suite(data, "suite.toml", check_imports=False)
 
 
 class Runner:
@@ -169,7 +171,8 @@ class Runner:
     def __call__(self, look_suite, out_dir, progress=None):
         self.looks.append({w.name: tuple(w.seeds) for w in look_suite.workloads})
         self.progress.append(progress)
-        records = [RunRecord(w.name, arm, s, {"rollouts": 30}, self.reward(w.name, arm, s), budget={"rollouts": 30})
+        records = [RunRecord(w.name, arm, s, {"rollouts": 30}, self.reward(w.name, arm, s),
+                             budget=dict(w.budgets[0].limits))
                    for w in look_suite.workloads for arm in w.arms for s in w.seeds]
         return types.SimpleNamespace(interrupted=False, records=records)
 
@@ -265,3 +268,14 @@ def test_the_runs_bounds_choice_reaches_every_look():
     assert results and all(not r.method.startswith("betting") for r in results)
     (_, _, results, _), _, _ = sequential(gain, reward_range=RANGE)
     assert results and all(r.method.startswith("betting") for r in results)
+
+
+def test_each_look_is_gated_in_the_workloads_fixed_unit():
+    # a budget capping two units, matched in one: the gate is told which (without it the group is refused)
+    runner = Runner(gain)
+    verdict, used, results, _ = run_sequential(suite(budget={"rollouts": 30, "tokens": 5000}), None, [5, 10, 20],
+                                               "base", "cand", 0.1, 0.05, False, runner, lambda: None)
+    assert (verdict, used) == (PASS, 10)
+    assert {(r.workload, r.verdict) for r in results} == {("own", PASS), ("few", PASS)}
+    with pytest.raises(ValueError, match="pass --fixed UNIT"):
+        run_gate(runner(suite(budget={"rollouts": 30, "tokens": 5000}), None).records, None, "base", "cand", 0.1)
