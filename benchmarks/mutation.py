@@ -43,6 +43,8 @@ MODULES: dict[str, list[str]] = {
                  "tests/test_mutation_meter.py"],
     "governor.py": ["tests/test_governor.py", "tests/test_mutation_meter.py", "tests/test_budget_rule.py"],
     "over_budget.py": ["tests/test_over_budget.py", "tests/test_mutation_spend_checks.py"],
+    "claims.py": ["tests/test_claims.py", "tests/test_mutation_pair_verdict.py", "tests/test_questions_population.py",
+                  "tests/test_typical_seed.py"],
     "json_line.py": ["tests/test_records.py", "tests/test_reader_rules.py", "tests/test_repeated_keys.py",
                      "tests/test_mutation_json_line.py"],
     "spend_checks.py": ["tests/test_compare.py", "tests/test_mutation_misses.py",
