@@ -164,3 +164,42 @@ def test_a_scorer_value_that_is_not_one_number_leaves_the_epoch_unscored_not_zer
     record = one(tmp_path, log)
     assert record["error"] == "sample 1: no match value that is a number"
     assert (record["reward"], record["source_reward"], record["scored"]) == (None, 1.0, 2)
+
+
+@pytest.mark.parametrize("value", ["correct", "abc", "", "nan", "inf", "1e999"])
+def test_a_text_value_inspect_cannot_read_leaves_the_epoch_unscored_not_zero(tmp_path, value):
+    """inspect_ai's value_to_float reads C/I/P/N, yes/no/true/false and finite number text; any other text it
+    logs and makes 0, which counted a scorer's "correct" as a wrong answer (failed before the fix)."""
+    log = epoch_one(base_log())
+    set_values(log, ["C", "C", "C"])
+    sample(log, 1, 1)["scores"] = {"match": {"value": value}}
+    record = one(tmp_path, log)
+    assert record["error"] == (f"sample 1: match value {value!r} is not a number, C, I, P, N, yes, no, true "
+                               f"or false (what inspect_ai reads as a score)")
+    assert (record["reward"], record["source_reward"], record["scored"]) == (None, 1.0, 2)
+
+
+@pytest.mark.parametrize("value, reward", [("c", None), ("Yes", 1.0), ("FALSE", 0.0), (" 0.25 ", 0.25), ("-1e-1", -0.1),
+                                           ("i", None)])
+def test_text_values_are_read_as_inspect_reads_them(tmp_path, value, reward):
+    """The words ignore case, the letters C/I/P/N do not (inspect compares them with ==), number text as float()."""
+    log = epoch_one(base_log())
+    set_values(log, [value, value, value])
+    record = one(tmp_path, log)
+    if reward is None:
+        assert record["reward"] is None and record["scored"] == 0 and "is not a number" in record["error"]
+    else:
+        assert record["reward"] == pytest.approx(reward) and record["error"] is None
+
+
+def test_unreadable_text_without_results_names_the_value_as_a_score(tmp_path):
+    """With no scorer named in the results the message says "score", as the no-value message does."""
+    log = epoch_one(base_log())
+    log["results"] = None
+    for s in log["samples"]:
+        s["scores"] = {"anything": {"value": "C"}}
+    sample(log, 1, 1)["scores"] = {"anything": {"value": "correct"}}
+    record = one(tmp_path, log)
+    assert record["error"] == ("sample 1: score value 'correct' is not a number, C, I, P, N, yes, no, true or false "
+                               "(what inspect_ai reads as a score)")
+    assert (record["reward"], record["source_reward"]) == (None, 1.0)

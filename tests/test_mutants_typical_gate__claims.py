@@ -7,7 +7,6 @@ the candidate lost there. References are computed here from the binomial distrib
 """
 from __future__ import annotations
 
-import math
 
 import pytest
 from scipy.stats import binom

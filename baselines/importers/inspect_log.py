@@ -21,13 +21,15 @@ is `output_tokens` (reasoning included); `tokens` is prompt + completion;
 
 Errors follow the one rule of `common`: a sample that errored (no score of
 its own), or whose scorer gave no one number (a list or an object of values,
-which inspect's `value_to_float` would make 0), leaves the epoch unscored, the
+or text other than a number, C, I, P, N, yes, no, true or false: inspect's
+`value_to_float` would make each 0), leaves the epoch unscored, the
 mean over the other samples kept as `source_reward`; errors of earlier
 attempts of a sample whose retry was scored (`error_retries`) are kept as
 `notes`.
 """
 from __future__ import annotations
 
+import math
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -189,6 +191,21 @@ def _epoch_spend(samples) -> tuple[dict[str, Any], list[str]]:
     return spend, partial
 
 
+_LETTERS = ("C", "I", "P", "N")          # inspect's CORRECT, INCORRECT, PARTIAL, NOANSWER, compared with ==
+_WORDS = ("yes", "true", "no", "false")  # compared after lower()
+
+
+def _readable_text(text: str) -> bool:
+    """Whether inspect_ai's `value_to_float` reads `text` as a score: any other text it logs and makes 0,
+    which would count a scorer's "correct" (or "", "nan") as a wrong answer rather than as no score."""
+    if text in _LETTERS or text.lower() in _WORDS:
+        return True
+    try:
+        return math.isfinite(float(text))
+    except ValueError:
+        return False
+
+
 def _records(path: Path, log, arm: str, to_float) -> list[RunRecord]:
     scorer = log.results.scores[0].name if log.results and log.results.scores else None
     plan = [step.solver for step in log.plan.steps] if log.plan else []
@@ -208,7 +225,10 @@ def _records(path: Path, log, arm: str, to_float) -> list[RunRecord]:
                 continue
             score = (s.scores or {}).get(scorer) if scorer else next(iter((s.scores or {}).values()), None)
             value = getattr(score, "value", None)   # None: no score from this scorer
-            if isinstance(value, (str, int, float)):   # a list or an object of values is no one number (inspect's
+            if isinstance(value, str) and not _readable_text(value):
+                errors.append(f"sample {s.id}: {scorer or 'score'} value {value!r} is not a number, C, I, P, N, yes, "
+                              f"no, true or false (what inspect_ai reads as a score)")
+            elif isinstance(value, (str, int, float)):   # a list or an object of values is no one number (inspect's
                 values.append(float(to_float(value)))   # value_to_float makes it 0, a wrong answer)
             else:
                 errors.append(f"sample {s.id}: no {scorer or 'score'} value that is a number")
