@@ -386,3 +386,20 @@ def test_array_route_mde_uses_the_level():
     x = rng.normal(size=(2, 6))
     r = all_pairs(["a", "b"], x, 0.9)[0]
     assert r.mde == pytest.approx(mde_factor(6, 0.1, 0.8) * (x[0] - x[1]).std(ddof=1), rel=1e-12)
+
+
+def test_a_pair_with_missing_scores_passes_the_seed_on():
+    """Seeded parts of an incomplete pair (Monte Carlo sign flips past exact enumeration, the hull's bootstrap)
+    use the caller's seed: the numbers are those of seed 5, and not those of seed 0."""
+    rng = np.random.default_rng(21)
+    x = rng.lognormal(size=(2, 31))
+    x[0, 3] = np.nan
+    d = x[0][~np.isnan(x[0])] - np.delete(x[1], 3)
+    r = all_pairs(["a", "b"], x, seed=5)[0]
+    assert r.p_method == "sign-flip monte-carlo"
+    assert r.p == sign_flip_p(d, 5)[0] != sign_flip_p(d, 0)[0]
+    y = rng.lognormal(size=(2, 7))
+    y[1, 0] = np.nan
+    e = y[0, 1:] - y[1, 1:]
+    r = all_pairs(["a", "b"], y, seed=5)[0]
+    assert r.ci == pair_interval(e, 0.95, None, 5)[:2] != pair_interval(e, 0.95, None, 0)[:2]
