@@ -109,6 +109,8 @@ class ModuleResult:
     counts: dict[str, int] = field(default_factory=dict)
     survivors: list[tuple[str, str]] = field(default_factory=list)      # (mutant name, diff)
     equivalent: list[tuple[str, str]] = field(default_factory=list)     # (mutant name, reason)
+    uncached: list[str] = field(default_factory=list)                   # functions mutated without their cache
+    not_mutated: list[str] = field(default_factory=list)                # decorated functions mutmut skips
 
     @property
     def killed(self) -> int:
@@ -183,6 +185,33 @@ def copy_tree(dest: Path) -> None:
             shutil.copy2(src, dest / rel)
 
 
+#: a caching decorator alone on its line: dropped in the copy, so mutmut mutates the function under it
+CACHE_DECORATOR = re.compile(r"^[ \t]*@(?:functools\.)?(?:lru_cache|cache)(?:\([^)]*\))?[ \t]*(?:#.*)?\n", re.M)
+
+
+def uncache(source: str) -> tuple[str, list[str]]:
+    """`source` without its caching decorators, and the functions they were on.
+
+    mutmut 3.8.1 does not mutate a decorated function (its trampoline would sit under the decorator), so
+    a module's `lru_cache`d rules (exact_paired.ni_pvalue, typical_seed.critical_wins, student_t.mde_factor
+    ...) scored 100% without one mutant of theirs being tried. A cache changes speed, never a value:
+    the copy drops it and the rule is mutated like any other; the tests then run uncached (slower)."""
+    names = [re.search(r"def (\w+)", source[m.end():]).group(1) for m in CACHE_DECORATOR.finditer(source)]
+    return CACHE_DECORATOR.sub("", source), names
+
+
+def still_decorated(source: str) -> list[str]:
+    """Functions mutmut still leaves alone after `uncache`: any other decorator (property, ...)."""
+    import ast
+    out = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.decorator_list:
+            names = [ast.unparse(d) for d in node.decorator_list]
+            if names not in (["staticmethod"], ["classmethod"]):
+                out.append(f"{node.name} (@{', @'.join(names)})")
+    return out
+
+
 FRESH_CACHES = '''\
 """pytest plugin for mutation runs: empty every lru_cache of costmatch's packages when a session starts.
 
@@ -245,12 +274,17 @@ def run_group(command: list[str], cwd: Path, out) -> None:
             pass
 
 
-def run_module(name: str, entries: list[dict], children: int, log: Path, isolation: str = "fork") -> ModuleResult:
+def run_module(name: str, entries: list[dict], children: int, log: Path, isolation: str = "fork",
+               uncached_caches: bool = True) -> ModuleResult:
     path = module_path(name)
     result = ModuleResult(path)
     with tempfile.TemporaryDirectory(prefix="costmatch-mutation-") as tmp:
         work = Path(tmp)
         copy_tree(work)
+        if uncached_caches:
+            source, result.uncached = uncache((work / path).read_text())
+            (work / path).write_text(source)
+        result.not_mutated = still_decorated((work / path).read_text())
         configure(work, path, judging_tests(name), isolation)
         with log.open("a") as out:
             out.write(f"\n=== {path}\n")
@@ -296,6 +330,14 @@ def report(results: list[ModuleResult]) -> str:
             out += [f"## Survivors in `{r.path}`", ""]
             for name, diff in r.survivors:
                 out += [f"### {name}", "", "```diff", diff.strip(), "```", ""]
+    for r in results:   # what the score covers beyond the plain functions, and what it does not
+        if r.uncached or r.not_mutated:
+            out += [f"## Decorated functions in `{r.path}`", ""]
+            if r.uncached:
+                out.append(f"- mutated without their cache: {', '.join(r.uncached)}")
+            if r.not_mutated:
+                out.append(f"- not mutated (mutmut skips decorated functions): {', '.join(r.not_mutated)}")
+            out.append("")
     for r in results:   # which mutants the list excused: a line matched in two places shows here
         if r.equivalent:
             out += [f"## Listed equivalent in `{r.path}`", "", *[f"- `{name}`: {reason}" for name, reason in r.equivalent], ""]
@@ -317,6 +359,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--children", type=int, default=2, help="mutants tested at once (default 2)")
     parser.add_argument("--isolation", choices=["fork", "forkserver"], default="fork",
                         help="fork: fast, caches emptied per mutant (default); forkserver: slow, clean imports")
+    parser.add_argument("--keep-caches", action="store_true",
+                        help="leave lru_cache/cache decorators in place (their functions are then not mutated)")
     parser.add_argument("--min-score", type=float, default=0.9)
     parser.add_argument("--strict", action="store_true",
                         help="exit 1 on any survivor not listed as equivalent, or any mutant no test reaches")
@@ -335,7 +379,7 @@ def main(argv: list[str] | None = None) -> int:
     args.log.write_text("")
     results = []
     for name in names:
-        results.append(run_module(name, entries, args.children, args.log, args.isolation))
+        results.append(run_module(name, entries, args.children, args.log, args.isolation, not args.keep_caches))
         r = results[-1]
         print(f"{r.path}: {r.killed} killed, {len(r.survivors)} survived, {len(r.equivalent)} equivalent, "
               f"{r.counts.get('no tests', 0)} without tests", flush=True)

@@ -104,3 +104,35 @@ def test_no_unlisted_mutant_survives_in_the_guarded_decision_modules(tmp_path, m
     counts = re.findall(r"^\S+\.py: \d+ killed, (\d+) survived, \d+ equivalent, (\d+) without tests",
                         done.stdout, re.M)
     assert counts == [("0", "0")] * len(GUARDED), done.stdout
+
+
+def test_caching_decorators_are_dropped_so_their_functions_are_mutated(mutation):
+    """mutmut skips decorated functions: the copy loses its lru_cache lines (values unchanged), and what is
+    still decorated is named in the report rather than counted silently as covered."""
+    source = (
+        "import functools\nfrom functools import lru_cache, cache\n\n"
+        "@functools.lru_cache(maxsize=64)\ndef a(n):\n    return n + 1\n\n"
+        "@lru_cache(maxsize=None)  # why\ndef b(n):\n    return n * 2\n\n"
+        "@cache\ndef c(n):\n    return n - 1\n\n"
+        "class K:\n    @property\n    def p(self):\n        return 1\n\n"
+        "    @staticmethod\n    def s():\n        return 2\n\n"
+        "def lru_cache_user(x):  # @lru_cache in a comment stays\n    return x\n")
+    plain, names = mutation.uncache(source)
+    assert names == ["a", "b", "c"]
+    assert "@" not in plain.split("class K")[0] and "@property" in plain and "@staticmethod" in plain
+    assert "# @lru_cache in a comment stays" in plain
+    namespace: dict = {}
+    exec(compile(plain, "m.py", "exec"), namespace)
+    assert (namespace["a"](1), namespace["b"](2), namespace["c"](3)) == (2, 4, 2)
+    assert not hasattr(namespace["a"], "cache_clear")
+    assert mutation.still_decorated(plain) == ["p (@property)"]
+    kept, none = mutation.uncache("def f():\n    return 1\n")
+    assert (kept, none) == ("def f():\n    return 1\n", [])
+
+
+def test_the_report_names_uncached_and_unmutated_functions(mutation):
+    result = mutation.ModuleResult("baselines/x.py", counts={"killed": 3})
+    result.uncached, result.not_mutated = ["ni_pvalue"], ["untied (@property)"]
+    text = mutation.report([result])
+    assert "mutated without their cache: ni_pvalue" in text
+    assert "not mutated (mutmut skips decorated functions): untied (@property)" in text
