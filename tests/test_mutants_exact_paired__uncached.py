@@ -48,7 +48,7 @@ def test_the_guards_answer_exactly_at_and_beyond_the_ends():
         assert ep.ni_pvalue(3, 0, 3, delta0) == 1.0
 
 
-@pytest.mark.parametrize("x10, x01, n", [(0, 5, 5), (0, 3, 3), (0, 1, 1), (0, 2, 4)])
+@pytest.mark.parametrize("x10, x01, n", [(0, 5, 5), (0, 3, 3), (0, 1, 1), (0, 4, 4)])
 def test_a_bound_no_delta0_above_minus_one_admits_is_exactly_minus_one(x10, x01, n):
     """All losses: not even delta0 just above -1 is rejected at 0.05, so the bound is -1 itself."""
     assert ep.ni_pvalue(x10, x01, n, -1 + 1e-9) > 0.05
