@@ -46,6 +46,7 @@ def test_the_guards_answer_exactly_at_and_beyond_the_ends():
         assert ep.ni_pvalue(0, 3, 3, delta0) == 0.0
     for delta0 in (1.0, 1.5, 3.0):
         assert ep.ni_pvalue(3, 0, 3, delta0) == 1.0
+        assert ep.ni_pvalue(0, 0, 3, delta0) == 1.0 and ep.ni_pvalue(0, 3, 3, delta0) == 1.0
 
 
 @pytest.mark.parametrize("x10, x01, n", [(0, 5, 5), (0, 3, 3), (0, 1, 1), (0, 4, 4)])
