@@ -5,16 +5,8 @@ from __future__ import annotations
 
 import locale
 
-import pytest
-
-from baselines.core.errors import InputError
 from baselines.importers.csv_table import import_csv
-
-
-def _fails(path, mapping, workload=None):
-    with pytest.raises(InputError) as info:
-        import_csv(path, mapping, workload)
-    return str(info.value)
+from tests.test_mutants_csv_table__rules import _fails
 
 
 # --- the bytes ----------------------------------------------------------------------------------

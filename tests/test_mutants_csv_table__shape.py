@@ -7,16 +7,8 @@ every row after it into one cell (a 3-row file imported 1 record, exit 0).
 """
 from __future__ import annotations
 
-import pytest
-
-from baselines.core.errors import InputError
 from baselines.importers.csv_table import import_csv
-
-
-def _fails(path, mapping, workload=None):
-    with pytest.raises(InputError) as info:
-        import_csv(path, mapping, workload)
-    return str(info.value)
+from tests.test_mutants_csv_table__rules import _fails
 
 
 def test_a_row_with_too_few_cells_is_refused_with_both_counts(tmp_path):

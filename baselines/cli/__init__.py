@@ -88,10 +88,6 @@ def _one_line(exc: Exception) -> str:
     return str(exc).replace("\r", "\\r").replace("\n", "\\n")
 
 
-#: BLAS pools a `costmatch` process that analyses results starts with one thread (unless the user set them)
-BLAS_THREADS = ("OPENBLAS_NUM_THREADS",)
-
-
 def quiet_blas(argv: list[str], environ: dict) -> None:
     """One OpenBLAS thread for every verb but `run`, unless the environment already says otherwise.
 
@@ -102,10 +98,8 @@ def quiet_blas(argv: list[str], environ: dict) -> None:
     arms, whose own numerical code may want every core. Only the console script calls this, so a
     program calling `main()` keeps its environment.
     """
-    if argv[:1] == ["run"]:
-        return
-    for name in BLAS_THREADS:
-        environ.setdefault(name, "1")
+    if argv[:1] != ["run"]:
+        environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 
 def entry() -> None:
