@@ -59,7 +59,7 @@ def precise_z_of():
     return precise_z
 
 
-def tolerance_check(n: int, deltas: list[float], window: float = 1e-8) -> dict[str, int]:
+def tolerance_check(n: int, deltas: list[float], window: float = 1e-8, examples: list | None = None) -> dict[str, int]:
     """Per observed outcome with a finite z: the module's reject set against the mathematical one, and each
     mutant's set against the module's. Outcomes within `window` (relative) below z_obs are decided in 60
     digits; those further below are not at least as extreme however the tolerance is varied."""
@@ -78,7 +78,11 @@ def tolerance_check(n: int, deltas: list[float], window: float = 1e-8) -> dict[s
         out["cases"] += obs.size
         base = np.searchsorted(zs, obs - rtol * scale, side="left")
         out["> instead of >="] += int(np.sum(np.searchsorted(zs, obs - rtol * scale, side="right") != base))
-        out["rtol / max(1, |z|)"] += int(np.sum(np.searchsorted(zs, obs - rtol / scale, side="left") != base))
+        narrow = np.searchsorted(zs, obs - rtol / scale, side="left") != base
+        out["rtol / max(1, |z|)"] += int(np.sum(narrow))
+        if examples is not None:
+            examples += [("rtol / max(1, |z|) differs", n, delta0, int(x10s[finite[k]]), int(x01s[finite[k]]),
+                          float(obs[k])) for k in np.flatnonzero(narrow)]
         wide = np.maximum(2.0, np.abs(obs))
         out["rtol * max(2, |z|)"] += int(np.sum(np.searchsorted(zs, obs - rtol * wide, side="left") != base))
         lo = np.searchsorted(zs, obs - window * scale, side="left")
@@ -94,8 +98,12 @@ def tolerance_check(n: int, deltas: list[float], window: float = 1e-8) -> dict[s
                         exact[m] = precise_z(int(x10s[m]), int(x01s[m]), n, d)
                 tie = abs(exact[j] - exact[i]) < Decimal("1e-40")
                 kept = z[j] >= z[i] - rtol * scale[k]
-                out["ties left out"] += int(tie and not kept)
-                out["non-ties let in"] += int(kept and not tie and exact[j] < exact[i])
+                wrong = "tie left out" if tie and not kept else "non-tie let in" if kept and not tie and exact[j] < exact[i] else ""
+                out["ties left out"] += wrong == "tie left out"
+                out["non-ties let in"] += wrong == "non-tie let in"
+                if wrong and examples is not None:
+                    examples.append((wrong, n, delta0, (int(x10s[i]), int(x01s[i])), (int(x10s[j]), int(x01s[j])),
+                                     float(z[i]), float((z[j] - z[i]) / scale[k]), float((exact[j] - exact[i]) / Decimal(float(scale[k])))))
     return out
 
 
@@ -119,12 +127,14 @@ def main() -> int:
     deltas = bisection_points(args.depth)
     margins = [i / 1000 for i in range(1001)]
     deltas += [-m for m in margins] + margins[:-1]
-    total = {}
+    total, examples = {}, []
     for n in range(1, args.max_n + 1):
-        for key, value in tolerance_check(n, deltas).items():
+        for key, value in tolerance_check(n, deltas, examples=examples).items():
             total[key] = total.get(key, 0) + value
     print(f"tolerance {ep.TIE_RTOL}: {len(deltas)} delta0 values per n (the bisection tree to depth {args.depth} and "
           f"+-0.001 margins), n 1-{args.max_n}: {total}")
+    for example in examples:
+        print("  ", example)
     bad += sum(v for k, v in total.items() if k not in ("cases", "near pairs"))
     return 1 if bad else 0
 
