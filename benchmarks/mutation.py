@@ -110,6 +110,7 @@ class ModuleResult:
     survivors: list[tuple[str, str]] = field(default_factory=list)      # (mutant name, diff)
     equivalent: list[tuple[str, str]] = field(default_factory=list)     # (mutant name, reason)
     uncached: list[str] = field(default_factory=list)                   # functions mutated without their cache
+    unpropertied: list[str] = field(default_factory=list)               # properties mutated as plain methods
     not_mutated: list[str] = field(default_factory=list)                # decorated functions mutmut skips
 
     @property
@@ -200,8 +201,44 @@ def uncache(source: str) -> tuple[str, list[str]]:
     return CACHE_DECORATOR.sub("", source), names
 
 
+def unproperty(source: str) -> tuple[str, list[str]]:
+    """`source` with each plain `@property` of a top-level class applied after its def, and their names.
+
+    mutmut 3.8.1 skips decorated functions (a `property` object would also break its trampoline), so
+    `budget.units`, `clustered.items`, ... were never mutated. Each becomes the undecorated
+    `def name(self)` followed by `name = property(name)`: the class holds the same property (one getter,
+    its docstring), while mutmut sees a plain method, mutates it and names its mutants after it
+    (`...xǁBudgetǁunits__mutmut_1`). Every line keeps its number: the decorator line is left blank and the
+    assignment takes the blank line after the body (a line is inserted only when there is none). Only a
+    lone `@property` on a method of a module-level class: mutmut mutates no nested class, and any other
+    decorator (`@x.setter`, stacked ones) stays as it is and is reported as not mutated."""
+    import ast
+    lines = source.splitlines(keepends=True)
+    found: list[tuple[int, int, int, str]] = []     # (decorator line, last body line, indent, name), 0-based
+    for cls in ast.parse(source).body:
+        if not isinstance(cls, ast.ClassDef):
+            continue
+        for node in cls.body:
+            if (isinstance(node, ast.FunctionDef) and len(node.decorator_list) == 1
+                    and isinstance(node.decorator_list[0], ast.Name) and node.decorator_list[0].id == "property"
+                    and re.fullmatch(r"[ \t]*@property[ \t]*(?:#.*)?\n?", lines[node.decorator_list[0].lineno - 1])):
+                found.append((node.decorator_list[0].lineno - 1, node.end_lineno - 1, node.col_offset, node.name))
+    for at, end, indent, name in reversed(found):   # from the bottom, so earlier line numbers stay put
+        assignment = f"{' ' * indent}{name} = property({name})\n"
+        after = end + 1
+        if after < len(lines) and not lines[after].strip():
+            lines[after] = assignment
+        else:
+            if not lines[end].endswith("\n"):
+                lines[end] += "\n"
+            lines.insert(after, assignment)
+        lines[at] = "\n"
+    return "".join(lines), [name for *_, name in found]
+
+
 def still_decorated(source: str) -> list[str]:
-    """Functions mutmut still leaves alone after `uncache`: any other decorator (property, ...)."""
+    """Functions mutmut still leaves alone after `uncache` and `unproperty`: any other decorator (a setter,
+    a property on a nested class, ...)."""
     import ast
     out = []
     for node in ast.walk(ast.parse(source)):
@@ -275,7 +312,7 @@ def run_group(command: list[str], cwd: Path, out) -> None:
 
 
 def run_module(name: str, entries: list[dict], children: int, log: Path, isolation: str = "fork",
-               uncached_caches: bool = True) -> ModuleResult:
+               uncached_caches: bool = True, plain_properties: bool = True) -> ModuleResult:
     path = module_path(name)
     result = ModuleResult(path)
     with tempfile.TemporaryDirectory(prefix="costmatch-mutation-") as tmp:
@@ -283,6 +320,9 @@ def run_module(name: str, entries: list[dict], children: int, log: Path, isolati
         copy_tree(work)
         if uncached_caches:
             source, result.uncached = uncache((work / path).read_text())
+            (work / path).write_text(source)
+        if plain_properties:
+            source, result.unpropertied = unproperty((work / path).read_text())
             (work / path).write_text(source)
         result.not_mutated = still_decorated((work / path).read_text())
         configure(work, path, judging_tests(name), isolation)
@@ -331,10 +371,13 @@ def report(results: list[ModuleResult]) -> str:
             for name, diff in r.survivors:
                 out += [f"### {name}", "", "```diff", diff.strip(), "```", ""]
     for r in results:   # what the score covers beyond the plain functions, and what it does not
-        if r.uncached or r.not_mutated:
+        if r.uncached or r.unpropertied or r.not_mutated:
             out += [f"## Decorated functions in `{r.path}`", ""]
             if r.uncached:
                 out.append(f"- mutated without their cache: {', '.join(r.uncached)}")
+            if r.unpropertied:
+                out.append(f"- properties mutated as plain methods (`name = property(name)` after the def): "
+                           f"{', '.join(r.unpropertied)}")
             if r.not_mutated:
                 out.append(f"- not mutated (mutmut skips decorated functions): {', '.join(r.not_mutated)}")
             out.append("")
@@ -361,6 +404,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="fork: fast, caches emptied per mutant (default); forkserver: slow, clean imports")
     parser.add_argument("--keep-caches", action="store_true",
                         help="leave lru_cache/cache decorators in place (their functions are then not mutated)")
+    parser.add_argument("--keep-properties", action="store_true",
+                        help="leave @property decorators in place (their getters are then not mutated)")
     parser.add_argument("--min-score", type=float, default=0.9)
     parser.add_argument("--strict", action="store_true",
                         help="exit 1 on any survivor not listed as equivalent, or any mutant no test reaches")
@@ -379,7 +424,8 @@ def main(argv: list[str] | None = None) -> int:
     args.log.write_text("")
     results = []
     for name in names:
-        results.append(run_module(name, entries, args.children, args.log, args.isolation, not args.keep_caches))
+        results.append(run_module(name, entries, args.children, args.log, args.isolation, not args.keep_caches,
+                                  not args.keep_properties))
         r = results[-1]
         print(f"{r.path}: {r.killed} killed, {len(r.survivors)} survived, {len(r.equivalent)} equivalent, "
               f"{r.counts.get('no tests', 0)} without tests", flush=True)

@@ -136,3 +136,112 @@ def test_the_report_names_uncached_and_unmutated_functions(mutation):
     text = mutation.report([result])
     assert "mutated without their cache: ni_pvalue" in text
     assert "not mutated (mutmut skips decorated functions): untied (@property)" in text
+
+
+PROPERTIES = (
+    "import functools\n\n"
+    "class K:\n"
+    "    def __init__(self, a, b):\n        self.a, self.b = a, b\n\n"
+    "    @property\n    def total(self) -> int:\n        \"\"\"a + b\"\"\"\n        return self.a + self.b\n\n"
+    "    @property  # why\n    def ratio(self):\n        return self.a / self.b if self.b else float('inf')\n"
+    "    @property\n    def both(self):\n        return self.total, self.ratio\n\n"
+    "    @both.setter\n    def both(self, value):\n        self.a, self.b = value\n\n"
+    "    @property\n    @functools.wraps(len)\n    def stacked(self):\n        return 0\n\n"
+    "    class Inner:\n        @property\n        def deep(self):\n            return 3\n\n"
+    "    @staticmethod\n    def s():\n        return 2\n\n"
+    "    @property\n    def last(self): return self.a * 10")
+
+
+def test_properties_become_plain_methods_with_the_same_getter(mutation):
+    """mutmut skips a `@property`'d getter: the copy defines it undecorated and applies `property` after it, so
+    the class holds the same property (values, docstring) and every line keeps its number."""
+    plain, names = mutation.unproperty(PROPERTIES)
+    assert names == ["total", "ratio", "both", "last"]
+    assert "    total = property(total)\n" in plain and "    ratio = property(ratio)\n" in plain
+    changed = [(i + 1, a, b) for i, (a, b) in enumerate(zip(PROPERTIES.splitlines(), plain.splitlines())) if a != b]
+    assert changed == [(7, "    @property", ""), (11, "", "    total = property(total)"), (12, "    @property  # why", ""),
+                       # `ratio` has no blank line after it: its assignment takes `both`'s emptied decorator line
+                       (15, "    @property", "    ratio = property(ratio)"), (18, "", "    both = property(both)"),
+                       (37, "    @property", "")]
+    # nor has `last`, at the end: the one line added
+    assert plain.splitlines()[37:] == ["    def last(self): return self.a * 10", "    last = property(last)"]
+    before: dict = {}
+    after: dict = {}
+    exec(compile(PROPERTIES, "m.py", "exec"), before)
+    exec(compile(plain, "m.py", "exec"), after)
+    for k in (before["K"](3, 4), after["K"](3, 4)):
+        assert (k.total, k.ratio, k.both, k.last, k.stacked, k.Inner().deep) == (7, 0.75, (7, 0.75), 30, 0, 3)
+        k.both = (1, 0)
+        assert (k.total, k.ratio) == (1, float("inf"))
+    assert isinstance(vars(after["K"])["total"], property) and after["K"].total.__doc__ == "a + b"
+    with pytest.raises(AttributeError):
+        after["K"](1, 2).total = 5                    # still read-only
+    # what mutmut still skips: the setter (decorated), the stacked decorators and the nested class's property
+    assert mutation.still_decorated(plain) == ["both (@both.setter)", "stacked (@property, @functools.wraps(len))",
+                                               "deep (@property)"]
+    assert mutation.unproperty("def f():\n    return 1\n") == ("def f():\n    return 1\n", [])
+
+
+def test_mutmut_mutates_the_plain_getters_and_their_mutants_run_through_the_property(mutation, monkeypatch):
+    """Not just undecorated: mutmut 3.8.1 makes mutants of them, named after the property
+    (`xǁKǁtotal__mutmut_1`), and a mutant under test answers through the property."""
+    pytest.importorskip("mutmut")
+    from mutmut.mutation import file_mutation, pragma_handling
+
+    # the pattern list is mutmut's only configuration read here (its config wants a project to mutate)
+    monkeypatch.setattr(pragma_handling, "get_lines_ignored_by_pattern", lambda source: set())
+    skipped = file_mutation.mutate_file_contents("m.py", PROPERTIES).mutant_names
+    assert not [n for n in skipped if any(f"ǁKǁ{p}_" in n for p in ("total", "ratio", "last"))]
+    plain, _ = mutation.unproperty(PROPERTIES)
+    mutated = file_mutation.mutate_file_contents("m.py", plain)
+    ours = {n.split("__mutmut_")[0] for n in mutated.mutant_names} - {"xǁKǁ__init__", "xǁKǁs"}
+    assert ours == {"xǁKǁtotal", "xǁKǁratio", "xǁKǁlast"}    # `both`'s getter returns a tuple mutmut leaves alone
+    namespace = {"__name__": "m"}
+    exec(compile(mutated.code, "m.py", "exec"), namespace)
+    monkeypatch.delenv("MUTANT_UNDER_TEST", raising=False)
+    assert namespace["K"](3, 4).total == 7
+    changed = {}
+    for name in mutated.mutant_names:
+        if name.startswith("xǁKǁtotal"):
+            monkeypatch.setenv("MUTANT_UNDER_TEST", f"m.{name}")
+            changed[name] = namespace["K"](3, 4).total
+    assert changed and all(value != 7 for value in changed.values()), changed
+
+
+#: the properties of the decision modules, by module: each is mutated from now on
+DECISION_PROPERTIES = {"budget.py": ("Budget", "units"), "meter.py": ("Meter", "has_choice"),
+                       "governor.py": ("Governor", "active"), "over_budget.py": ("OverBudget", "worst_share"),
+                       "clustered.py": ("ItemPairing", "items"), "typical_seed.py": ("SignCounts", "untied")}
+
+
+@pytest.mark.parametrize("name", sorted(DECISION_PROPERTIES))
+def test_the_decision_modules_properties_are_mutated_with_unchanged_code(mutation, name):
+    """The copy's class holds a property whose getter is the checkout's, bytecode and line numbers alike, and
+    nothing in the module is left for the report's 'not mutated' list."""
+    import importlib
+
+    path = mutation.module_path(name)
+    source, _ = mutation.uncache((SCRIPT.parent.parent / path).read_text())
+    plain, names = mutation.unproperty(source)
+    cls, prop = DECISION_PROPERTIES[name]
+    assert names == [prop] and mutation.still_decorated(plain) == []
+    assert len(plain.splitlines()) == len(source.splitlines())
+    dotted = path.removesuffix(".py").replace("/", ".")
+    real = getattr(importlib.import_module(dotted), cls)
+    namespace = {"__name__": dotted, "__package__": dotted.rpartition(".")[0]}
+    exec(compile(plain, path, "exec"), namespace)
+    old, new = vars(real)[prop], vars(namespace[cls])[prop]
+    assert isinstance(new, property) and new.fset is None and new.__doc__ == old.__doc__
+    code_old, code_new = old.fget.__code__, new.fget.__code__
+    assert (code_new.co_code, code_new.co_consts, code_new.co_names) == \
+        (code_old.co_code, code_old.co_consts, code_old.co_names)
+    # a decorated def starts at its decorator: the body's lines are the same ones
+    assert code_new.co_firstlineno == code_old.co_firstlineno + 1
+    assert [line for *_, line in code_new.co_lines()][1:] == [line for *_, line in code_old.co_lines()][1:]
+
+
+def test_the_report_names_the_properties_mutated_as_plain_methods(mutation):
+    result = mutation.ModuleResult("baselines/x.py", counts={"killed": 3}, unpropertied=["items"])
+    text = mutation.report([result])
+    assert "properties mutated as plain methods (`name = property(name)` after the def): items" in text
+    assert "not mutated" not in text
