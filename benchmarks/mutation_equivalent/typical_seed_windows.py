@@ -1,7 +1,7 @@
 """Checks the equivalence reasons of typical_seed.toml for the searches that were lru_cache'd: order_rank,
 critical_wins and critical_wins_upto with each listed mutation give the same counts as the module itself.
 
-    python benchmarks/mutation_equivalent/typical_seed_windows.py   (a few minutes; from the repository root)
+    python benchmarks/mutation_equivalent/typical_seed_windows.py   (about 1.5 minutes; from the repository root)
 
 For every variant (the mutated line of one function, exactly as in the mutation report) a copy of the module is
 built with that one line replaced, and its answers are compared with the module's: order_rank for n = 0 .. 400
