@@ -112,6 +112,7 @@ class ModuleResult:
     uncached: list[str] = field(default_factory=list)                   # functions mutated without their cache
     unpropertied: list[str] = field(default_factory=list)               # properties mutated as plain methods
     not_mutated: list[str] = field(default_factory=list)                # decorated functions mutmut skips
+    unmatched: list[str] = field(default_factory=list)                  # listed lines no survivor wrote
 
     @property
     def killed(self) -> int:
@@ -174,6 +175,14 @@ def equivalence_reason(module: str, diff: str, entries: list[dict]) -> str | Non
         if Path(entry["module"]).name == Path(module).name and entry["line"].strip() in lines:
             return entry["reason"]
     return None
+
+
+def unmatched_entries(module: str, entries: list[dict], survivor_diffs: list[str]) -> list[str]:
+    """The module's listed lines that no surviving mutant wrote this run: the code moved or a test now kills
+    that mutant, so its reason excuses nothing and should go (a stale list reads as argued equivalence)."""
+    written = {line for diff in survivor_diffs for line in mutated_lines(diff)}
+    return [entry["line"].strip() for entry in entries
+            if Path(entry["module"]).name == Path(module).name and entry["line"].strip() not in written]
 
 
 def copy_tree(dest: Path) -> None:
@@ -332,6 +341,7 @@ def run_module(name: str, entries: list[dict], children: int, log: Path, isolati
             run_group(["mutmut", "run", "--max-children", str(children)], work, out)
         listing = subprocess.run(["mutmut", "results", "--all", "true"], cwd=work, capture_output=True,
                                  text=True, check=False).stdout
+        survivor_diffs = []
         for line in listing.splitlines():
             match = STATUS.match(line)
             if not match:
@@ -341,11 +351,13 @@ def run_module(name: str, entries: list[dict], children: int, log: Path, isolati
             if status == "survived":
                 diff = subprocess.run(["mutmut", "show", match["name"]], cwd=work, capture_output=True,
                                       text=True, check=False).stdout
+                survivor_diffs.append(diff)
                 reason = equivalence_reason(path, diff, entries)
                 if reason:
                     result.equivalent.append((match["name"], reason))
                 else:
                     result.survivors.append((match["name"], diff))
+        result.unmatched = unmatched_entries(path, entries, survivor_diffs)
     if not result.counts:
         raise SystemExit(f"mutation: {path}: mutmut ran no mutant (its clean test run failed?); see {log}")
     return result
@@ -384,6 +396,9 @@ def report(results: list[ModuleResult]) -> str:
     for r in results:   # which mutants the list excused: a line matched in two places shows here
         if r.equivalent:
             out += [f"## Listed equivalent in `{r.path}`", "", *[f"- `{name}`: {reason}" for name, reason in r.equivalent], ""]
+        if r.unmatched:
+            out += [f"## Listed lines of `{r.path}` no survivor wrote (stale: remove them)", "",
+                    *[f"- `{line}`" for line in r.unmatched], ""]
     return "\n".join(out)
 
 

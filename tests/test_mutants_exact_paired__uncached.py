@@ -19,7 +19,7 @@ def brute_pvalue(x10: int, x01: int, n: int, delta0: float, grid: int = 4001) ->
     a = np.array([o[0] for o in outcomes]); b = np.array([o[1] for o in outcomes])
     z = ep.score_statistic(a, b, n, delta0)
     z_obs = float(ep.score_statistic(np.array([x10]), np.array([x01]), n, delta0)[0])
-    reject = z >= z_obs - 1e-9 * max(1.0, abs(z_obs))
+    reject = z >= z_obs - ep.TIE_RTOL * max(1.0, abs(z_obs))
     lo, hi = max(0.0, -delta0), (1 - delta0) / 2
     best = 0.0
     for p01 in np.linspace(lo, hi, grid):
@@ -58,7 +58,7 @@ def test_a_bound_no_delta0_above_minus_one_admits_is_exactly_minus_one(x10, x01,
 
 def fine_lower_bound(x10: int, x01: int, n: int, alpha: float) -> float:
     """The same duality, bisected to full precision."""
-    lo, hi = -1.0 + 1e-9, 1.0
+    lo, hi = -1.0, 1.0
     for _ in range(60):
         mid = (lo + hi) / 2
         lo, hi = (mid, hi) if ep.ni_pvalue(x10, x01, n, mid) <= alpha else (lo, mid)

@@ -62,6 +62,21 @@ def test_an_equivalent_mutant_is_matched_by_its_module_and_written_line(mutation
     assert mutation.equivalence_reason("baselines/analysis/statistics/alpha.py", DIFF, other) is None
 
 
+def test_a_listed_line_no_survivor_wrote_is_reported_as_stale(mutation):
+    """A test that now kills the mutant, or code that moved, leaves its entry excusing nothing."""
+    entries = [{"module": "baselines/analysis/alpha.py", "line": "return min(2.0, p)", "reason": "p <= 1 always"},
+               {"module": "alpha.py", "line": "  return min(1.5, p) ", "reason": "gone"},
+               {"module": "gate.py", "line": "return 0", "reason": "another module's"}]
+    path = "baselines/analysis/statistics/alpha.py"
+    assert mutation.unmatched_entries(path, entries, [DIFF]) == ["return min(1.5, p)"]
+    assert mutation.unmatched_entries(path, entries, []) == ["return min(2.0, p)", "return min(1.5, p)"]
+    result = mutation.ModuleResult(path, counts={"killed": 1}, unmatched=["return min(1.5, p)"])
+    text = mutation.report([result])
+    assert f"## Listed lines of `{path}` no survivor wrote (stale: remove them)" in text
+    assert "- `return min(1.5, p)`" in text
+    assert "no survivor wrote" not in mutation.report([mutation.ModuleResult(path, counts={"killed": 1})])
+
+
 def test_the_listed_equivalents_each_give_a_reason(mutation, tmp_path):
     for entry in mutation.load_equivalents():
         assert entry["reason"].strip() and entry["line"].strip()
