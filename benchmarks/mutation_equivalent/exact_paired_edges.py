@@ -72,7 +72,8 @@ def tolerance_check(n: int, deltas: list[float], window: float = 1e-8, examples:
     precise_z = precise_z_of()
     rtol = ep.TIE_RTOL
     x10s, x01s, _, _ = ep._outcomes(n)
-    out = dict.fromkeys(["cases", "near pairs", "ties left out", "non-ties let in",
+    out = dict.fromkeys(["cases", "near pairs", "ties", "largest tie gap e-15", "smallest non-tie gap e-15",
+                         "ties left out", "non-ties let in",
                          "> instead of >=", "rtol / max(1, |z|)", "rtol * max(2, |z|)"], 0)
     for delta0 in deltas:
         z = ep.score_statistic(x10s, x01s, n, delta0)
@@ -103,6 +104,12 @@ def tolerance_check(n: int, deltas: list[float], window: float = 1e-8, examples:
                     if m not in exact:
                         exact[m] = precise_z(int(x10s[m]), int(x01s[m]), n, d)
                 tie = abs(exact[j] - exact[i]) < Decimal("1e-40")
+                gap = round(float((z[i] - z[j]) / scale[k]) * 1e15)   # the float gap, relative, in units of 1e-15
+                if tie:
+                    out["ties"] += 1
+                    out["largest tie gap e-15"] = max(out["largest tie gap e-15"], gap)
+                elif exact[j] < exact[i]:
+                    out["smallest non-tie gap e-15"] = min(out["smallest non-tie gap e-15"] or 10 ** 9, gap)
                 kept = z[j] >= z[i] - rtol * scale[k]
                 wrong = "tie left out" if tie and not kept else "non-tie let in" if kept and not tie and exact[j] < exact[i] else ""
                 out["ties left out"] += wrong == "tie left out"
@@ -171,7 +178,12 @@ def main() -> int:
     total, examples = {}, []
     for n in range(1, args.max_n + 1):
         for key, value in tolerance_check(n, deltas, examples=examples).items():
-            total[key] = total.get(key, 0) + value
+            if key.startswith("largest"):
+                total[key] = max(total.get(key, 0), value)
+            elif key.startswith("smallest"):
+                total[key] = min(total.get(key) or 10 ** 9, value or 10 ** 9)
+            else:
+                total[key] = total.get(key, 0) + value
     print(f"tolerance {ep.TIE_RTOL}: {len(deltas)} delta0 values per n (the bisection tree to depth {args.depth} and "
           f"+-0.001 margins), n 1-{args.max_n}: {total}")
     material, largest = what_it_changes(examples)
