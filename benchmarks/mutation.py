@@ -420,19 +420,25 @@ def measured_at(table: str) -> dict[str, str | None]:
     return {name: found.get(name) for name in MODULES}
 
 
-def changed_since_measured(table: str, changed) -> list[str]:
-    """The decision modules whose code moved after their row's commit (`changed(commit, path)`), or whose row
-    names no commit a checkout knows: their score is not this code's, so they are the ones to mutate again."""
-    return [name for name, commit in measured_at(table).items() if commit is None or changed(commit, module_path(name))]
+def changed_since_measured(table: str, changed) -> tuple[list[str], list[str]]:
+    """(the decision modules whose code moved after their row's commit or whose row names none, those whose
+    commit this checkout does not have): `changed(commit, path)` is True, False or None (unknown commit).
+    The first are the ones to mutate again: their score is not this code's."""
+    again, unknown = [], []
+    for name, commit in measured_at(table).items():
+        moved = True if commit is None else changed(commit, module_path(name))
+        (again if moved else unknown if moved is None else []).append(name)
+    return again, unknown
 
 
-def git_changed(commit: str, path: str) -> bool:
-    """True when `path`'s code (its syntax tree: comments do not count) differs between `commit` and the
-    working tree, or `commit` is unknown to this checkout."""
+def git_changed(commit: str, path: str) -> bool | None:
+    """Whether `path`'s code (its syntax tree: comments do not count) differs between `commit` and the
+    working tree; None when this checkout does not have `commit` (a shallow clone)."""
     import ast
     done = subprocess.run(["git", "show", f"{commit}:{path}"], cwd=ROOT, capture_output=True, text=True)
     if done.returncode != 0:
-        return True
+        known = subprocess.run(["git", "cat-file", "-e", f"{commit}^{{commit}}"], cwd=ROOT, capture_output=True)
+        return True if known.returncode == 0 else None   # known commit without the file: the module moved in
     return ast.dump(ast.parse(done.stdout)) != ast.dump(ast.parse((ROOT / path).read_text()))
 
 
@@ -462,7 +468,11 @@ def main(argv: list[str] | None = None) -> int:
         print("mutation: mutmut is not installed: python3 -m pip install mutmut==3.8.1", file=sys.stderr)
         return 2
     if args.since_measured:
-        names = [n for n in changed_since_measured(SCORE_TABLE.read_text(), git_changed) if n not in args.skip]
+        again, unknown = changed_since_measured(SCORE_TABLE.read_text(), git_changed)
+        if unknown:
+            print(f"mutation: {len(unknown)} rows name a commit this checkout does not have (a shallow clone?); "
+                  f"not run: {', '.join(unknown)}")
+        names = [n for n in again if n not in args.skip]
         if not names:
             print("mutation: every decision module's code is what its row in tests/README.md measured")
             return 0

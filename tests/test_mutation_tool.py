@@ -135,7 +135,9 @@ def test_the_score_table_gives_each_module_the_commit_its_row_was_measured_at(mu
                                            "budget.py": None}
     moved = {("54c4911", mutation.module_path("gate.py"))}
     again = mutation.changed_since_measured(TABLE, lambda commit, path: (commit, path) in moved)
-    assert again == ["gate.py", "json_line.py", "budget.py"]   # moved, no commit named, no row
+    assert again == (["gate.py", "json_line.py", "budget.py"], [])   # moved, no commit named, no row
+    shallow = mutation.changed_since_measured(TABLE, lambda commit, path: None if commit == "655dd1b" else False)
+    assert shallow == (["json_line.py", "budget.py"], ["alpha.py"])
 
 
 def test_every_decision_module_has_a_row_naming_the_commit_it_was_measured_at(mutation):
@@ -144,14 +146,14 @@ def test_every_decision_module_has_a_row_naming_the_commit_it_was_measured_at(mu
     assert [name for name, commit in rows.items() if commit is None] == []
 
 
-def test_a_commit_with_only_comments_changed_is_not_a_change_but_an_unknown_commit_is(mutation):
+def test_a_commit_with_only_comments_changed_is_not_a_change_and_an_unknown_commit_is_unknown(mutation):
     head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=mutation.ROOT, capture_output=True, text=True).stdout.strip()
     if not head:
         pytest.skip("not a git checkout")
     path = mutation.module_path("alpha.py")
     assert mutation.git_changed(head, path) is (subprocess.run(["git", "diff", "--quiet", "HEAD", "--", path],
                                                                  cwd=mutation.ROOT).returncode != 0)
-    assert mutation.git_changed("0" * 40, path) is True
+    assert mutation.git_changed("0" * 40, path) is None   # not in this checkout
 
 
 @pytest.mark.slow
