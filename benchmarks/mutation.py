@@ -408,10 +408,47 @@ def changed_modules(rev: str) -> list[str]:
     return sorted({Path(n).name for n in names if n.startswith("baselines/")} & set(MODULES))
 
 
+SCORE_TABLE = ROOT / "tests" / "README.md"
+SCORE_ROW = re.compile(r"^\| `(?:[\w/]+/)?(\w+\.py)` \|.*?\(at ([0-9a-f]{7,40})\b", re.M)
+
+
+def measured_at(table: str) -> dict[str, str | None]:
+    """Each decision module's row in the score table -> the commit it was measured at (None: the row names none).
+
+    A module missing from the table is listed too (None): it has no score anyone measured."""
+    found = {name: commit for name, commit in SCORE_ROW.findall(table)}
+    return {name: found.get(name) for name in MODULES}
+
+
+def changed_since_measured(table: str, changed) -> tuple[list[str], list[str]]:
+    """(the decision modules whose code moved after their row's commit or whose row names none, those whose
+    commit this checkout does not have): `changed(commit, path)` is True, False or None (unknown commit).
+    The first are the ones to mutate again: their score is not this code's."""
+    again, unknown = [], []
+    for name, commit in measured_at(table).items():
+        moved = True if commit is None else changed(commit, module_path(name))
+        (again if moved else unknown if moved is None else []).append(name)
+    return again, unknown
+
+
+def git_changed(commit: str, path: str) -> bool | None:
+    """Whether `path`'s code (its syntax tree: comments do not count) differs between `commit` and the
+    working tree; None when this checkout does not have `commit` (a shallow clone)."""
+    import ast
+    done = subprocess.run(["git", "show", f"{commit}:{path}"], cwd=ROOT, capture_output=True, text=True)
+    if done.returncode != 0:
+        known = subprocess.run(["git", "cat-file", "-e", f"{commit}^{{commit}}"], cwd=ROOT, capture_output=True)
+        return True if known.returncode == 0 else None   # known commit without the file: the module moved in
+    return ast.dump(ast.parse(done.stdout)) != ast.dump(ast.parse((ROOT / path).read_text()))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--modules", nargs="*", help="file names from MODULES (default: all)")
     parser.add_argument("--changed-since", metavar="REV", help="only the decision modules changed since REV")
+    parser.add_argument("--since-measured", action="store_true",
+                        help="only the decision modules changed since the commit their tests/README.md row names")
+    parser.add_argument("--skip", nargs="*", default=[], help="file names left out (with --since-measured)")
     parser.add_argument("--out", type=Path, default=Path("mutation-report.md"))
     parser.add_argument("--log", type=Path, default=Path("mutation-log.txt"))
     parser.add_argument("--children", type=int, default=2, help="mutants tested at once (default 2)")
@@ -430,7 +467,17 @@ def main(argv: list[str] | None = None) -> int:
     if shutil.which("mutmut") is None:
         print("mutation: mutmut is not installed: python3 -m pip install mutmut==3.8.1", file=sys.stderr)
         return 2
-    names = changed_modules(args.changed_since) if args.changed_since else (args.modules or list(MODULES))
+    if args.since_measured:
+        again, unknown = changed_since_measured(SCORE_TABLE.read_text(), git_changed)
+        if unknown:
+            print(f"mutation: {len(unknown)} rows name a commit this checkout does not have (a shallow clone?); "
+                  f"not run: {', '.join(unknown)}")
+        names = [n for n in again if n not in args.skip]
+        if not names:
+            print("mutation: every decision module's code is what its row in tests/README.md measured")
+            return 0
+    else:
+        names = changed_modules(args.changed_since) if args.changed_since else (args.modules or list(MODULES))
     unknown = [n for n in names if n not in MODULES]
     if unknown:
         print(f"mutation: not a decision module: {', '.join(unknown)} (known: {', '.join(MODULES)})", file=sys.stderr)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -107,7 +108,6 @@ def test_no_unlisted_mutant_survives_in_the_guarded_decision_modules(tmp_path, m
     """The habit, not a one-off: a change to a guarded module that its tests no longer pin fails here, with the
     survivor's diff in the report (kill it with a test, or list it as equivalent with a reason)."""
     import shutil
-    import subprocess
 
     if shutil.which("mutmut") is None:
         pytest.skip("mutmut is not installed (it is in the test extra: pip install -e '.[test]')")
@@ -119,6 +119,57 @@ def test_no_unlisted_mutant_survives_in_the_guarded_decision_modules(tmp_path, m
     counts = re.findall(r"^\S+\.py: \d+ killed, (\d+) survived, \d+ equivalent, (\d+) without tests",
                         done.stdout, re.M)
     assert counts == [("0", "0")] * len(GUARDED), done.stdout
+
+
+TABLE = """| module | mutants | killed | survived | equivalent | untested | score |
+|---|---|---|---|---|---|---|
+| `statistics/alpha.py` | 65 | 63 | 0 | 2 | 0 | **100%** (at 655dd1b, 2026-12-04 20:11 UTC: `...`) |
+| `gating/gate.py` | 1409 | 1380 | 0 | 29 | 0 | **100%** (at 54c4911, 2026-12-03; 1408 / ... at 0123abc before) |
+| `core/json_line.py` | 230 | 221 | 0 | 9 | 0 | **100%** (no commit named) |
+"""
+
+
+def test_the_score_table_gives_each_module_the_commit_its_row_was_measured_at(mutation, monkeypatch):
+    monkeypatch.setattr(mutation, "MODULES", {"alpha.py": [], "gate.py": [], "json_line.py": [], "budget.py": []})
+    assert mutation.measured_at(TABLE) == {"alpha.py": "655dd1b", "gate.py": "54c4911", "json_line.py": None,
+                                           "budget.py": None}
+    moved = {("54c4911", mutation.module_path("gate.py"))}
+    again = mutation.changed_since_measured(TABLE, lambda commit, path: (commit, path) in moved)
+    assert again == (["gate.py", "json_line.py", "budget.py"], [])   # moved, no commit named, no row
+    shallow = mutation.changed_since_measured(TABLE, lambda commit, path: None if commit == "655dd1b" else False)
+    assert shallow == (["json_line.py", "budget.py"], ["alpha.py"])
+
+
+def test_every_decision_module_has_a_row_naming_the_commit_it_was_measured_at(mutation):
+    """So the slow test below can tell which scores are stale: a row without a commit is mutated every time."""
+    rows = mutation.measured_at(mutation.SCORE_TABLE.read_text())
+    assert [name for name, commit in rows.items() if commit is None] == []
+
+
+def test_a_commit_with_only_comments_changed_is_not_a_change_and_an_unknown_commit_is_unknown(mutation):
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=mutation.ROOT, capture_output=True, text=True).stdout.strip()
+    if not head:
+        pytest.skip("not a git checkout")
+    path = mutation.module_path("alpha.py")
+    assert mutation.git_changed(head, path) is (subprocess.run(["git", "diff", "--quiet", "HEAD", "--", path],
+                                                                 cwd=mutation.ROOT).returncode != 0)
+    assert mutation.git_changed("0" * 40, path) is None   # not in this checkout
+
+
+@pytest.mark.slow
+@pytest.mark.process
+@pytest.mark.timeout(3300)
+def test_no_unlisted_mutant_survives_in_a_module_changed_since_its_score_was_measured(tmp_path, mutation):
+    """The decision modules whose code moved after the commit their row names (the guarded ones run above):
+    a change that its tests no longer pin fails here until it is killed or listed and the row re-measured."""
+    import shutil
+    if shutil.which("mutmut") is None:
+        pytest.skip("mutmut is not installed (it is in the test extra: pip install -e '.[test]')")
+    out = tmp_path / "report.md"
+    done = subprocess.run([sys.executable, str(SCRIPT), "--since-measured", "--skip", *GUARDED, "--strict",
+                           "--out", str(out), "--log", str(tmp_path / "log.txt")], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=3000)
+    assert done.returncode == 0, done.stdout + done.stderr + (out.read_text() if out.exists() else "")
 
 
 def test_caching_decorators_are_dropped_so_their_functions_are_mutated(mutation):
