@@ -30,14 +30,14 @@ EXACT_MAX_N = 60         # enumeration: 1,891 outcomes x the nuisance grid; abou
 NUISANCE_GRID = 160      # points over the nuisance range (then a refinement around the worst)
 BISECTION_STEPS = 16     # bound resolution 2 / 2**16 (printed to 4 significant digits)
 # Outcomes whose statistic equals the observed one are at least as extreme, but equal statistics computed
-# along different float paths differ by up to 9.9e-14 (relative; n <= 60, delta0 on a 0.001 grid) while
-# distinct ones differ by 9.5e-11 or more there. 1e-9 was too wide: it let in outcomes less extreme than
-# the observed one, most of all at the bisection's old points, 1e-9 from the round values where ties
-# happen (p 0.344 for 0.237 at five wins and three losses in eight seeds, delta0 = -0.125 + 5.6e-10); the
-# bisection now runs on dyadic points. Checked in 60 digits at every point it can visit, n <= 60
-# (benchmarks/mutation_equivalent/exact_paired_edges.py): 5,775 ties, float gaps up to 9.9e-14, none left
-# out; 5 distinct statistics (gaps from 2.1e-13) counted as ties, each p-value unchanged to the last bit.
-# The window errs towards a tie: one left out makes p too small (an invalid test), one let in too large.
+# along different float paths differ by a few ulp. Checked in 60 digits at every delta0 the bisection can
+# visit and every 0.001 margin, n <= 60 (benchmarks/mutation_equivalent/exact_paired_edges.py): 5,775 ties
+# with float gaps up to 9.9e-14 (relative), none left out; 5 distinct statistics (gaps from 2.1e-13)
+# counted as ties, each p-value unchanged to the last bit. The window errs towards a tie: one left out
+# makes p too small (an invalid test), one let in too large. 1e-9 was too wide: it let in outcomes less
+# extreme than the observed one, most of all at the bisection's old points, 1e-9 from the round values
+# where ties happen (p 0.344 for 0.237 at five wins and three losses in eight seeds, delta0 = -0.125 +
+# 5.6e-10); the bisection now runs on dyadic points.
 TIE_RTOL = 1e-12
 
 
