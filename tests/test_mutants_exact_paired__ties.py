@@ -3,7 +3,7 @@ observed statistic, and a p-value equal to alpha.
 
 Why: the p-value is P(Z >= z_obs) under the worst nuisance, so an outcome whose statistic *equals* the
 observed one is at least as extreme and must count. Equal statistics computed along different float paths
-differ by an ulp, which the 1e-9 tolerance absorbs; with no tolerance the p-value of one seed won out of ten
+differ by a few ulp, which TIE_RTOL (1e-12, relative) absorbs; with no tolerance the p-value of one seed won out of ten
 at margin 0.2 drops from 0.055 to 0.029 and the gate PASSes at alpha 0.05 on evidence the test does not
 hold. The reference here computes the statistic to 60 digits (`decimal`), so its ties are ties of the
 mathematics, not of the float path. Rejection is "p <= alpha" everywhere (exact_decision, and the bound's

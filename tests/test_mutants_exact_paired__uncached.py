@@ -19,7 +19,7 @@ def brute_pvalue(x10: int, x01: int, n: int, delta0: float, grid: int = 4001) ->
     a = np.array([o[0] for o in outcomes]); b = np.array([o[1] for o in outcomes])
     z = ep.score_statistic(a, b, n, delta0)
     z_obs = float(ep.score_statistic(np.array([x10]), np.array([x01]), n, delta0)[0])
-    reject = z >= z_obs - ep.TIE_RTOL * max(1.0, abs(z_obs))
+    reject = ep.at_least_as_extreme(z, z_obs)
     lo, hi = max(0.0, -delta0), (1 - delta0) / 2
     best = 0.0
     for p01 in np.linspace(lo, hi, grid):

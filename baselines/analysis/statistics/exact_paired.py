@@ -102,6 +102,13 @@ def _tail(x10, x01, xc, logc, grid: np.ndarray, delta0: float) -> np.ndarray:
     return np.minimum(np.exp(logp).sum(axis=0), 1.0)
 
 
+def at_least_as_extreme(z_all: np.ndarray, z_obs: float) -> np.ndarray:
+    """The outcomes whose statistic is at least the observed one, ties to TIE_RTOL (an infinite z_obs exactly)."""
+    if not math.isfinite(z_obs):
+        return z_all >= z_obs
+    return z_all >= z_obs - TIE_RTOL * max(1.0, abs(z_obs))
+
+
 @lru_cache(maxsize=8192)
 def ni_pvalue(x10: int, x01: int, n: int, delta0: float) -> float:
     """Exact unconditional p-value of H0: delta <= delta0 against delta > delta0 (worst case over p01)."""
@@ -114,8 +121,7 @@ def ni_pvalue(x10: int, x01: int, n: int, delta0: float) -> float:
     x10s, x01s, _, _ = _outcomes(n)
     z_all = score_statistic(x10s, x01s, n, delta0)
     z_obs = float(score_statistic(np.array([x10]), np.array([x01]), n, delta0)[0])
-    reject = z_all >= z_obs - TIE_RTOL * max(1.0, abs(z_obs)) if math.isfinite(z_obs) else z_all >= z_obs
-    return _tail_sup(n, delta0, reject)
+    return _tail_sup(n, delta0, at_least_as_extreme(z_all, z_obs))
 
 
 @lru_cache(maxsize=4096)
