@@ -32,7 +32,7 @@ from scipy.special import stdtrit
 
 from ..statistics.arm_intervals import bounded_arm_intervals
 from ..statistics.reward_range import check_margin
-from ..tables.columns import arm_sums, medians_of, run_bounds, small_int, sorted_codes
+from ..tables.columns import all_none, arm_sums, medians_of, run_bounds, small_int, sorted_codes
 from .compare_options import CompareOptions
 from ..tables.degradation import mark_degraded
 from .comparison import MEASURED, PARTIAL, UNREPORTED, ArmSummary, Comparison, Group, UnitSpend
@@ -160,7 +160,7 @@ def _margin_in_range(groups: list[Group], margin: float | None) -> None:
 
 def code_warnings(frame: pd.DataFrame) -> list[str]:
     """One line per (workload, arm) whose runs came from more than one version of the code (`provenance`)."""
-    if "code" not in frame.columns or frame["code"].isna().all():
+    if "code" not in frame.columns or all_none(frame["code"].to_numpy()) or frame["code"].isna().all():
         return []
     counts: dict[tuple[str, str], dict[str, int]] = {}
     rows = frame.loc[frame["code"].notna(), ["workload", "arm", "code"]].astype(str).value_counts()
@@ -436,7 +436,8 @@ def _declared_range(lo: np.ndarray, hi: np.ndarray) -> tuple[float, float] | Non
 
 def range_notes(groups: list[Group], split: "_GroupSplit") -> None:
     """A note on each group whose runs declare different reward ranges (the hull is used)."""
-    if "reward_lo" not in split.frame.columns or not len(split.frame):
+    if "reward_lo" not in split.frame.columns or not len(split.frame) or \
+            all(group.reward_range is None for group in groups):   # no range, no note: no pass over the columns
         return
     lo, hi = split.whole("reward_lo").astype(float, copy=False), split.whole("reward_hi").astype(float, copy=False)
     starts = split.bounds[:-1]

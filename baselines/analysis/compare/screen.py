@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..tables.columns import arm_sums
+from ..tables.columns import all_none, arm_sums
 
 #: a relative drift within this fraction of the tolerance sends the group to the per-group check
 MARGIN = 1e-9
@@ -172,8 +172,10 @@ def _declared_ranges(split, bounds: np.ndarray) -> list:
 def _declared_nouns(nouns: np.ndarray, bounds: np.ndarray) -> list:
     """Each group's first declared unit-words text, parsed once per distinct text (None: none declared)."""
     groups = len(bounds) - 1
-    declared = np.flatnonzero(pd.notna(nouns))  # the column holds text or None (`run_columns.nouns_column`): no row loop
     out: list = [None] * groups
+    if all_none(nouns):   # the usual case, without pandas' look at every row
+        return out
+    declared = np.flatnonzero(pd.notna(nouns))  # the column holds text or None (`run_columns.nouns_column`): no row loop
     if declared.size == 0:
         return out
     parsed: dict[str, dict] = {}

@@ -1,0 +1,126 @@
+"""The cheaper kernels of a million-run compare (issue 38) give the numbers of the ones they replace, bit for bit.
+
+`columns.block_medians` against `np.median(axis=1)` (whole numbers selected
+as int32; -0.0, fractions and values int32 cannot hold left to np.median),
+`columns.all_none` against pandas' isna on every layout a column can have
+(a frame's strided row, a broadcast constant, reversed and sliced views), and
+`medians_of` without its thread pool against one `arm_medians` per column.
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from baselines.analysis.tables.columns import all_none, arm_medians, block_medians, medians_of, nanmedian
+
+
+def _same(a: np.ndarray, b: np.ndarray) -> bool:
+    """Equal as bits: the sign of a zero and NaN included."""
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    return a.shape == b.shape and a.tobytes() == b.tobytes()
+
+
+@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("runs", [1, 2, 3, 10, 11, 257, 1000])
+def test_block_medians_are_np_median_bit_for_bit(seed, runs):
+    rng = np.random.default_rng(seed)
+    rows = 1 + seed % 5
+    kinds = [
+        rng.integers(0, 5, (rows, runs)).astype(float),                        # few values: ties everywhere
+        rng.integers(-3, 3, (rows, runs)).astype(float),                       # negatives and zeros
+        np.round(rng.normal(2e5, 4e3, (rows, runs))),                          # tokens
+        rng.integers(2**31 - 3, 2**31 + 3, (rows, runs)).astype(float),        # beyond int32 on one side
+        -rng.integers(2**31 - 3, 2**31 + 3, (rows, runs)).astype(float),       # and on the other
+        np.round(rng.normal(0.5, 0.2, (rows, runs)), 4),                       # fractions (rewards)
+        rng.choice([0.0, -0.0, 1.0], (rows, runs)),                            # signed zeros
+        rng.choice([0.0, 1.0, np.inf, -np.inf], (rows, runs)),                 # infinities
+        rng.integers(0, 3, (rows, runs)).astype(float) * 1e300,                # huge whole numbers
+    ]
+    for block in kinds:
+        with np.errstate(invalid="ignore"):   # np.median of inf and -inf: nan, with a warning
+            assert _same(block_medians(block), np.median(block, axis=1)), block
+            before = block.copy()
+            block_medians(block)
+        assert _same(block, before)   # the caller's column is never partitioned in place
+
+
+def test_a_fraction_after_the_sample_sends_the_block_to_np_median():
+    block = np.arange(2000, dtype=float).reshape(2, 1000)
+    block[1, 999] = 0.5
+    assert _same(block_medians(block), np.median(block, axis=1))
+    block = np.full((1, 1000), 7.0)
+    block[0, 600] = -0.0
+    block[0, 500] = 0.0
+    assert _same(block_medians(block), np.median(block, axis=1))
+
+
+def test_block_medians_of_other_types_and_shapes_are_np_median():
+    ints = np.arange(12).reshape(3, 4)
+    assert _same(block_medians(ints), np.median(ints, axis=1))
+    f32 = np.arange(12, dtype=np.float32).reshape(3, 4)
+    assert _same(block_medians(f32), np.median(f32, axis=1))
+    assert block_medians(np.zeros((0, 5))).shape == (0,)
+
+
+@settings(deadline=None, max_examples=300)
+@given(st.lists(st.lists(st.sampled_from([0.0, -0.0, 1.0, 2.0, -1.0, 0.5, 3e9, -3e9, 2.0**31 - 1, -(2.0**31 - 1)]),
+                         min_size=4, max_size=4), min_size=1, max_size=4))
+def test_block_medians_hypothesis(rows):
+    block = np.array(rows, dtype=float)
+    assert _same(block_medians(block), np.median(block, axis=1))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_arm_medians_with_nan_and_uneven_arms_are_unchanged(seed):
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(1, 40, 6)
+    for bounds in (np.concatenate(([0], np.cumsum(sizes))), np.arange(0, 6 * 30 + 1, 30)):
+        column = rng.integers(0, 9, int(bounds[-1])).astype(float)
+        column[rng.random(column.size) < 0.2] = np.nan
+        column[int(bounds[1]):int(bounds[2])] = np.nan     # one arm reports nothing
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            expected = np.array([np.nanmedian(column[a:z]) for a, z in zip(bounds[:-1], bounds[1:])])
+        assert _same(arm_medians(column, bounds), expected)
+        assert all(_same(m, expected) for m in medians_of([column, column.copy()], bounds))
+
+
+def test_nanmedian_without_nan_is_np_median_on_either_axis():
+    block = np.arange(12, dtype=float).reshape(3, 4)
+    assert _same(nanmedian(block, axis=1), np.median(block, axis=1))
+    assert _same(nanmedian(block, axis=0), np.median(block, axis=0))
+
+
+def _layouts(values: list) -> list[np.ndarray]:
+    """The same entries as arrays of every layout: contiguous, a row of a frame's block, reversed, broadcast."""
+    column = np.array(values + [None], dtype=object)[:-1]
+    frame = pd.DataFrame({"a": column, "b": column[::-1].copy(), "c": [1] * len(values)})
+    block = np.empty((len(values), 3), dtype=object)
+    block[:, 1] = column
+    return [column, frame["a"].to_numpy(), frame["b"].to_numpy()[::-1], block[:, 1], block.T[1],
+            column[::-1], column[::2] if len(values) % 2 else column, np.ascontiguousarray(column)]
+
+
+@pytest.mark.parametrize("values", [[], [None], [None] * 7, [None, "x"], ["x", None, None], [None, float("nan")],
+                                    [None] * 5 + [""], [None, 0], [pd.NA, None], [None] * 6 + ["{}"]])
+def test_all_none_is_pandas_isna_all_where_every_entry_is_none(values):
+    for layout in _layouts(values):
+        expected = all(v is None for v in layout.tolist())
+        assert all_none(layout) is expected
+        if expected:
+            assert bool(pd.isna(layout).all())
+
+
+def test_all_none_of_a_broadcast_constant_reads_one_entry():
+    assert all_none(np.broadcast_to(np.array([None], dtype=object), (10**6,)))
+    assert not all_none(np.broadcast_to(np.array(["x"], dtype=object), (10**6,)))
+    grid = np.broadcast_to(np.array([[None], ["x"]], dtype=object), (2, 5))
+    assert not all_none(grid) and all_none(grid[0]) and not all_none(grid[1])
+
+
+def test_all_none_of_numbers_is_false():
+    assert not all_none(np.zeros(3)) and not all_none(np.array([np.nan]))
