@@ -124,3 +124,59 @@ def test_all_none_of_a_broadcast_constant_reads_one_entry():
 
 def test_all_none_of_numbers_is_false():
     assert not all_none(np.zeros(3)) and not all_none(np.array([np.nan]))
+
+
+def _rowwise_near(values, bounds, reference, tolerance):
+    """The screen's drift check as it read before: a drift per row against its group's reference."""
+    from baselines.analysis.compare.screen import _near_or_beyond, _relative
+    from baselines.analysis.tables.columns import arm_sums
+    rel = _relative(values, np.repeat(reference, np.diff(bounds)).astype(float))
+    return arm_sums(_near_or_beyond(rel, tolerance), bounds) > 0
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_the_drift_screen_from_group_ends_is_the_row_by_row_one(seed):
+    from baselines.analysis.compare.screen import _any_near_or_beyond
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(1, 30, int(rng.integers(1, 12)))
+    bounds = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
+    reference = rng.choice([0.0, 100.0, 1e-300, 1000.0, np.nan, np.inf], sizes.size)
+    values = np.where(rng.random(int(bounds[-1])) < 0.5, 100.0, rng.normal(100, 20, int(bounds[-1])))
+    values[rng.random(values.size) < 0.03] = np.nan
+    values[rng.random(values.size) < 0.05] = 0.0
+    values[rng.random(values.size) < 0.02] = np.inf
+    for tolerance in (0.1, 0.0, -1.0, 0.2 * (1 + 1e-9), 1e-12):
+        with np.errstate(invalid="ignore"):
+            assert np.array_equal(_any_near_or_beyond(values, bounds, reference.copy(), tolerance),
+                                  _rowwise_near(values, bounds, reference, tolerance))
+    # rows exactly at the tolerance's edge, and at MARGIN from it
+    edge = np.array([110.0, 90.0, 100.0, 110.00000001, 109.9999999])
+    for k in range(edge.size):
+        v = edge[:k + 1]
+        b = np.array([0, v.size])
+        assert np.array_equal(_any_near_or_beyond(v, b, np.array([100.0]), 0.1),
+                              _rowwise_near(v, b, np.array([100.0]), 0.1))
+
+
+def test_distinct_part_of_a_broadcast_column_is_one_entry():
+    from baselines.analysis.tables.columns import distinct_part
+    column = np.broadcast_to(np.array([np.nan]), (10**6,))
+    assert distinct_part(column).shape == (1,)
+    plain = np.arange(5.0)
+    assert distinct_part(plain) is not None and np.array_equal(distinct_part(plain), plain)
+
+
+@pytest.mark.parametrize("kind", ["complete", "empty", "broadcast nan", "broadcast value", "mixed"])
+def test_known_counts_are_the_counts_of_the_mask(kind):
+    from baselines.analysis.compare.comparing import _known_counts
+    from baselines.analysis.tables.columns import arm_sums
+    bounds = np.array([0, 3, 3 + 4, 3 + 4 + 5], dtype=np.int64)
+    runs = np.diff(bounds)
+    values = {"complete": np.arange(12.0), "empty": np.full(12, np.nan),
+              "broadcast nan": np.broadcast_to(np.array([np.nan]), (12,)),
+              "broadcast value": np.broadcast_to(np.array([2.0]), (12,)),
+              "mixed": np.where(np.arange(12) % 4 == 0, np.nan, 1.0)}[kind]
+    known, counts = _known_counts(values, bounds, runs)
+    truth = ~np.isnan(values)
+    assert np.array_equal(counts, arm_sums(truth, bounds)) and counts.dtype == np.int64
+    assert (known is None and truth.all()) or np.array_equal(known, truth)

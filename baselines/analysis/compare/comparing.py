@@ -32,7 +32,7 @@ from scipy.special import stdtrit
 
 from ..statistics.arm_intervals import bounded_arm_intervals
 from ..statistics.reward_range import check_margin
-from ..tables.columns import all_none, arm_sums, medians_of, run_bounds, small_int, sorted_codes
+from ..tables.columns import all_none, arm_sums, distinct_part, medians_of, run_bounds, small_int, sorted_codes
 from .compare_options import CompareOptions
 from ..tables.degradation import mark_degraded
 from .comparison import MEASURED, PARTIAL, UNREPORTED, ArmSummary, Comparison, Group, UnitSpend
@@ -485,7 +485,7 @@ def _all_summaries(split: "_GroupSplit", units: list[str]
     runs = np.diff(bounds)
     reward, dev, failed, errors_text = (split.whole(c) for c in ("reward", "dev_reward", "failed", "error"))
     failed = failed.astype(bool, copy=False)
-    any_failed = bool(failed.any())
+    any_failed = bool(distinct_part(failed).any())
     errors = arm_sums(failed, bounds) if any_failed else np.zeros(len(runs), dtype=np.int64)
     spends = {unit: split.whole(f"spend:{unit}") for unit in units}
     medians = medians_of([reward] + list(spends.values()), bounds)
@@ -499,7 +499,7 @@ def _all_summaries(split: "_GroupSplit", units: list[str]
     for k, unit in enumerate(units):
         values, partial = spends[unit], split.whole(f"partial:{unit}").astype(bool, copy=False)
         known, reported = _known_counts(values, bounds, runs)
-        full = reported if not partial.any() else arm_sums(~partial if known is None else known & ~partial, bounds)
+        full = reported if not distinct_part(partial).any() else arm_sums(~partial if known is None else known & ~partial, bounds)
         status = np.where(reported == 0, UNREPORTED, np.where(full < runs, PARTIAL, MEASURED))
         if ((reported > 0) & (reported < runs)).any():
             medians[k + 1] = _partial_lower_bounds(values, known, bounds, reported, runs, medians[k + 1])
@@ -535,11 +535,12 @@ def _known_counts(values: np.ndarray, bounds: np.ndarray, runs: np.ndarray) -> t
     """(known, count per segment) of a float column's non-NaN values; known is None when every value is known
     (the counts are then the segment sizes). Why: most columns are complete or empty, and the mask, its
     count and every later masked step were passes over a million rows for nothing (issue 38)."""
-    unknown = np.isnan(values)
+    part = distinct_part(values)     # a broadcast constant column: one value to look at
+    unknown = np.isnan(part)
     if not unknown.any():
         return None, runs.astype(np.int64, copy=True)
     if unknown.all():
-        return ~unknown, np.zeros(len(runs), dtype=np.int64)
+        return np.zeros(values.shape, dtype=bool), np.zeros(len(runs), dtype=np.int64)
     known = np.logical_not(unknown, out=unknown)
     return known, arm_sums(known, bounds)
 

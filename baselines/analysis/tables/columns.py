@@ -140,6 +140,16 @@ def _whole_numbers(block: np.ndarray) -> np.ndarray | None:
     return ints if (ints == block).all() else None
 
 
+def distinct_part(values: np.ndarray) -> np.ndarray:
+    """`values` with each broadcast (stride-0) axis cut to one entry: all that `any()` or `all()` of it reads.
+
+    Why: a column no run sets (failed, partial flags, dev_reward, declared
+    ranges) is one value broadcast to a million rows, and a whole-column
+    isnan or any() of it walked them all (issue 38).
+    """
+    return values[tuple(slice(0, 1) if step == 0 else slice(None) for step in values.strides)]
+
+
 def all_none(values: np.ndarray) -> bool:
     """Whether every entry of an object column is None, read from the stored pointers: no Python call per row.
 
@@ -150,8 +160,8 @@ def all_none(values: np.ndarray) -> bool:
     """
     if values.dtype != object:
         return False
-    values = values[tuple(slice(0, 1) if step == 0 else slice(None) for step in values.strides)]   # a constant
-    if sys.implementation.name != "cpython":                          # column is one object, broadcast
+    values = distinct_part(values)
+    if sys.implementation.name != "cpython":
         return all(v is None for v in values.ravel().tolist())
     return bool((_pointers(values) == id(None)).all())
 
