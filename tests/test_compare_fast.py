@@ -180,3 +180,52 @@ def test_known_counts_are_the_counts_of_the_mask(kind):
     truth = ~np.isnan(values)
     assert np.array_equal(counts, arm_sums(truth, bounds)) and counts.dtype == np.int64
     assert (known is None and truth.all()) or np.array_equal(known, truth)
+
+
+def _sorted_codes_before(column: pd.Series):
+    """`sorted_codes` as it read before the bincount and the identity shortcut."""
+    from baselines.analysis.tables.columns import small_int
+    codes = column.cat.codes.to_numpy()
+    used = np.unique(codes)
+    names = np.asarray(column.cat.categories.astype(str))[used]
+    order = np.argsort(names, kind="stable")
+    rank = np.empty(int(codes.max()) + 1 if codes.size else 0, dtype=small_int(len(used)))
+    rank[used[order]] = np.arange(len(used))
+    return [str(n) for n in names[order]], rank[codes]
+
+
+@pytest.mark.parametrize("case", ["sorted all used", "unsorted", "unused category", "empty", "many", "nan",
+                                  "single"])
+def test_sorted_codes_are_as_before(case):
+    from baselines.analysis.tables.columns import sorted_codes
+    rng = np.random.default_rng(len(case))
+    names = [f"arm-{i:03d}" for i in range(300 if case == "many" else 5)]
+    values = list(rng.choice(names, 200))
+    categories = sorted(set(values))
+    if case == "unsorted":
+        categories = categories[::-1]
+    if case == "unused category":
+        categories = categories + ["zzz", "aaa"]
+    if case == "empty":
+        values = []
+    if case == "nan":
+        values[3] = None
+    if case == "single":
+        values, categories = ["b"] * 7, ["b"]
+    column = pd.Series(pd.Categorical(values, categories=categories if case != "nan" else None))
+    got_names, got_rank = sorted_codes(column)
+    want_names, want_rank = _sorted_codes_before(column)
+    assert got_names == want_names
+    assert got_rank.dtype == want_rank.dtype and np.array_equal(got_rank, want_rank)
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+@pytest.mark.parametrize("shape", [(3, 7), (100, 1001), (25, 10010), (2, 1)])
+def test_mean_of_a_complete_matrix_is_nanmean(order, shape):
+    """pair_group's best arm by mean: np.mean where no score is missing, as np.nanmean computes it."""
+    rng = np.random.default_rng(shape[1])
+    matrix = np.asarray(np.round(rng.lognormal(0, 2, shape), 3), order=order)
+    assert _same(matrix.mean(axis=1), np.nanmean(matrix, axis=1))
+    view = np.round(rng.normal(0, 1, shape[0] * shape[1]), 4).reshape(shape)
+    view.flags.writeable = False
+    assert _same(view.mean(axis=1), np.nanmean(view, axis=1))

@@ -224,7 +224,8 @@ class _GroupSplit:
         if column not in self._cache:
             if column in self.frame.columns:
                 values = self.frame[column].to_numpy()
-                values = values if self.order is None else values[self.order]
+                if self.order is not None and values.strides != (0,):   # a broadcast constant is one value in
+                    values = values[self.order]                         # any order: no gather, no copy
             elif column.startswith("spend:"):
                 values = np.full(len(self.frame), np.nan)
             elif column == "error":

@@ -41,7 +41,8 @@ def pair_group(group: Group, options: CompareOptions) -> None:
                            f"baseline arm {baseline!r} did not run on this workload and budget")
         return
     if baseline is None and options.pairs == "auto" and len(arms) > ALL_PAIRS_MAX_ARMS:
-        means = np.nanmean(matrix, axis=1)
+        complete = bool((scored[usable] == matrix.shape[1]).all())   # no NaN: np.mean is np.nanmean, without
+        means = matrix.mean(axis=1) if complete else np.nanmean(matrix, axis=1)   # its masked copy (issue 38)
         baseline = arms[int(np.nanargmax(means))]
         group.notes.append(f"{len(arms)} arms: pairs are against the best arm by mean ({baseline}) only, "
                            f"not all {len(arms) * (len(arms) - 1) // 2:,} pairs; pass --pairs all or --baseline ARM")

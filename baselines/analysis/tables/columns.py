@@ -23,14 +23,25 @@ def small_int(top: int) -> type:
 
 def sorted_codes(column: pd.Series) -> tuple[list[str], np.ndarray]:
     """Category names in sorted order and each row's index into them (no strings per row), in the narrowest
-    integer type that holds them (issue 38: per-row codes of a million runs)."""
+    integer type that holds them (issue 38: per-row codes of a million runs).
+
+    The categories in use are counted (a bincount), not found by np.unique's
+    hash of every row; when every category is in use and already in name
+    order (the reader's usual frame), each code is its rank and is returned
+    as it is, without a gather over the rows.
+    """
     codes = column.cat.codes.to_numpy()
-    used = np.unique(codes)
+    categories = len(column.cat.categories)
+    used = np.flatnonzero(np.bincount(codes, minlength=categories)) if codes.size and codes.min() >= 0 \
+        else np.unique(codes)
     names = np.asarray(column.cat.categories.astype(str))[used]
     order = np.argsort(names, kind="stable")
-    rank = np.empty(int(codes.max()) + 1 if codes.size else 0, dtype=small_int(len(used)))
+    dtype = small_int(len(used))
+    if len(used) == categories and codes.dtype == dtype and np.array_equal(order, np.arange(len(used))):
+        return [str(n) for n in names], codes
+    rank = np.empty(int(codes.max()) + 1 if codes.size else 0, dtype=dtype)
     rank[used[order]] = np.arange(len(used))
-    return [str(n) for n in names[order]], rank[codes]
+    return [str(n) for n in names[order]], np.take(rank, codes)
 
 
 def run_bounds(sorted_keys: np.ndarray) -> np.ndarray:
