@@ -39,6 +39,11 @@ def test_block_medians_are_np_median_bit_for_bit(seed, runs):
         rng.choice([0.0, -0.0, 1.0], (rows, runs)),                            # signed zeros
         rng.choice([0.0, 1.0, np.inf, -np.inf], (rows, runs)),                 # infinities
         rng.integers(0, 3, (rows, runs)).astype(float) * 1e300,                # huge whole numbers
+        rng.integers(38, 42, (rows, runs)).astype(float),                      # rollouts: counted
+        rng.integers(-2**31 + 1, -2**31 + 9, (rows, runs)).astype(float),      # counted at int32's low end
+        rng.integers(2**31 - 9, 2**31 - 1, (rows, runs)).astype(float),        # and at its high end
+        np.concatenate((np.full((rows, 1), -2.0**31 + 1), rng.integers(0, 9, (rows, runs - 1))), axis=1)
+        if runs > 1 else np.zeros((rows, 1)),                                  # a span int32 cannot count
     ]
     for block in kinds:
         with np.errstate(invalid="ignore"):   # np.median of inf and -inf: nan, with a warning
@@ -229,3 +234,17 @@ def test_mean_of_a_complete_matrix_is_nanmean(order, shape):
     view = np.round(rng.normal(0, 1, shape[0] * shape[1]), 4).reshape(shape)
     view.flags.writeable = False
     assert _same(view.mean(axis=1), np.nanmean(view, axis=1))
+
+
+@pytest.mark.parametrize("runs", [1000, 1001])
+def test_counted_ranks_are_the_sorted_rows_ranks(runs):
+    from baselines.analysis.tables.columns import _counted_ranks
+    rng = np.random.default_rng(runs)
+    ints = rng.integers(-3, 40, (7, runs)).astype(np.int32)
+    ranks = (0, runs // 2 - 1, runs // 2, runs - 1)
+    got = _counted_ranks(ints, *ranks)
+    assert got is not None
+    ordered = np.sort(ints, axis=1)
+    for rank, values in zip(ranks, got):
+        assert np.array_equal(values, ordered[:, rank])
+    assert _counted_ranks(rng.integers(0, 10**6, (7, runs)).astype(np.int32), 0) is None   # wide: selected
