@@ -248,3 +248,18 @@ def test_counted_ranks_are_the_sorted_rows_ranks(runs):
     for rank, values in zip(ranks, got):
         assert np.array_equal(values, ordered[:, rank])
     assert _counted_ranks(rng.integers(0, 10**6, (7, runs)).astype(np.int32), 0) is None   # wide: selected
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_one_group_splits_as_any_other(seed):
+    """The split of one (workload, budget) group skips its key's comparisons: the same order and bounds."""
+    from baselines.analysis.compare.comparing import _change_bounds, _in_order
+    from baselines.analysis.tables.columns import run_bounds
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 60))
+    group = np.full(n, int(rng.integers(0, 5)), dtype=np.int8)
+    arm = np.sort(rng.integers(0, 4, n)).astype(np.int8) if seed % 2 else rng.integers(0, 4, n).astype(np.int8)
+    seeds = rng.integers(0, 5, n) if seed % 3 else np.arange(n)
+    assert _in_order(group, arm, seeds, True) == _in_order(group, arm, seeds)
+    assert np.array_equal(_change_bounds(group, arm, True), _change_bounds(group, arm))
+    assert np.array_equal(np.array([0, n]), run_bounds(group))

@@ -194,14 +194,15 @@ class _GroupSplit:
                              max(len(frame["workload"].cat.categories), 1), self.n_budgets)
         self.arm_names, arm_rank = sorted_codes(frame["arm"])
         seeds = frame["seed"].to_numpy()
-        self.order = None if _in_order(group, arm_rank, seeds) else np.lexsort((seeds, arm_rank, group))
+        one = bool(group.size) and group.min() == group.max()   # one group: its key orders and splits nothing
+        self.order = None if _in_order(group, arm_rank, seeds, one) else np.lexsort((seeds, arm_rank, group))
         self.sorted_group = group if self.order is None else group[self.order]
         self.arm_rank = arm_rank if self.order is None else arm_rank[self.order]
-        bounds = run_bounds(self.sorted_group)
+        bounds = np.array([0, group.size], dtype=np.int64) if one else run_bounds(self.sorted_group)
         #: where each group starts in the sorted rows, plus the end
         self.bounds = bounds
         #: (group, arm) runs of the sorted rows: one segment per arm of each group
-        self.segments = _change_bounds(self.sorted_group, self.arm_rank)
+        self.segments = _change_bounds(self.sorted_group, self.arm_rank, one)
         self.slices: dict[tuple[str, str], tuple[int, int]] = {}
         #: each group's position in split order (the order of `bounds`)
         self.index: dict[tuple[str, str], int] = {}
@@ -276,29 +277,32 @@ def _group_codes(workload: np.ndarray, budget: np.ndarray, n_workloads: int, n_b
     return group
 
 
-def _in_order(group: np.ndarray, arm: np.ndarray, seed: np.ndarray) -> bool:
+def _in_order(group: np.ndarray, arm: np.ndarray, seed: np.ndarray, one_group: bool = False) -> bool:
     """Whether the rows are in strictly increasing (group, arm, seed) order: then no sort and no copies.
 
     Compared, never subtracted: a difference of seeds spanning the int64 range
     overflows, and three int64 difference arrays were a third of the split's
-    time and most of its peak (issue 38).
+    time and most of its peak (issue 38). `one_group`: every row has the same
+    group, whose key then decides nothing and is not compared.
     """
     if group.size < 2:
         return True
     later = np.zeros(group.size - 1, dtype=bool)   # decided: this row's key is above the previous one's
-    for k in (group, arm, seed):
+    for k in (arm, seed) if one_group else (group, arm, seed):
         if ((k[1:] < k[:-1]) & ~later).any():
             return False
         later |= k[1:] > k[:-1]
     return bool(later.all())
 
 
-def _change_bounds(group: np.ndarray, arm: np.ndarray) -> np.ndarray:
-    """`run_bounds` of the sorted (group, arm) pairs: where either changes, without an int64 combined key."""
+def _change_bounds(group: np.ndarray, arm: np.ndarray, one_group: bool = False) -> np.ndarray:
+    """`run_bounds` of the sorted (group, arm) pairs: where either changes, without an int64 combined key
+    (`one_group`: the group never changes, and is not compared)."""
     if group.size == 0:
         return np.zeros(1, dtype=np.int64)
-    changed = group[1:] != group[:-1]
-    changed |= arm[1:] != arm[:-1]
+    changed = arm[1:] != arm[:-1]
+    if not one_group:
+        changed |= group[1:] != group[:-1]
     return np.concatenate(([0], np.flatnonzero(changed) + 1, [group.size])).astype(np.int64)
 
 

@@ -24,7 +24,9 @@ def pair_group(group: Group, options: CompareOptions) -> None:
     """Fill `group.pairs` from `group.scores`; notes say which arms were left out and why."""
     if options.pairs == "none":
         return
-    scored = (~np.isnan(group.scores)).sum(axis=1) if group.scores.size else np.zeros(len(group.arms), int)
+    missing = np.isnan(group.scores) if group.scores.size else None
+    scored = np.zeros(len(group.arms), int) if missing is None else \
+        np.full(len(group.arms), group.scores.shape[1]) if not missing.any() else (~missing).sum(axis=1)
     usable = [i for i in range(len(group.arms)) if scored[i] >= 2]
     for i in range(len(group.arms)):
         if 0 < scored[i] < 2:
