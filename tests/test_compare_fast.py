@@ -263,3 +263,25 @@ def test_one_group_splits_as_any_other(seed):
     assert _in_order(group, arm, seeds, True) == _in_order(group, arm, seeds)
     assert np.array_equal(_change_bounds(group, arm, True), _change_bounds(group, arm))
     assert np.array_equal(np.array([0, n]), run_bounds(group))
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_group_columns_bounds_are_the_run_bounds_of_their_arms(seed):
+    from baselines.analysis.compare.comparing import _GroupSplit
+    from baselines.analysis.tables.columns import run_bounds
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 200))
+    frame = pd.DataFrame({"workload": pd.Categorical(rng.choice(["w1", "w2", "w3"], n)),
+                          "budget": pd.Categorical(rng.choice(['{"calls":1}', '{"calls":2}'], n)),
+                          "arm": pd.Categorical(rng.choice(["a", "b", "c", "d"], n)),
+                          "seed": rng.permutation(n).astype(np.int64), "reward": rng.random(n)})
+    if seed % 2:
+        frame = frame.sort_values(["workload", "budget", "arm", "seed"], kind="stable").reset_index(drop=True)
+    split = _GroupSplit(frame)
+    for workload, bkey in split.keys:
+        cols = split.columns(workload, bkey)
+        ranks = split.arm_rank[cols.a:cols.z]
+        assert np.array_equal(cols.bounds, run_bounds(ranks)) and cols.bounds.dtype == np.int64
+        assert cols.arms == [split.arm_names[int(ranks[i])] for i in run_bounds(ranks)[:-1]]
+        expected = np.arange(cols.a, cols.z) if split.order is None else split.order[cols.a:cols.z]
+        assert np.array_equal(cols.rows, expected)

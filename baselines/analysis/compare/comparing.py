@@ -242,19 +242,29 @@ class _GroupSplit:
 
     def columns(self, workload: str, bkey: str) -> "_GroupColumns":
         a, z = self.slices[(workload, bkey)]
-        rows = np.arange(a, z) if self.order is None else self.order[a:z]
-        return _GroupColumns(self, a, z, rows)
+        return _GroupColumns(self, a, z)
 
 
 class _GroupColumns:
-    """One group's columns, sorted by (arm, seed): views into the split's sorted arrays."""
+    """One group's columns, sorted by (arm, seed): views into the split's sorted arrays.
 
-    def __init__(self, split: _GroupSplit, a: int, z: int, rows: np.ndarray):
-        self.split, self.a, self.z, self.rows = split, a, z, rows
+    Its arms' bounds are the split's segments inside the group (within a
+    group only the arm changes), not a pass over its rows; `rows` is made
+    when asked for (a million-run group's arange was 8 MB, most often unread).
+    """
+
+    def __init__(self, split: _GroupSplit, a: int, z: int):
+        self.split, self.a, self.z = split, a, z
+        first, last = np.searchsorted(split.segments, [a, z])
+        bounds = split.segments[int(first):int(last) + 1] - a
         ranks = split.arm_rank[a:z]
-        bounds = run_bounds(ranks)
         self.arms = [split.arm_names[int(ranks[i])] for i in bounds[:-1]] if z > a else []
         self.bounds = bounds
+
+    @property
+    def rows(self) -> np.ndarray:
+        """The group's rows of the frame, in (arm, seed) order."""
+        return np.arange(self.a, self.z) if self.split.order is None else self.split.order[self.a:self.z]
 
     def __len__(self) -> int:
         return self.z - self.a
