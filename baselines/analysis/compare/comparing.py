@@ -514,7 +514,8 @@ def _all_summaries(split: "_GroupSplit", units: list[str]
     for k, unit in enumerate(units):
         values, partial = spends[unit], split.whole(f"partial:{unit}").astype(bool, copy=False)
         known, reported = _known_counts(values, bounds, runs)
-        full = reported if not distinct_part(partial).any() else arm_sums(~partial if known is None else known & ~partial, bounds)
+        full = reported if not distinct_part(partial).any() else \
+            arm_sums(~partial if known is None else known & ~partial, bounds)
         status = np.where(reported == 0, UNREPORTED, np.where(full < runs, PARTIAL, MEASURED))
         if ((reported > 0) & (reported < runs)).any():
             medians[k + 1] = _partial_lower_bounds(values, known, bounds, reported, runs, medians[k + 1])
