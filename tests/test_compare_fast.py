@@ -1,10 +1,13 @@
 """The cheaper kernels of a million-run compare (issue 38) give the numbers of the ones they replace, bit for bit.
 
 `columns.block_medians` against `np.median(axis=1)` (whole numbers selected
-as int32; -0.0, fractions and values int32 cannot hold left to np.median),
-`columns.all_none` against pandas' isna on every layout a column can have
-(a frame's strided row, a broadcast constant, reversed and sliced views), and
-`medians_of` without its thread pool against one `arm_medians` per column.
+as int32 or counted; -0.0, fractions and values int32 cannot hold left to
+np.median), `columns.all_none` against pandas' isna on every layout a column
+can have (a frame's strided row, a broadcast constant, reversed and sliced
+views), `medians_of` without its thread pool against one `arm_medians` per
+column, the screen's drift check from group ends against the row-by-row one,
+and `sorted_codes`, `_known_counts`, the one-group split and the group
+columns' bounds against what they computed before.
 """
 from __future__ import annotations
 
@@ -43,7 +46,7 @@ def test_block_medians_are_np_median_bit_for_bit(seed, runs):
         rng.integers(-2**31 + 1, -2**31 + 9, (rows, runs)).astype(float),      # counted at int32's low end
         rng.integers(2**31 - 9, 2**31 - 1, (rows, runs)).astype(float),        # and at its high end
         np.concatenate((np.full((rows, 1), -2.0**31 + 1), rng.integers(0, 9, (rows, runs - 1))), axis=1)
-        if runs > 1 else np.zeros((rows, 1)),                                  # a span int32 cannot count
+        if runs > 1 else np.zeros((rows, 1)),                                  # too wide to count: selected
     ]
     for block in kinds:
         with np.errstate(invalid="ignore"):   # np.median of inf and -inf: nan, with a warning
@@ -53,7 +56,7 @@ def test_block_medians_are_np_median_bit_for_bit(seed, runs):
         assert _same(block, before)   # the caller's column is never partitioned in place
 
 
-def test_a_fraction_after_the_sample_sends_the_block_to_np_median():
+def test_a_fraction_after_the_sample_or_a_negative_zero_sends_the_block_to_np_median():
     block = np.arange(2000, dtype=float).reshape(2, 1000)
     block[1, 999] = 0.5
     assert _same(block_medians(block), np.median(block, axis=1))
