@@ -503,8 +503,10 @@ def _all_summaries(split: "_GroupSplit", units: list[str]
     any_failed = bool(distinct_part(failed).any())
     errors = arm_sums(failed, bounds) if any_failed else np.zeros(len(runs), dtype=np.int64)
     spends = {unit: split.whole(f"spend:{unit}") for unit in units}
-    medians = medians_of([reward] + list(spends.values()), bounds)
     known_reward, scored_counts = _known_counts(reward, bounds, runs)
+    known_spends = {unit: _known_counts(values, bounds, runs) for unit, values in spends.items()}
+    medians = medians_of([reward] + list(spends.values()), bounds,   # a column known complete: no NaN search
+                         [known_reward is None] + [known is None for known, _ in known_spends.values()])
     dev_known, dev_counts = _known_counts(dev, bounds, runs)
     dev_sums = np.zeros(len(runs)) if not dev_counts.any() else np.add.reduceat(
         dev if dev_known is None else np.where(dev_known, dev, 0.0), bounds[:-1])
@@ -513,7 +515,7 @@ def _all_summaries(split: "_GroupSplit", units: list[str]
     arm_units, unit_columns = {}, []
     for k, unit in enumerate(units):
         values, partial = spends[unit], split.whole(f"partial:{unit}").astype(bool, copy=False)
-        known, reported = _known_counts(values, bounds, runs)
+        known, reported = known_spends[unit]
         full = reported if not distinct_part(partial).any() else \
             arm_sums(~partial if known is None else known & ~partial, bounds)
         status = np.where(reported == 0, UNREPORTED, np.where(full < runs, PARTIAL, MEASURED))

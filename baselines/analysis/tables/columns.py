@@ -52,27 +52,31 @@ def run_bounds(sorted_keys: np.ndarray) -> np.ndarray:
     return np.concatenate(([0], starts, [sorted_keys.size])).astype(np.int64)
 
 
-def arm_medians(values: np.ndarray, bounds: np.ndarray) -> np.ndarray:
+def arm_medians(values: np.ndarray, bounds: np.ndarray, complete: bool = False) -> np.ndarray:
     """Median per arm of a column sorted by arm (NaN = unreported, skipped).
 
     When every arm has as many runs the column is one (arms x runs) block and
-    a single partition computes every median.
+    a single partition computes every median. `complete`: the caller knows
+    the column has no NaN, so it is not looked for again.
     """
     sizes = np.diff(bounds)
     if len(sizes) and sizes.min() == sizes.max() and sizes[0] > 0:
-        return nanmedian(values.reshape(len(sizes), int(sizes[0])), axis=1)
+        block = values.reshape(len(sizes), int(sizes[0]))
+        return block_medians(block) if complete else nanmedian(block, axis=1)
     return np.array([nanmedian(values[a:b][None, :], axis=1)[0] if b > a else np.nan
                      for a, b in zip(bounds[:-1], bounds[1:])])
 
 
-def medians_of(columns: list[np.ndarray], bounds: np.ndarray) -> list[np.ndarray]:
-    """`arm_medians` of several columns, one after the other.
+def medians_of(columns: list[np.ndarray], bounds: np.ndarray, complete: list[bool] | None = None
+               ) -> list[np.ndarray]:
+    """`arm_medians` of several columns, one after the other (`complete[k]`: column k has no NaN).
 
     No thread pool: the target is CPU, not wall time, and two threads cost
     more CPU in total than one (a million-run compare's five medians: 0.059 s
     with two threads, 0.056 s serial, before the pool's start-up; issue 38).
     """
-    return [arm_medians(values, bounds) for values in columns]
+    complete = complete or [False] * len(columns)
+    return [arm_medians(values, bounds, whole) for values, whole in zip(columns, complete)]
 
 
 def arm_sums(mask: np.ndarray, bounds: np.ndarray) -> np.ndarray:
@@ -137,13 +141,15 @@ def block_medians(block: np.ndarray) -> np.ndarray:
 
 def _counted_ranks(ints: np.ndarray, *ranks: int) -> tuple[np.ndarray, ...] | None:
     """Each row's value at each 0-based rank, from counts of its values; None when the values span more
-    bins (rows x (max - min + 1)) than a quarter of the block's entries, where selecting is cheaper."""
+    bins (rows x (max - min + 1)) than a quarter of the block's entries, where selecting is cheaper.
+    Overwrites `ints` (the caller's private copy) with the bin numbers, unless it returns None."""
     lo, hi = int(ints.min()), int(ints.max())
     span = hi - lo + 1
     rows = ints.shape[0]
     if span * rows > ints.size // 4 or span * rows >= 2**31:   # the bins' numbers stay in int32
         return None
-    keys = ints - np.int32(lo)                      # 0 .. span - 1, then one range of bins per row
+    keys = ints
+    keys -= np.int32(lo)                            # 0 .. span - 1, then one range of bins per row
     keys += (np.arange(rows, dtype=np.int32) * np.int32(span))[:, None]
     below = np.bincount(keys.ravel(), minlength=rows * span).reshape(rows, span).cumsum(axis=1)
     return tuple(lo + (below > rank).argmax(axis=1) for rank in ranks)   # first value with more than rank below
