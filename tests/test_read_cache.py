@@ -206,8 +206,11 @@ def test_a_sidecar_of_other_columns_is_not_used(tmp_path):
     stamp = table_cache.Stamp.of(path)
     held = table_cache.load(path, stamp)
     assert held is not None
-    wrong = {name: values for name, values in held.frame.items() if name != "reward"}
+    # copies: the held columns may be views of the mapped sidecar, which is rewritten in place below
+    wrong = {name: ((np.array(values[0]), values[1]) if isinstance(values, tuple) else np.array(values))
+             for name, values in held.frame.items() if name != "reward"}
     wrong["reward"] = np.array([str(v) for v in held.frame["reward"]], dtype=object)
+    del held
     table = table_cache._table({k: (pd.Categorical.from_codes(v[0], v[1]) if isinstance(v, tuple) else v)
                                 for k, v in wrong.items()}, None, None)
     assert table.schema.field("reward").type == pa.string()

@@ -110,8 +110,10 @@ def _read_file(path: Path, builder: "_Builder", cache: bool) -> None:
     start = _Mark(len(builder.lengths), builder.store.rows, 0, 0, 0)
     after = start   # where the sidecar's own rows end (the tail sidecar's, if any, follow)
     if held is not None:
+        # held as read (copied once, into the table) unless this read rewrites the sidecar from the store
+        hold = builder.store.rows == 0 and not table_cache.worth_rewriting(held, stamp.size)
         builder.add_frame(held.frame, held.budgets, held.traces, where=(path, 1, held.numbers),
-                          nbytes=held.prefix_bytes)
+                          nbytes=held.prefix_bytes, hold=hold, ordered=held.ordered)
         builder.slow[-1] = held.exact   # its traces are written back as exactly as the line reader read them
         after = _Mark(len(builder.lengths), builder.store.rows, held.prefix_bytes, held.prefix_lines, held.crc)
         last = held
@@ -177,7 +179,7 @@ def _keep(path: Path, stamp, builder: "_Builder", start: _Mark, end: _Mark,
     blocks = range(start.blocks, end.blocks)
     names = dict.fromkeys(name for b in blocks for name in builder.columns[b])
     columns = {name: (one_categorical(builder.store.pieces[name][start.blocks:end.blocks]) if name in CATEGORICAL
-                      else builder.store.arrays[name][start.rows:end.rows]) for name in names}
+                      else builder.store.part(name, start.rows, end.rows)) for name in names}
     budgets = {key: builder.budgets[key] for key in columns["budget"].categories}
     any_trace = any(builder.traces[b] is not None for b in blocks)
     traces = [t for b in blocks for t in (builder.traces[b] or [None] * builder.lengths[b])] if any_trace else None
@@ -199,7 +201,7 @@ def _keep(path: Path, stamp, builder: "_Builder", start: _Mark, end: _Mark,
     if base is None and numbers is not None and np.array_equal(numbers, np.arange(1, len(numbers) + 1)):
         numbers = None
     table_cache.save(path, stamp, end.nbytes, end.lines, end.crc, columns, budgets, traces, numbers, exact, rows,
-                     base)
+                     base, ordered=base is None and not repeats)
 
 
 def _one_row_per_line(builder: "_Builder", blocks: range) -> bool:
@@ -331,15 +333,20 @@ class _Builder:
         self.bytes_read = 0
         self.made: tuple | None = None  # (blocks, rows, labels, order) a sidecar's write made of every row (`_keep`)
 
-    def add_frame(self, frame: dict, budgets: dict, traces: list | None, where, nbytes: int = 0) -> None:
-        """One block's columns, copied into the table's own (see `table_store`)."""
+    def add_frame(self, frame: dict, budgets: dict, traces: list | None, where, nbytes: int = 0,
+                  hold: bool = False, ordered: bool = False) -> None:
+        """One block's columns, copied into the table's own (see `table_store`); with `hold` (the first
+        block: a sidecar's rows, in table order if `ordered`), kept as they are until the table is built."""
         for key, budget in budgets.items():
             self.budgets.setdefault(key, budget)
         n = len(frame["seed"])
         self.bytes_read += nbytes
-        if nbytes and self.expected_bytes > self.bytes_read:  # rows per byte so far, times all the bytes
-            self.store.reserve(int((self.store.rows + n) * self.expected_bytes / self.bytes_read * 1.02) + 16)
-        self.store.append(frame, n)
+        if hold:
+            self.store.hold(frame, n, ordered)
+        else:
+            if nbytes and self.expected_bytes > self.bytes_read:  # rows per byte so far, times all the bytes
+                self.store.reserve(int((self.store.rows + n) * self.expected_bytes / self.bytes_read * 1.02) + 16)
+            self.store.append(frame, n)
         self.units.update(c.split(":", 1)[1] for c in frame if c.startswith("spend:"))
         self.lengths.append(n)
         self.columns.append(tuple(frame))
@@ -415,6 +422,13 @@ class _Builder:
         # the labels and the row order a sidecar's write just made of these very rows: not made twice (issue 38)
         made = self.made if self.made and self.made[:2] == (len(self.lengths), self.store.rows) else None
         self.made = None
+        merged = None if made else self.store.merged(units)
+        if merged is not None:   # a sidecar's rows (in table order) and the few after them, merged in place
+            columns, plan = merged
+            table_order.sort_labels(columns)
+            if traces is not None:
+                traces = [traces[i] for i in plan.permutation().tolist()]
+            return RunTable(as_frame(columns), self.budgets, units, traces)
         columns = self.store.columns(units, labels=made[2] if made else None)
         table_order.sort_labels(columns)
         rows, repeats = made[3] if made else table_order.order(columns)   # by names and seeds: as made
