@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from baselines.analysis.tables import table as table_module, table_cache
+from baselines.analysis.tables import table as table_module, table_cache, table_order
 from baselines.analysis.tables.table import RunTable
 from baselines.cli import main
 from baselines.core.errors import InputError
@@ -607,7 +607,7 @@ def test_an_edit_with_a_tail_sidecar_is_seen(tmp_path, where):
     data = path.read_bytes()
     old, new = (b'"seed":3,', b'"seed":7,') if where == "held part" else (b'"seed":98,', b'"seed":10,')
     at = data.index(old) if where == "held part" else data.rindex(old)
-    path.write_bytes(data[:at] + new + data[at + len(old):])   # same size: only the stamps and the CRC tell
+    path.write_bytes(data[:at] + new + data[at + len(old):])   # same size: only the stamps and the digest tell
     age(path, 300)
     kind, message = check(path)
     assert kind == "error" and "duplicate run" in message
@@ -677,3 +677,110 @@ def test_integer_columns_are_held_narrow_and_read_back_bit_for_bit(tmp_path):
         assert cached[1].frame["seed"].dtype == np.int64 and cached[1].frame["spend:calls"].dtype == np.float64
         assert np.signbit(cached[1].frame["spend:calls"].to_numpy()).tolist() == [name == "wide" and s == 2
                                                                                   for s in range(6)]
+
+
+# -- the held part's digest (table_cache.digest) and the merge of appended rows (table_store.ColumnStore.merged) --
+@pytest.fixture
+def small_chunks(monkeypatch):
+    """Keys per chunk of words 4 (32 bytes), not 2**17: the tests' small files then span many chunks, and
+    the prefix is read in many 32-byte pieces."""
+    monkeypatch.setattr(table_cache, "_WORDS", 4)
+    table_cache._keys.cache_clear()
+    yield
+    table_cache._keys.cache_clear()
+
+
+@settings(deadline=None, max_examples=examples(100), suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.binary(max_size=200), cuts=st.lists(st.integers(0, 200), max_size=6))
+def test_the_digest_of_a_part_is_the_same_however_it_is_split(small_chunks, tmp_path, data, cuts):
+    """The parse hashes its blocks at their offsets, the check reads the file in its own pieces: both must
+    give the digest of the whole part."""
+    whole = table_cache.digest(0, data, 0)
+    state, at = 0, 0
+    for cut in sorted(c % (len(data) + 1) for c in cuts) + [len(data)]:
+        state, at = table_cache.digest(state, data[at:cut], at), cut
+    assert state == whole
+    path = tmp_path / "d.bin"
+    path.write_bytes(data + b"after")
+    with open(path, "rb") as handle:
+        assert table_cache.prefix_digest(handle, len(data)) == whole
+
+
+@pytest.mark.parametrize("chunks", ["1 MiB", "32 bytes"])
+def test_every_one_byte_edit_changes_the_digest(request, chunks):
+    """Any byte changed to any other value changes the digest for certain (one word changes: its odd key is
+    invertible); so does a change of two bytes in the high halves of two words (lane B)."""
+    if chunks == "32 bytes":
+        request.getfixturevalue("small_chunks")
+    data = bytes(range(256)) * 2 + b"tail"
+    whole = table_cache.digest(0, data, 0)
+    for i in range(len(data)):
+        for value in {0, 1, 0x80, 0xFF, data[i] ^ 0x01}:
+            if value != data[i]:
+                edited = data[:i] + bytes([value]) + data[i + 1:]
+                assert table_cache.digest(0, edited, 0) != whole, (i, value)
+    for i, j in ((7, 15), (7, 263), (4, 12), (6, 511)):
+        edited = bytearray(data)
+        edited[i] ^= 0x80
+        edited[j] ^= 0x80
+        assert table_cache.digest(0, bytes(edited), 0) != whole, (i, j)
+
+
+@pytest.mark.parametrize("chunks", ["1 MiB", "32 bytes"])
+def test_a_one_byte_edit_in_the_middle_plus_an_append_is_seen(tmp_path, parsed, request, chunks):
+    """The edges and the stamps cannot tell an edit inside the held part once the file grew: the digest of
+    the whole part does, and the file is parsed whole."""
+    if chunks == "32 bytes":
+        request.getfixturevalue("small_chunks")
+    path = write(tmp_path / "r.jsonl", "\n".join(runs(40)) + "\n")
+    before = outcome(path)
+    data = bytearray(path.read_bytes())
+    middle = data.index(b'"reward":0.3', len(data) // 3)
+    data[middle + len('"reward":0.')] = ord("9")   # 0.3 -> 0.9, same size, far from either edge
+    path.write_bytes(bytes(data) + (line(arm="C", seed=1) + "\n").encode())
+    age(path)
+    after = check(path)
+    assert parsed[-2] == path.stat().st_size   # the whole file parsed again (the cold read is the last)
+    assert after[1].frame["reward"].tolist().count(0.9) == before[1].frame["reward"].tolist().count(0.9) + 1
+
+
+def test_an_old_sidecar_format_is_rebuilt_not_trusted(tmp_path, parsed, monkeypatch):
+    """A sidecar made under another FORMAT (a CRC-32 where the digest is now expected) is a miss."""
+    path = write(tmp_path / "r.jsonl", "\n".join(runs()) + "\n")
+    now = table_cache.FORMAT
+    monkeypatch.setattr(table_cache, "FORMAT", now - 1)
+    table_cache._maker.cache_clear()
+    outcome(path)
+    assert table_cache._open(sidecar(path)) is not None
+    monkeypatch.setattr(table_cache, "FORMAT", now)
+    table_cache._maker.cache_clear()
+    assert table_cache.load(path, table_cache.Stamp.of(path)) is None
+    check(path)
+    assert parsed[-2] == path.stat().st_size and table_cache.load(path, table_cache.Stamp.of(path)) is not None
+
+
+def test_an_append_is_merged_into_the_held_rows_without_sorting_them(tmp_path, parsed, monkeypatch):
+    """After an append (tail sidecar or not) the held rows are not sorted again: each new row is placed by a
+    search among them (`table_order.merge`); `order`, which sorts, is not called. Columns only the new rows
+    have (all default values) or only the held rows have read as in a cold parse."""
+    held = [mixed_line(w, 100, a, s) for w in ("w2", "w1") for a in ("B", "A") for s in range(30)]
+    path = write(tmp_path / "r.jsonl", "\n".join(held) + "\n")
+    outcome(path)
+    more = [mixed_line("w1", 100, "A", 100), mixed_line("w0", 100, "Z", 3),
+            json.dumps({"workload": "w2", "arm": "B", "seed": 31, "budget": {"tokens": 100}, "reward": 0.1,
+                        "spend": {"tokens": 9, "calls": 3, "steps": 1}, "partial": ["tokens"],
+                        "stop_reason": "budget"})]
+    with open(path, "a") as handle:
+        handle.write("\n".join(more) + "\n")
+    sorts = []
+    real = table_order.order
+    monkeypatch.setattr(table_order, "order", lambda columns: sorts.append(len(columns["seed"])) or real(columns))
+    first = outcome(path)          # racy: no tail sidecar written
+    age(path)
+    second = outcome(path)         # writes the tail sidecar
+    third = outcome(path)          # reads it
+    assert sorts == [] and parsed[-1] == 0 and tail(path).is_file()
+    cold = outcome(path, cache=False)
+    for cached in (first, second, third):
+        assert_same(cached, cold)
+    assert not split_sorts(third[1]) and table_rows(third[1]) == file_rows(path)

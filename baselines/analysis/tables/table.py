@@ -19,7 +19,6 @@ from __future__ import annotations
 import functools
 import math
 import os
-import zlib
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -115,14 +114,14 @@ def _read_file(path: Path, builder: "_Builder", cache: bool) -> None:
         builder.add_frame(held.frame, held.budgets, held.traces, where=(path, 1, held.numbers),
                           nbytes=held.prefix_bytes, hold=hold, ordered=held.ordered)
         builder.slow[-1] = held.exact   # its traces are written back as exactly as the line reader read them
-        after = _Mark(len(builder.lengths), builder.store.rows, held.prefix_bytes, held.prefix_lines, held.crc)
+        after = _Mark(len(builder.lengths), builder.store.rows, held.prefix_bytes, held.prefix_lines, held.digest)
         last = held
         if held.tail is not None:
             last = held.tail
             builder.add_frame(last.frame, last.budgets, last.traces, where=(path, 1, last.numbers),
                               nbytes=last.prefix_bytes - held.prefix_bytes)
             builder.slow[-1] = last.exact
-        start.nbytes, start.lines, start.crc = last.prefix_bytes, last.prefix_lines, last.crc
+        start.nbytes, start.lines, start.digest = last.prefix_bytes, last.prefix_lines, last.digest
     parsed = _parse(path, builder, start, keep)
     if keep and parsed.nbytes > start.nbytes:
         if held is None or table_cache.worth_rewriting(held, parsed.nbytes):
@@ -139,13 +138,13 @@ class _Mark:
     rows: int
     nbytes: int
     lines: int
-    crc: int   # CRC-32 of the bytes behind it (kept only when a sidecar is)
+    digest: int   # `table_cache.digest` of the bytes behind it (kept only when a sidecar is)
 
 
 def _parse(path: Path, builder: "_Builder", start: _Mark, keep: bool) -> _Mark:
     """Parse the file from `start` (0 or where its sidecar ends); the mark after its last complete line."""
     first, since_release = start.lines + 1, 0
-    done = _Mark(len(builder.lengths), builder.store.rows, start.nbytes, start.lines, start.crc)
+    done = _Mark(len(builder.lengths), builder.store.rows, start.nbytes, start.lines, start.digest)
     scratch: list = []
     for block in read_blocks(path, start.nbytes):
         ends = line_ends(block, scratch)
@@ -162,7 +161,7 @@ def _parse(path: Path, builder: "_Builder", start: _Mark, keep: bool) -> _Mark:
         first += len(ends)
         if block.endswith(b"\n"):  # an unterminated last line is never held: it is parsed on every read
             done = _Mark(len(builder.lengths), builder.store.rows, done.nbytes + len(block), first - 1,
-                         zlib.crc32(block, done.crc) if keep else 0)
+                         table_cache.digest(done.digest, block, done.nbytes) if keep else 0)
         since_release += len(block)
         if since_release >= _RELEASE_BYTES:
             _release_arrow_memory()
@@ -200,7 +199,7 @@ def _keep(path: Path, stamp, builder: "_Builder", start: _Mark, end: _Mark,
         exact = None if exact is None else [exact[i] for i in picked]
     if base is None and numbers is not None and np.array_equal(numbers, np.arange(1, len(numbers) + 1)):
         numbers = None
-    table_cache.save(path, stamp, end.nbytes, end.lines, end.crc, columns, budgets, traces, numbers, exact, rows,
+    table_cache.save(path, stamp, end.nbytes, end.lines, end.digest, columns, budgets, traces, numbers, exact, rows,
                      base, ordered=base is None and not repeats)
 
 
