@@ -504,8 +504,8 @@ def save(path: Path, stamp: Stamp, prefix_bytes: int, prefix_lines: int, digest:
     except Exception:  # noqa: BLE001 - a column that cannot be kept (an unexpected type): no sidecar
         return False
     fields = {"maker": _maker(), "stamp": stamp.__dict__, "prefix_bytes": prefix_bytes,
-              "prefix_lines": prefix_lines, "rows": table.num_rows, "edges": edges, "digest": digest, "budgets": budgets,
-              "ordered": bool(ordered and base is None)}
+              "prefix_lines": prefix_lines, "rows": table.num_rows, "edges": edges, "digest": digest,
+              "budgets": budgets, "ordered": bool(ordered and base is None)}
     if base is not None:
         fields["base"] = [base.token, base.prefix_bytes, base.prefix_lines]
     meta = json.dumps(fields, sort_keys=True).encode()

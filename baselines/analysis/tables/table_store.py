@@ -188,9 +188,12 @@ class ColumnStore:
     def merged(self, units: list[str]) -> tuple[dict, "table_order.Merge"] | None:
         """The finished columns with the rows after the held ones merged into them in table order (each
         column written once, in place: `table_order.Merge`); None (the store unchanged) when the held rows
-        are not in table order or a run repeats (then `columns` and a sort decide)."""
+        are not in table order, a run repeats or the rows after them are many (then `columns` and a sort
+        decide)."""
         if self.held is None or not self.held_ordered:
             return None
+        if self.rows - self.held_rows > max(self.held_rows // 8, 1 << 12):
+            return None   # many rows after the held ones (other files): a sort of those beats a search for each
         labels, codes = {}, ({}, {})
         for name in CATEGORICAL:
             labels[name], codes[0][name], codes[1][name] = _split_labels(self.pieces[name], self.held_rows)
