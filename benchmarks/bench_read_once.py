@@ -24,9 +24,9 @@ whole processes, interleaved in this order:
    enough to be kept (aged, one compare run to write the tail sidecar of the
    1,000 rows first): the sidecar and the tail sidecar, no parse, no CRC pass.
 
-costmatch runs from this tree with its bytecode compiled once beforehand into
-DIR/pycache (PYTHONPYCACHEPREFIX), as ``pip install .`` compiles it at install;
-``--source`` compiles it in every process instead (an editable install under
+costmatch runs from a copy of this tree's packages in DIR/code, compiled once
+beforehand, as ``pip install .`` compiles them at install; ``--source`` runs
+the tree itself, compiled in every process (an editable install under
 PYTHONDONTWRITEBYTECODE=1, which these machines set).
 
 CPU is user + system time of the process, peak memory its maximum resident
@@ -67,34 +67,34 @@ assert frame.height > 0
 TIME = Path("/usr/bin/time").exists()
 
 
-#: where costmatch's bytecode is compiled once before timing (`compile_bytecode`); None: compiled in every process
-PYCACHE: Path | None = None
+#: the copy of the packages the timed processes import (`installed_copy`); ROOT when run from source
+CODE = ROOT
 
 
-def compile_bytecode(folder: Path) -> None:
-    """Compile the tree's packages into `folder`, as `pip install .` writes their .pyc files at install.
+def installed_copy(folder: Path) -> None:
+    """Copy the tree's packages into `folder` and compile them there, as `pip install .` does at install.
 
-    Why: the child processes run costmatch from this tree, and with
-    PYTHONDONTWRITEBYTECODE=1 (set on these machines) a tree with no
-    __pycache__ is compiled from source in every process: 0.06-0.1 s CPU of
-    each compare that an installed costmatch never pays, while polars runs
-    from its installed bytecode. PYTHONPYCACHEPREFIX keeps the tree clean.
+    Why: with PYTHONDONTWRITEBYTECODE=1 (set on these machines) a tree with
+    no __pycache__ is compiled from source in every process: 0.06-0.1 s CPU
+    of each compare that an installed costmatch never pays, while polars
+    runs from its installed bytecode. A copy keeps the tree clean (a
+    PYTHONPYCACHEPREFIX would also hide the standard library's bytecode).
     """
-    global PYCACHE
-    env = dict(os.environ, PYTHONPYCACHEPREFIX=str(folder))
-    packages = [str(ROOT / name) for name in ("baselines", "arms", "workloads", "reports")]
-    subprocess.run([sys.executable, "-m", "compileall", "-q", *packages], env=env, check=True)
-    PYCACHE = folder
+    global CODE
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    for name in ("baselines", "arms", "workloads", "reports"):
+        shutil.copytree(ROOT / name, folder / name, ignore=shutil.ignore_patterns("__pycache__"))
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(folder)], check=True)
+    CODE = folder
 
 
 def measure(argv: list[str]) -> tuple[float, float, bytes]:
     """(CPU seconds, peak RSS in MiB, stdout) of one whole process."""
-    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env = dict(os.environ, PYTHONPATH=str(CODE) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     env.pop("COSTMATCH_CACHE", None)
-    if PYCACHE is not None:
-        env["PYTHONPYCACHEPREFIX"] = str(PYCACHE)
     if TIME:
-        proc = subprocess.run(["/usr/bin/time", "-v", *argv], cwd=ROOT, env=env, capture_output=True)
+        proc = subprocess.run(["/usr/bin/time", "-v", *argv], cwd=CODE, env=env, capture_output=True)
         if proc.returncode != 0:
             raise SystemExit(f"{argv[:4]} failed:\n{proc.stderr.decode()[-2000:]}")
         err = proc.stderr.decode()
@@ -102,7 +102,7 @@ def measure(argv: list[str]) -> tuple[float, float, bytes]:
         system = float(re.search(r"System time \(seconds\): ([\d.]+)", err).group(1))
         peak = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", err).group(1)) / 1024
         return user + system, peak, proc.stdout
-    proc = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE)
+    proc = subprocess.Popen(argv, cwd=CODE, env=env, stdout=subprocess.PIPE)
     out = proc.stdout.read()
     _, status, usage = os.wait4(proc.pid, 0)
     if os.waitstatus_to_exitcode(status) != 0:
@@ -158,7 +158,7 @@ def main() -> None:
     work = Path(a.workdir)
     work.mkdir(parents=True, exist_ok=True)
     if not a.source:
-        compile_bytecode(work / "pycache")
+        installed_copy(work / "code")
     base = work / f"results-{a.arms}x{a.seeds}.jsonl"
     if not base.exists():
         from make_results import write
