@@ -8,6 +8,10 @@ it). Each repeat copies it afresh, sets its mtime in the past (a results
 file whose run has finished: see `table_cache.Stamp.racy`), and times
 whole processes, interleaved in this order:
 
+0. the floor: ``python3 -c pass`` (the interpreter and this machine's
+   site-packages ``.pth`` files, paid by every row), then compare's imports
+   alone (``import baselines.cli.compare, baselines.cli.results``: numpy,
+   pandas, pyarrow, scipy.special and costmatch, before any line is read);
 1. polars ``read_ndjson`` of the file: every column compare reads
    (workload, arm, seed, budget, spend with its four units, reward, schema);
 2. ``compare --json --no-cache``: the parse alone, no sidecar read or written;
@@ -63,6 +67,12 @@ import sys
 import polars as pl
 frame = pl.read_ndjson(sys.argv[1])
 assert frame.height > 0
+"""
+#: what `compare` imports before it reads a line, with the console script's one BLAS thread (cli.quiet_blas)
+IMPORTS = """
+import os
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+import baselines.cli.compare, baselines.cli.results
 """
 TIME = Path("/usr/bin/time").exists()
 
@@ -168,7 +178,7 @@ def main() -> None:
     print(f"input: {base} ({size_mb:.0f} MiB, {a.arms * a.seeds:,} lines); {a.repeats} interleaved repeats; "
           f"costmatch {'compiled from source in every process' if a.source else 'from bytecode compiled once'}; "
           f"load average before: {os.getloadavg()[0]:.1f}")
-    steps = ("polars read_ndjson", "compare --no-cache", "cold compare", "warm, sidecar only", "warm, result cache",
+    steps = ("python3 -c pass", "compare's imports", "polars read_ndjson", "compare --no-cache", "cold compare", "warm, sidecar only", "warm, result cache",
              "after +1,000 lines", "next, tail sidecar")
     cpu: dict[str, list[float]] = {s: [] for s in steps}
     peak: dict[str, list[float]] = {s: [] for s in steps}
@@ -179,7 +189,9 @@ def main() -> None:
         sidecar_path(data).unlink(missing_ok=True)
         tail_path(data).unlink(missing_ok=True)
         store_path(data).unlink(missing_ok=True)
-        runs = [("polars read_ndjson", [sys.executable, "-c", POLARS, str(data)]),
+        runs = [("python3 -c pass", [sys.executable, "-c", "pass"]),
+                ("compare's imports", [sys.executable, "-c", IMPORTS]),
+                ("polars read_ndjson", [sys.executable, "-c", POLARS, str(data)]),
                 ("compare --no-cache", compare(data, "--no-cache")),
                 ("cold compare", compare(data)), ("warm, sidecar only", compare(data, "--no-result-cache")),
                 ("warm, result cache", compare(data))]
