@@ -7,8 +7,10 @@ were lexsorted and every column the comparison read was copied through the
 sort (after 1,000 lines were appended to a 1M-line file, 2.14x the file's
 size at the peak, issue 38). So the reader hands over its rows in that order,
 whatever order the lines were written in, and the column sidecar keeps them
-in it: then an append is a merge of a few sorted new rows into the held ones
-(`order`), not a sort of all, and the split finds its rows in order.
+in it: then an append is a merge of a few new rows into the held ones
+(`merge`: a search among them per new row, none of them read otherwise; or
+`order`, which sorts the rows after a sorted prefix), not a sort of all,
+and the split finds its rows in order.
 
 The order depends on the rows' contents only (names, not the codes a block's
 reader happened to give), so a cold parse, a read through the sidecar and

@@ -68,7 +68,7 @@ def one_categorical(pieces: list[tuple[np.ndarray, list]]) -> pd.Categorical:
     """
     index: dict = {}
     lookups = [[index.setdefault(v, len(index)) for v in values] + [-1] for _, values in pieces]
-    small = np.int8 if len(index) < 127 else np.int16 if len(index) < 32767 else np.int32
+    small = _code_type(len(index))
     # every block's codes mapped straight into one array of the final type (no int64 copy per row)
     codes = np.empty(sum(len(c) for c, _ in pieces), dtype=small)
     at = 0
@@ -168,7 +168,7 @@ class ColumnStore:
             if column is None and held is None:  # no row has it: one read-only value repeated, not a column of copies
                 out[name] = np.broadcast_to(np.array(default_value(name), dtype=_dtype(name)), self.rows)
             elif self.held is not None:   # the held rows, then the rest: each copied once
-                out[name] = self.part_of(name, held, column)
+                out[name] = self._joined(name, held, column)
                 del column, held
             elif self.rows < _TRIM_BELOW * len(column):
                 out[name] = column[:self.rows].copy()
@@ -178,7 +178,8 @@ class ColumnStore:
         self._empty()
         return out
 
-    def part_of(self, name: str, held, column) -> np.ndarray:
+    def _joined(self, name: str, held, column) -> np.ndarray:
+        """One column of the held rows then the rest, in the order they were added (None: the default)."""
         out = np.empty(self.rows, dtype=_dtype(name))
         b = self.held_rows
         out[:b] = default_value(name) if held is None else held
@@ -196,7 +197,7 @@ class ColumnStore:
             return None   # many rows after the held ones (other files): a sort of those beats a search for each
         labels, codes = {}, ({}, {})
         for name in CATEGORICAL:
-            labels[name], codes[0][name], codes[1][name] = _split_labels(self.pieces[name], self.held_rows)
+            labels[name], codes[0][name], codes[1][name] = _split_labels(self.pieces[name])
         b, n = self.held_rows, self.rows
         codes[0]["seed"] = self.held["seed"]
         codes[1]["seed"] = self.part("seed", b, n)
@@ -232,7 +233,7 @@ def _code_type(categories: int):
     return np.int8 if categories < 127 else np.int16 if categories < 32767 else np.int32
 
 
-def _split_labels(pieces: list, held_rows: int) -> tuple[list, np.ndarray, np.ndarray]:
+def _split_labels(pieces: list) -> tuple[list, np.ndarray, np.ndarray]:
     """(categories in order of first appearance, the held block's codes, the later blocks' codes into them)."""
     index: dict = {}
     lookups = [np.array([index.setdefault(v, len(index)) for v in values] + [-1], dtype=np.int64)
