@@ -250,6 +250,7 @@ def prefix_digest(handle, nbytes: int) -> int:
 # Why additive: a part hashed in pieces at their offsets (the parse's blocks) sums to the part's digest.
 _WORDS = 1 << 17        # keys per chunk of words (1 MiB of bytes); chunk c's keys are those times its weight
 _MASK = (1 << 64) - 1
+_HALF = np.uint64(32)
 
 
 def _splitmix(i: np.ndarray) -> np.ndarray:
@@ -267,9 +268,15 @@ def _keys() -> tuple[np.ndarray, np.ndarray]:
 
 
 def _weights(chunk: int) -> tuple[int, int]:
-    with np.errstate(over="ignore"):
-        a, b = _splitmix(np.array([2 * _WORDS + 2 * chunk, 2 * _WORDS + 2 * chunk + 1], dtype=np.uint64))
-    return int(a), int(b)
+    """Chunk `chunk`'s two weights: `_splitmix` of 2 * _WORDS + 2 * chunk and the next, in Python integers
+    (a numpy call per chunk cost more than its sums)."""
+    out = []
+    for i in (2 * _WORDS + 2 * chunk, 2 * _WORDS + 2 * chunk + 1):
+        z = ((i + 1) * 0x9E3779B97F4A7C15) & _MASK
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+        out.append((z ^ (z >> 31)) | 1)
+    return out[0], out[1]
 
 
 def _word_sums(words: np.ndarray, first: int) -> tuple[int, int]:
@@ -283,10 +290,10 @@ def _word_sums(words: np.ndarray, first: int) -> tuple[int, int]:
         k = min(len(words) - i, _WORDS - j)
         part, tmp = words[i:i + k], scratch[:k]
         np.multiply(part, ka[j:j + k], out=tmp)
-        sa = int(tmp.sum(dtype=np.uint64))
-        np.right_shift(part, np.uint64(32), out=tmp)
+        sa = int(np.add.reduce(tmp))
+        np.right_shift(part, _HALF, out=tmp)
         np.multiply(tmp, kb[j:j + k], out=tmp)
-        sb = int(tmp.sum(dtype=np.uint64))
+        sb = int(np.add.reduce(tmp))
         wa, wb = _weights(chunk)
         a, b = a + sa * wa, b + sb * wb
         i += k
@@ -314,10 +321,9 @@ def digest(state: int, data, offset: int) -> int:
         word = bytearray(8)
         word[:rest] = view[n - rest:]
         pieces.append((np.frombuffer(word, dtype="<u8"), (offset + n - rest) // 8))
-    with np.errstate(over="ignore"):
-        for words, first in pieces:
-            sa, sb = _word_sums(words, first)
-            a, b = (a + sa) & _MASK, (b + sb) & _MASK
+    for words, first in pieces:   # uint64 arrays wrap silently (numpy warns of overflow in scalars only)
+        sa, sb = _word_sums(words, first)
+        a, b = (a + sa) & _MASK, (b + sb) & _MASK
     return a << 64 | b
 
 
