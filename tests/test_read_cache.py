@@ -523,7 +523,7 @@ def test_appends_that_interleave_groups_read_as_a_cold_parse_in_the_splits_order
 def test_a_small_append_goes_to_the_tail_sidecar_until_it_is_worth_a_rewrite(tmp_path, parsed):
     """A few lines after a large held part leave the sidecar as it is (a rewrite copies every column again:
     the first compare after an append cost more than a parse): their rows go to the tail sidecar, so the next
-    read parses nothing and needs no CRC pass over the held part; once the lines after the sidecar reach
+    read parses nothing and needs no digest pass over the held part; once the lines after the sidecar reach
     1/REWRITE_AFTER of it the sidecar is rewritten with them and the tail sidecar removed. Without
     `worth_rewriting` the first read after the small append rewrites the sidecar; without the tail sidecar
     the second read parses the small append again."""
@@ -588,7 +588,7 @@ def test_a_corrupt_tail_sidecar_costs_only_a_parse_of_its_lines(tmp_path, damage
 
 
 def test_a_tail_sidecar_of_an_earlier_sidecar_is_not_used(tmp_path, parsed):
-    """The sidecar rewritten since (more lines: its CRC and part changed), an old tail sidecar put back."""
+    """The sidecar rewritten since (more lines: its digest and part changed), an old tail sidecar put back."""
     path = with_tail(tmp_path)
     old_tail = tail(path).read_bytes()
     with open(path, "a") as handle:

@@ -21,7 +21,7 @@ named by the mistake it prevents:
   is rewritten with them only once they reach 1/`REWRITE_AFTER` of what it
   holds (`worth_rewriting`). Until then their rows go to the tail sidecar
   ``.<name>.costmatch-cache.tail.arrow`` (in line order), which names the
-  sidecar it continues (its CRC-32 and part) and holds the stamp, edges and
+  sidecar it continues (its digest and part) and holds the stamp, edges and
   digest of the whole part up to its end: a read of the file as it is then
   needs neither a parse nor a pass over the part; a tail sidecar that does not pair,
   is unsound or stale is ignored (the lines after the sidecar are parsed).
@@ -32,7 +32,7 @@ named by the mistake it prevents:
   the stamps recorded would leave them equal, so no sidecar is written for
   a file changed (mtime = ctime) less than `RACY_NS` before the read ends;
   the next read writes it.
-- **A corrupt sidecar trusted**: a CRC-32 covers the header and the Arrow
+- **A corrupt sidecar trusted**: a `digest` covers the header and the Arrow
   bytes, pyarrow validates the table in full, and every column must have
   the type its name implies; any failure is a miss (parse, rewrite).
 - **A cache that breaks reading**: any error while writing (a read-only
@@ -53,7 +53,6 @@ import mmap
 import os
 import struct
 import time
-import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -77,8 +76,8 @@ TAIL_SUFFIX = ".costmatch-cache.tail.arrow"
 MIN_BYTES = 1 << 20              # smaller files are parsed every time (a few milliseconds)
 REWRITE_AFTER = 16               # appended lines are kept in the sidecar once they reach 1/16 of what it holds
 FORMAT = 4                       # bump when the columns or their meaning change (4: `digest`, not CRC-32)
-_MAGIC = b"CMCACHE\x01"
-_HEAD = struct.Struct("<8sIIQ")  # magic, meta length, crc32(meta + payload), payload length
+_MAGIC = b"CMCACHE\x02"
+_HEAD = struct.Struct("<8sI4xQQQ")  # magic, meta length, `digest` of meta + payload (two halves), payload length
 _JSON_COLUMNS = ("items",)       # object columns of lists of dicts: kept as JSON text
 TRACE, LINE = "__trace__", "__line__"
 
@@ -98,7 +97,7 @@ class Held:
     budgets: dict
     traces: list | None
     numbers: np.ndarray | None   # line number of each row (None: row i is line i + 1)
-    token: int = 0               # the sidecar's own CRC-32 (header): what a tail sidecar names as its base
+    token: int = 0               # the sidecar's own digest (header): what a tail sidecar names as its base
     tail: "Held | None" = None   # the rows of the lines after these, from the tail sidecar (see `load`)
     exact: bool = False          # some trace holds what orjson would not write back (NaN, a long integer)
     ordered: bool = False        # rows in strictly increasing table order: later rows are merged in, not sorted
@@ -161,7 +160,7 @@ def _load(path: Path, stamp: Stamp) -> Held | None:
 
 
 def _open(where: Path) -> tuple[dict, int, pa.Table] | None:
-    """(meta, header CRC, table) of a sound sidecar file, else None (missing, cut short, a byte changed, ...)."""
+    """(meta, header digest, table) of a sound sidecar file, else None (missing, cut short, a byte changed, ...)."""
     try:
         handle = open(where, "rb")
     except OSError:
@@ -170,7 +169,7 @@ def _open(where: Path) -> tuple[dict, int, pa.Table] | None:
         head = handle.read(_HEAD.size)
         if len(head) != _HEAD.size:
             return None
-        magic, meta_len, crc, payload_len = _HEAD.unpack(head)
+        magic, meta_len, high, low, payload_len = _HEAD.unpack(head)
         if magic != _MAGIC or meta_len > 1 << 24:
             return None
         meta_bytes = handle.read(meta_len)
@@ -182,11 +181,12 @@ def _open(where: Path) -> tuple[dict, int, pa.Table] | None:
             return None
         # mapped, not read: the columns are copied once, into the table (the mapping closes with its last user)
         payload = pa.py_buffer(mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)).slice(start)
-    if zlib.crc32(payload, zlib.crc32(meta_bytes)) != crc:
+    token = digest(digest(0, meta_bytes, 0), payload, len(meta_bytes))
+    if token != high << 64 | low:
         return None
     table = pa.ipc.open_stream(payload).read_all()
     table.validate(full=True)
-    return meta, crc, table
+    return meta, token, table
 
 
 def _pairs(meta: dict, token: int, tail: dict) -> bool:
@@ -492,7 +492,7 @@ def save(path: Path, stamp: Stamp, prefix_bytes: int, prefix_lines: int, digest:
     merge relies on (held rows not so marked are sorted with the rest).
 
     With `base` (the sidecar as read) the columns are those of the lines after
-    its part, and they go to the tail sidecar, which names `base` (its CRC and
+    its part, and they go to the tail sidecar, which names `base` (its digest and
     part) and holds the whole part's stamp, edges and digest: a read of the
     file as it is now then needs no pass over the part either. Without it the
     sidecar itself is written and any tail sidecar removed.
@@ -535,25 +535,26 @@ def save(path: Path, stamp: Stamp, prefix_bytes: int, prefix_lines: int, digest:
 
 
 def _write(tmp: Path, meta: bytes, table: pa.Table) -> None:
-    """Header, meta and the Arrow stream; the CRC is filled in once the stream is written."""
+    """Header, meta and the Arrow stream; the digest is filled in once the stream is written."""
     with open(tmp, "wb") as raw:
-        raw.write(_HEAD.pack(_MAGIC, len(meta), 0, 0))
+        raw.write(_HEAD.pack(_MAGIC, len(meta), 0, 0, 0))
         raw.write(meta)
-        sink = _Crc(raw, zlib.crc32(meta))
+        sink = _Digest(raw, digest(0, meta, 0), len(meta))
         with pa.ipc.new_stream(pa.PythonFile(sink, mode="w"), table.schema) as writer:
             writer.write_table(table, max_chunksize=1 << 20)
         raw.seek(0)
-        raw.write(_HEAD.pack(_MAGIC, len(meta), sink.crc, sink.size))
+        raw.write(_HEAD.pack(_MAGIC, len(meta), sink.state >> 64, sink.state & _MASK, sink.size))
 
 
-class _Crc:
-    """A write-only file that passes bytes on and keeps their CRC-32 (the stream is never held whole)."""
+class _Digest:
+    """A write-only file that passes bytes on and keeps the `digest` of them after `skip` bytes of meta
+    (the stream is never held whole)."""
 
-    def __init__(self, raw, crc: int):
-        self.raw, self.crc, self.size, self.closed = raw, crc, 0, False
+    def __init__(self, raw, state: int, skip: int):
+        self.raw, self.state, self.skip, self.size, self.closed = raw, state, skip, 0, False
 
     def write(self, data) -> int:
-        self.crc = zlib.crc32(data, self.crc)
+        self.state = digest(self.state, data, self.skip + self.size)
         self.size += len(memoryview(data))
         return self.raw.write(data)
 
