@@ -726,6 +726,17 @@ def test_every_one_byte_edit_changes_the_digest(request, chunks):
         assert table_cache.digest(0, bytes(edited), 0) != whole, (i, j)
 
 
+@settings(deadline=None, max_examples=examples(200), suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.binary(min_size=1, max_size=64), at=st.integers(0, 63), new=st.binary(min_size=1, max_size=5),
+       offset=st.integers(0, 20))
+def test_any_change_of_up_to_five_consecutive_bytes_changes_the_digest(small_chunks, data, at, new, offset):
+    """What CRC-32 guaranteed (any 32-bit burst: at most 5 bytes), whatever the offset of the part."""
+    at = at % len(data)
+    edited = data[:at] + new[:len(data) - at] + data[at + len(new):]
+    assert len(edited) == len(data)
+    assert (table_cache.digest(0, edited, offset) == table_cache.digest(0, data, offset)) == (edited == data)
+
+
 @pytest.mark.parametrize("chunks", ["1 MiB", "32 bytes"])
 def test_a_one_byte_edit_in_the_middle_plus_an_append_is_seen(tmp_path, parsed, request, chunks):
     """The edges and the stamps cannot tell an edit inside the held part once the file grew: the digest of
