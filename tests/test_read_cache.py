@@ -795,3 +795,23 @@ def test_an_append_is_merged_into_the_held_rows_without_sorting_them(tmp_path, p
     for cached in (first, second, third):
         assert_same(cached, cold)
     assert not split_sorts(third[1]) and table_rows(third[1]) == file_rows(path)
+
+
+@pytest.mark.parametrize("repeat", [False, True])
+def test_files_read_together_merge_into_the_first_files_held_rows_as_a_cold_parse(tmp_path, repeat):
+    """Several files: the first one's held rows are merged with its appended lines and every later file's
+    rows (new workloads, arms and budgets among them); a run repeated across files is the same error."""
+    first = write(tmp_path / "a.jsonl", "".join(mixed_line(w, 100, a, s) + "\n" for w in ("w2", "w1")
+                                                for a in ("B", "A") for s in range(10)))
+    outcome(first)
+    with open(first, "a") as handle:
+        handle.write(mixed_line("w1", 100, "C", 4) + "\n")
+    second = write(tmp_path / "b.jsonl", "".join(mixed_line(w, b, a, s) + "\n" for w, b, a, s in
+                                                 (("w0", 50, "A", 1), ("w2", 100, "A", 99), ("w3", 100, "D", 0),
+                                                  ("w1", 100, "B", 3 if repeat else 30))))
+    got = [outcome([first, second], cache=cache, keep_last=keep_last) for cache in (True, False)
+           for keep_last in (False, True)]
+    assert_same(got[0], got[2])
+    assert_same(got[1], got[3])
+    assert got[0][0] == ("error" if repeat else "table")
+    assert not split_sorts(got[1][1])
