@@ -256,23 +256,32 @@ _MASK = (1 << 64) - 1
 _HALF = np.uint64(32)
 
 
-def _splitmix(i: np.ndarray) -> np.ndarray:
-    z = (i.astype(np.uint64) + np.uint64(1)) * np.uint64(0x9E3779B97F4A7C15)
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return (z ^ (z >> np.uint64(31))) | np.uint64(1)
+def _splitmix(n: int) -> np.ndarray:
+    """splitmix64 of 0 .. n - 1, each made odd (in place: the keys are made once per process)."""
+    z = np.arange(1, n + 1, dtype=np.uint64)
+    t = np.empty_like(z)
+    z *= np.uint64(0x9E3779B97F4A7C15)
+    np.right_shift(z, np.uint64(30), out=t)
+    z ^= t
+    z *= np.uint64(0xBF58476D1CE4E5B9)
+    np.right_shift(z, np.uint64(27), out=t)
+    z ^= t
+    z *= np.uint64(0x94D049BB133111EB)
+    np.right_shift(z, np.uint64(31), out=t)
+    z ^= t
+    z |= np.uint64(1)
+    return z
 
 
 @functools.lru_cache(maxsize=1)
 def _keys() -> tuple[np.ndarray, np.ndarray]:
-    with np.errstate(over="ignore"):
-        keys = _splitmix(np.arange(2 * _WORDS, dtype=np.uint64))
+    keys = _splitmix(2 * _WORDS)
     return keys[:_WORDS], keys[_WORDS:]
 
 
 def _weights(chunk: int) -> tuple[int, int]:
-    """Chunk `chunk`'s two weights: `_splitmix` of 2 * _WORDS + 2 * chunk and the next, in Python integers
-    (a numpy call per chunk cost more than its sums)."""
+    """Chunk `chunk`'s two weights: splitmix64 of 2 * _WORDS + 2 * chunk and the next, made odd, as
+    `_splitmix` makes the keys, in Python integers (a numpy call per chunk cost more than its sums)."""
     out = []
     for i in (2 * _WORDS + 2 * chunk, 2 * _WORDS + 2 * chunk + 1):
         z = ((i + 1) * 0x9E3779B97F4A7C15) & _MASK
