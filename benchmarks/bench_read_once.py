@@ -26,7 +26,7 @@ whole processes, interleaved in this order:
    held part that makes a read rewrite the sidecar, so the sidecar stays);
 7. the next compare (``--no-result-cache``) once the appended file is old
    enough to be kept (aged, one compare run to write the tail sidecar of the
-   1,000 rows first): the sidecar and the tail sidecar, no parse, no CRC pass.
+   1,000 rows first): the sidecar and the tail sidecar, no parse, no digest pass.
 
 costmatch runs from a copy of this tree's packages in DIR/code, compiled once
 beforehand, as ``pip install .`` compiles them at install; ``--source`` runs

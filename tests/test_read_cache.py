@@ -679,62 +679,62 @@ def test_integer_columns_are_held_narrow_and_read_back_bit_for_bit(tmp_path):
                                                                                   for s in range(6)]
 
 
-# -- the held part's digest (table_cache.digest) and the merge of appended rows (table_store.ColumnStore.merged) --
+# -- the held part's digest (table_cache.hasher) and the merge of appended rows (table_store.ColumnStore.merged) --
 @pytest.fixture
 def small_chunks(monkeypatch):
-    """Keys per chunk of words 4 (32 bytes), not 2**17: the tests' small files then span many chunks, and
-    the prefix is read in many 32-byte pieces."""
-    monkeypatch.setattr(table_cache, "_WORDS", 4)
-    table_cache._keys.cache_clear()
-    yield
-    table_cache._keys.cache_clear()
+    """The held part read 32 bytes at a time, not 1 MiB: the tests' small files are then read in many pieces."""
+    monkeypatch.setattr(table_cache, "_READ", 32)
+
+
+def _digest(data: bytes) -> int:
+    state = table_cache.hasher()
+    state.update(data)
+    return table_cache.digest_of(state)
 
 
 @settings(deadline=None, max_examples=examples(100), suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.binary(max_size=200), cuts=st.lists(st.integers(0, 200), max_size=6))
-def test_the_digest_of_a_part_is_the_same_however_it_is_split(small_chunks, tmp_path, data, cuts):
-    """The parse hashes its blocks at their offsets, the check reads the file in its own pieces: both must
-    give the digest of the whole part."""
-    whole = table_cache.digest(0, data, 0)
-    state, at = 0, 0
+def test_the_digest_of_a_part_is_the_same_however_it_is_fed(small_chunks, tmp_path, data, cuts):
+    """The parse feeds its blocks, the check reads the file in its own pieces: both must give the digest of
+    the whole part (and a part read short of a truncated file is the digest of what was there)."""
+    whole = _digest(data)
+    state, at = table_cache.hasher(), 0
     for cut in sorted(c % (len(data) + 1) for c in cuts) + [len(data)]:
-        state, at = table_cache.digest(state, data[at:cut], at), cut
-    assert state == whole
+        state.update(data[at:cut])
+        at = cut
+    assert table_cache.digest_of(state) == whole
     path = tmp_path / "d.bin"
     path.write_bytes(data + b"after")
     with open(path, "rb") as handle:
-        assert table_cache.prefix_digest(handle, len(data)) == whole
+        assert table_cache.digest_of(table_cache.prefix_hasher(handle, len(data))) == whole
+    path.write_bytes(data[:len(data) // 2])
+    with open(path, "rb") as handle:
+        assert table_cache.digest_of(table_cache.prefix_hasher(handle, len(data))) == _digest(data[:len(data) // 2])
 
 
-@pytest.mark.parametrize("chunks", ["1 MiB", "32 bytes"])
-def test_every_one_byte_edit_changes_the_digest(request, chunks):
-    """Any byte changed to any other value changes the digest for certain (one word changes: its odd key is
-    invertible); so does a change of two bytes in the high halves of two words (lane B)."""
-    if chunks == "32 bytes":
-        request.getfixturevalue("small_chunks")
+def test_every_one_byte_edit_changes_the_digest():
+    """Any byte of the part changed to any of several other values, or two bytes far apart, changes it."""
     data = bytes(range(256)) * 2 + b"tail"
-    whole = table_cache.digest(0, data, 0)
+    whole = _digest(data)
     for i in range(len(data)):
         for value in {0, 1, 0x80, 0xFF, data[i] ^ 0x01}:
             if value != data[i]:
-                edited = data[:i] + bytes([value]) + data[i + 1:]
-                assert table_cache.digest(0, edited, 0) != whole, (i, value)
+                assert _digest(data[:i] + bytes([value]) + data[i + 1:]) != whole, (i, value)
     for i, j in ((7, 15), (7, 263), (4, 12), (6, 511)):
         edited = bytearray(data)
         edited[i] ^= 0x80
         edited[j] ^= 0x80
-        assert table_cache.digest(0, bytes(edited), 0) != whole, (i, j)
+        assert _digest(bytes(edited)) != whole, (i, j)
 
 
-@settings(deadline=None, max_examples=examples(200), suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(data=st.binary(min_size=1, max_size=64), at=st.integers(0, 63), new=st.binary(min_size=1, max_size=5),
-       offset=st.integers(0, 20))
-def test_any_change_of_up_to_five_consecutive_bytes_changes_the_digest(small_chunks, data, at, new, offset):
-    """What CRC-32 guaranteed (any 32-bit burst: at most 5 bytes), whatever the offset of the part."""
+@settings(deadline=None, max_examples=examples(200))
+@given(data=st.binary(min_size=1, max_size=64), at=st.integers(0, 63), new=st.binary(min_size=1, max_size=16))
+def test_an_edit_of_the_part_changes_the_digest_and_equal_bytes_keep_it(data, at, new):
+    """Equal digests exactly when the bytes are equal (an overwrite at any place, of up to 16 bytes)."""
     at = at % len(data)
     edited = data[:at] + new[:len(data) - at] + data[at + len(new):]
     assert len(edited) == len(data)
-    assert (table_cache.digest(0, edited, offset) == table_cache.digest(0, data, offset)) == (edited == data)
+    assert (_digest(edited) == _digest(data)) == (edited == data)
 
 
 @pytest.mark.parametrize("chunks", ["1 MiB", "32 bytes"])
@@ -756,7 +756,7 @@ def test_a_one_byte_edit_in_the_middle_plus_an_append_is_seen(tmp_path, parsed, 
 
 
 def test_an_old_sidecar_format_is_rebuilt_not_trusted(tmp_path, parsed, monkeypatch):
-    """A sidecar made under another FORMAT (a CRC-32 where the digest is now expected) is a miss."""
+    """A sidecar made under another FORMAT (another digest than the one now expected) is a miss."""
     path = write(tmp_path / "r.jsonl", "\n".join(runs()) + "\n")
     now = table_cache.FORMAT
     monkeypatch.setattr(table_cache, "FORMAT", now - 1)
@@ -815,3 +815,23 @@ def test_files_read_together_merge_into_the_first_files_held_rows_as_a_cold_pars
     assert_same(got[1], got[3])
     assert got[0][0] == ("error" if repeat else "table")
     assert not split_sorts(got[1][1])
+
+
+def test_the_digest_a_continued_read_writes_is_that_of_the_bytes_it_holds(tmp_path):
+    """A read after an append continues the check's digest over the new lines (a tail sidecar), then a read
+    after more lines continues the tail's: each sidecar's recorded digest is that of the file's first
+    `prefix_bytes` bytes as they are, or the next read would throw it away (or worse, keep a wrong one)."""
+    path = write(tmp_path / "r.jsonl", "\n".join(runs(40)) + "\n")
+    check(path)
+    for seed in (1, 2):
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write(line(arm="C", seed=seed) + "\n")
+        age(path)
+        check(path)
+        opened = table_cache._open(table_cache.tail_path(path))
+        assert opened is not None, "the appended line went to a tail sidecar"
+        meta = opened[0]
+        assert meta["digest"] == _digest(path.read_bytes()[:meta["prefix_bytes"]])
+        assert meta["prefix_bytes"] == path.stat().st_size
+    base = table_cache._open(sidecar(path))[0]
+    assert base["digest"] == _digest(path.read_bytes()[:base["prefix_bytes"]])

@@ -107,6 +107,7 @@ def _read_file(path: Path, builder: "_Builder", cache: bool) -> None:
     keep = table_cache.wanted(path, stamp, cache)
     held = table_cache.load(path, stamp) if keep else None
     start = _Mark(len(builder.lengths), builder.store.rows, 0, 0, 0)
+    state = table_cache.hasher() if keep else None   # fed the bytes behind `start` (see `_parse`)
     after = start   # where the sidecar's own rows end (the tail sidecar's, if any, follow)
     if held is not None:
         # held as read (copied once, into the table) unless this read rewrites the sidecar from the store
@@ -122,7 +123,8 @@ def _read_file(path: Path, builder: "_Builder", cache: bool) -> None:
                               nbytes=last.prefix_bytes - held.prefix_bytes)
             builder.slow[-1] = last.exact
         start.nbytes, start.lines, start.digest = last.prefix_bytes, last.prefix_lines, last.digest
-    parsed = _parse(path, builder, start, keep)
+        state = held.hasher   # the check's, when it read the held part (a grown file); else made if needed
+    parsed = _parse(path, builder, start, keep, state)
     if keep and parsed.nbytes > start.nbytes:
         if held is None or table_cache.worth_rewriting(held, parsed.nbytes):
             _keep(path, stamp, builder, _Mark(start.blocks, start.rows, 0, 0, 0), parsed)
@@ -138,11 +140,16 @@ class _Mark:
     rows: int
     nbytes: int
     lines: int
-    digest: int   # `table_cache.digest` of the bytes behind it (kept only when a sidecar is)
+    digest: int   # `table_cache.digest_of` the bytes behind it (kept only when a sidecar is)
 
 
-def _parse(path: Path, builder: "_Builder", start: _Mark, keep: bool) -> _Mark:
-    """Parse the file from `start` (0 or where its sidecar ends); the mark after its last complete line."""
+def _parse(path: Path, builder: "_Builder", start: _Mark, keep: bool, state=None) -> _Mark:
+    """Parse the file from `start` (0 or where its sidecar ends); the mark after its last complete line.
+
+    With `keep`, `state` (a `table_cache.hasher` fed the bytes behind `start`,
+    or None: the part is hashed again here, once a complete line follows it)
+    is fed each block of complete lines, for the sidecar's digest.
+    """
     first, since_release = start.lines + 1, 0
     done = _Mark(len(builder.lengths), builder.store.rows, start.nbytes, start.lines, start.digest)
     scratch: list = []
@@ -160,8 +167,13 @@ def _parse(path: Path, builder: "_Builder", start: _Mark, keep: bool) -> _Mark:
                                     where=(path, first, np.asarray(numbers, dtype=np.int64)))
         first += len(ends)
         if block.endswith(b"\n"):  # an unterminated last line is never held: it is parsed on every read
+            if keep:
+                if state is None:   # the stamps proved the held part unchanged: nothing hashed it yet
+                    with open(path, "rb") as handle:
+                        state = table_cache.prefix_hasher(handle, done.nbytes)
+                state.update(block)
             done = _Mark(len(builder.lengths), builder.store.rows, done.nbytes + len(block), first - 1,
-                         table_cache.digest(done.digest, block, done.nbytes) if keep else 0)
+                         table_cache.digest_of(state) if keep else 0)
         since_release += len(block)
         if since_release >= _RELEASE_BYTES:
             _release_arrow_memory()
