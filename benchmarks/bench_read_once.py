@@ -8,6 +8,10 @@ it). Each repeat copies it afresh, sets its mtime in the past (a results
 file whose run has finished: see `table_cache.Stamp.racy`), and times
 whole processes, interleaved in this order:
 
+0. the floor: ``python3 -c pass`` (the interpreter and this machine's
+   site-packages ``.pth`` files, paid by every row), then compare's imports
+   alone (``import baselines.cli.compare, baselines.cli.results``: numpy,
+   pandas, pyarrow, scipy.special and costmatch, before any line is read);
 1. polars ``read_ndjson`` of the file: every column compare reads
    (workload, arm, seed, budget, spend with its four units, reward, schema);
 2. ``compare --json --no-cache``: the parse alone, no sidecar read or written;
@@ -22,7 +26,12 @@ whole processes, interleaved in this order:
    held part that makes a read rewrite the sidecar, so the sidecar stays);
 7. the next compare (``--no-result-cache``) once the appended file is old
    enough to be kept (aged, one compare run to write the tail sidecar of the
-   1,000 rows first): the sidecar and the tail sidecar, no parse, no CRC pass.
+   1,000 rows first): the sidecar and the tail sidecar, no parse, no digest pass.
+
+costmatch runs from a copy of this tree's packages in DIR/code, compiled once
+beforehand, as ``pip install .`` compiles them at install; ``--source`` runs
+the tree itself, compiled in every process (an editable install under
+PYTHONDONTWRITEBYTECODE=1, which these machines set).
 
 CPU is user + system time of the process, peak memory its maximum resident
 set size, both as `/usr/bin/time -v` reports them (os.wait4 where that
@@ -59,15 +68,43 @@ import polars as pl
 frame = pl.read_ndjson(sys.argv[1])
 assert frame.height > 0
 """
+#: what `compare` imports before it reads a line, with the console script's one BLAS thread (cli.quiet_blas)
+IMPORTS = """
+import os
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+import baselines.cli.compare, baselines.cli.results
+"""
 TIME = Path("/usr/bin/time").exists()
+
+
+#: the copy of the packages the timed processes import (`installed_copy`); ROOT when run from source
+CODE = ROOT
+
+
+def installed_copy(folder: Path) -> None:
+    """Copy the tree's packages into `folder` and compile them there, as `pip install .` does at install.
+
+    Why: with PYTHONDONTWRITEBYTECODE=1 (set on these machines) a tree with
+    no __pycache__ is compiled from source in every process: 0.06-0.1 s CPU
+    of each compare that an installed costmatch never pays, while polars
+    runs from its installed bytecode. A copy keeps the tree clean (a
+    PYTHONPYCACHEPREFIX would also hide the standard library's bytecode).
+    """
+    global CODE
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    for name in ("baselines", "arms", "workloads", "reports"):
+        shutil.copytree(ROOT / name, folder / name, ignore=shutil.ignore_patterns("__pycache__"))
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(folder)], check=True)
+    CODE = folder
 
 
 def measure(argv: list[str]) -> tuple[float, float, bytes]:
     """(CPU seconds, peak RSS in MiB, stdout) of one whole process."""
-    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env = dict(os.environ, PYTHONPATH=str(CODE) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     env.pop("COSTMATCH_CACHE", None)
     if TIME:
-        proc = subprocess.run(["/usr/bin/time", "-v", *argv], cwd=ROOT, env=env, capture_output=True)
+        proc = subprocess.run(["/usr/bin/time", "-v", *argv], cwd=CODE, env=env, capture_output=True)
         if proc.returncode != 0:
             raise SystemExit(f"{argv[:4]} failed:\n{proc.stderr.decode()[-2000:]}")
         err = proc.stderr.decode()
@@ -75,7 +112,7 @@ def measure(argv: list[str]) -> tuple[float, float, bytes]:
         system = float(re.search(r"System time \(seconds\): ([\d.]+)", err).group(1))
         peak = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", err).group(1)) / 1024
         return user + system, peak, proc.stdout
-    proc = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE)
+    proc = subprocess.Popen(argv, cwd=CODE, env=env, stdout=subprocess.PIPE)
     out = proc.stdout.read()
     _, status, usage = os.wait4(proc.pid, 0)
     if os.waitstatus_to_exitcode(status) != 0:
@@ -117,6 +154,9 @@ def main() -> None:
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--workdir", default=os.path.join(tempfile.gettempdir(), "costmatch-bench"))
     p.add_argument("--in-process", action="store_true", help="also time RunTable.read alone, in one process")
+    p.add_argument("--source", action="store_true",
+                   help="no compiled bytecode: every process compiles costmatch from source (an editable install "
+                        "under PYTHONDONTWRITEBYTECODE=1)")
     a = p.parse_args()
     try:
         import polars  # noqa: F401
@@ -127,6 +167,8 @@ def main() -> None:
 
     work = Path(a.workdir)
     work.mkdir(parents=True, exist_ok=True)
+    if not a.source:
+        installed_copy(work / "code")
     base = work / f"results-{a.arms}x{a.seeds}.jsonl"
     if not base.exists():
         from make_results import write
@@ -134,8 +176,9 @@ def main() -> None:
     data = work / f"read-once-{a.arms}x{a.seeds}.jsonl"
     size_mb = base.stat().st_size / 2**20
     print(f"input: {base} ({size_mb:.0f} MiB, {a.arms * a.seeds:,} lines); {a.repeats} interleaved repeats; "
+          f"costmatch {'compiled from source in every process' if a.source else 'from bytecode compiled once'}; "
           f"load average before: {os.getloadavg()[0]:.1f}")
-    steps = ("polars read_ndjson", "compare --no-cache", "cold compare", "warm, sidecar only", "warm, result cache",
+    steps = ("python3 -c pass", "compare's imports", "polars read_ndjson", "compare --no-cache", "cold compare", "warm, sidecar only", "warm, result cache",
              "after +1,000 lines", "next, tail sidecar")
     cpu: dict[str, list[float]] = {s: [] for s in steps}
     peak: dict[str, list[float]] = {s: [] for s in steps}
@@ -146,7 +189,9 @@ def main() -> None:
         sidecar_path(data).unlink(missing_ok=True)
         tail_path(data).unlink(missing_ok=True)
         store_path(data).unlink(missing_ok=True)
-        runs = [("polars read_ndjson", [sys.executable, "-c", POLARS, str(data)]),
+        runs = [("python3 -c pass", [sys.executable, "-c", "pass"]),
+                ("compare's imports", [sys.executable, "-c", IMPORTS]),
+                ("polars read_ndjson", [sys.executable, "-c", POLARS, str(data)]),
                 ("compare --no-cache", compare(data, "--no-cache")),
                 ("cold compare", compare(data)), ("warm, sidecar only", compare(data, "--no-result-cache")),
                 ("warm, result cache", compare(data))]

@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from baselines.analysis.tables import table as table_module, table_cache
+from baselines.analysis.tables import table as table_module, table_cache, table_order
 from baselines.analysis.tables.table import RunTable
 from baselines.cli import main
 from baselines.core.errors import InputError
@@ -206,8 +206,11 @@ def test_a_sidecar_of_other_columns_is_not_used(tmp_path):
     stamp = table_cache.Stamp.of(path)
     held = table_cache.load(path, stamp)
     assert held is not None
-    wrong = {name: values for name, values in held.frame.items() if name != "reward"}
+    # copies: the held columns may be views of the mapped sidecar, which is rewritten in place below
+    wrong = {name: ((np.array(values[0]), values[1]) if isinstance(values, tuple) else np.array(values))
+             for name, values in held.frame.items() if name != "reward"}
     wrong["reward"] = np.array([str(v) for v in held.frame["reward"]], dtype=object)
+    del held
     table = table_cache._table({k: (pd.Categorical.from_codes(v[0], v[1]) if isinstance(v, tuple) else v)
                                 for k, v in wrong.items()}, None, None)
     assert table.schema.field("reward").type == pa.string()
@@ -520,7 +523,7 @@ def test_appends_that_interleave_groups_read_as_a_cold_parse_in_the_splits_order
 def test_a_small_append_goes_to_the_tail_sidecar_until_it_is_worth_a_rewrite(tmp_path, parsed):
     """A few lines after a large held part leave the sidecar as it is (a rewrite copies every column again:
     the first compare after an append cost more than a parse): their rows go to the tail sidecar, so the next
-    read parses nothing and needs no CRC pass over the held part; once the lines after the sidecar reach
+    read parses nothing and needs no digest pass over the held part; once the lines after the sidecar reach
     1/REWRITE_AFTER of it the sidecar is rewritten with them and the tail sidecar removed. Without
     `worth_rewriting` the first read after the small append rewrites the sidecar; without the tail sidecar
     the second read parses the small append again."""
@@ -585,7 +588,7 @@ def test_a_corrupt_tail_sidecar_costs_only_a_parse_of_its_lines(tmp_path, damage
 
 
 def test_a_tail_sidecar_of_an_earlier_sidecar_is_not_used(tmp_path, parsed):
-    """The sidecar rewritten since (more lines: its CRC and part changed), an old tail sidecar put back."""
+    """The sidecar rewritten since (more lines: its digest and part changed), an old tail sidecar put back."""
     path = with_tail(tmp_path)
     old_tail = tail(path).read_bytes()
     with open(path, "a") as handle:
@@ -604,7 +607,7 @@ def test_an_edit_with_a_tail_sidecar_is_seen(tmp_path, where):
     data = path.read_bytes()
     old, new = (b'"seed":3,', b'"seed":7,') if where == "held part" else (b'"seed":98,', b'"seed":10,')
     at = data.index(old) if where == "held part" else data.rindex(old)
-    path.write_bytes(data[:at] + new + data[at + len(old):])   # same size: only the stamps and the CRC tell
+    path.write_bytes(data[:at] + new + data[at + len(old):])   # same size: only the stamps and the digest tell
     age(path, 300)
     kind, message = check(path)
     assert kind == "error" and "duplicate run" in message
@@ -674,3 +677,161 @@ def test_integer_columns_are_held_narrow_and_read_back_bit_for_bit(tmp_path):
         assert cached[1].frame["seed"].dtype == np.int64 and cached[1].frame["spend:calls"].dtype == np.float64
         assert np.signbit(cached[1].frame["spend:calls"].to_numpy()).tolist() == [name == "wide" and s == 2
                                                                                   for s in range(6)]
+
+
+# -- the held part's digest (table_cache.hasher) and the merge of appended rows (table_store.ColumnStore.merged) --
+@pytest.fixture
+def small_chunks(monkeypatch):
+    """The held part read 32 bytes at a time, not 1 MiB: the tests' small files are then read in many pieces."""
+    monkeypatch.setattr(table_cache, "_READ", 32)
+
+
+def _digest(data: bytes) -> int:
+    state = table_cache.hasher()
+    state.update(data)
+    return table_cache.digest_of(state)
+
+
+@settings(deadline=None, max_examples=examples(100), suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.binary(max_size=200), cuts=st.lists(st.integers(0, 200), max_size=6))
+def test_the_digest_of_a_part_is_the_same_however_it_is_fed(small_chunks, tmp_path, data, cuts):
+    """The parse feeds its blocks, the check reads the file in its own pieces: both must give the digest of
+    the whole part (and a part read short of a truncated file is the digest of what was there)."""
+    whole = _digest(data)
+    state, at = table_cache.hasher(), 0
+    for cut in sorted(c % (len(data) + 1) for c in cuts) + [len(data)]:
+        state.update(data[at:cut])
+        at = cut
+    assert table_cache.digest_of(state) == whole
+    path = tmp_path / "d.bin"
+    path.write_bytes(data + b"after")
+    with open(path, "rb") as handle:
+        assert table_cache.digest_of(table_cache.prefix_hasher(handle, len(data))) == whole
+    path.write_bytes(data[:len(data) // 2])
+    with open(path, "rb") as handle:
+        assert table_cache.digest_of(table_cache.prefix_hasher(handle, len(data))) == _digest(data[:len(data) // 2])
+
+
+def test_every_one_byte_edit_changes_the_digest():
+    """Any byte of the part changed to any of several other values, or two bytes far apart, changes it."""
+    data = bytes(range(256)) * 2 + b"tail"
+    whole = _digest(data)
+    for i in range(len(data)):
+        for value in {0, 1, 0x80, 0xFF, data[i] ^ 0x01}:
+            if value != data[i]:
+                assert _digest(data[:i] + bytes([value]) + data[i + 1:]) != whole, (i, value)
+    for i, j in ((7, 15), (7, 263), (4, 12), (6, 511)):
+        edited = bytearray(data)
+        edited[i] ^= 0x80
+        edited[j] ^= 0x80
+        assert _digest(bytes(edited)) != whole, (i, j)
+
+
+@settings(deadline=None, max_examples=examples(200))
+@given(data=st.binary(min_size=1, max_size=64), at=st.integers(0, 63), new=st.binary(min_size=1, max_size=16))
+def test_an_edit_of_the_part_changes_the_digest_and_equal_bytes_keep_it(data, at, new):
+    """Equal digests exactly when the bytes are equal (an overwrite at any place, of up to 16 bytes)."""
+    at = at % len(data)
+    edited = data[:at] + new[:len(data) - at] + data[at + len(new):]
+    assert len(edited) == len(data)
+    assert (_digest(edited) == _digest(data)) == (edited == data)
+
+
+@pytest.mark.parametrize("chunks", ["1 MiB", "32 bytes"])
+def test_a_one_byte_edit_in_the_middle_plus_an_append_is_seen(tmp_path, parsed, request, chunks):
+    """The edges and the stamps cannot tell an edit inside the held part once the file grew: the digest of
+    the whole part does, and the file is parsed whole."""
+    if chunks == "32 bytes":
+        request.getfixturevalue("small_chunks")
+    path = write(tmp_path / "r.jsonl", "\n".join(runs(40)) + "\n")
+    before = outcome(path)
+    data = bytearray(path.read_bytes())
+    middle = data.index(b'"reward":0.3', len(data) // 3)
+    data[middle + len('"reward":0.')] = ord("9")   # 0.3 -> 0.9, same size, far from either edge
+    path.write_bytes(bytes(data) + (line(arm="C", seed=1) + "\n").encode())
+    age(path)
+    after = check(path)
+    assert parsed[-2] == path.stat().st_size   # the whole file parsed again (the cold read is the last)
+    assert after[1].frame["reward"].tolist().count(0.9) == before[1].frame["reward"].tolist().count(0.9) + 1
+
+
+def test_an_old_sidecar_format_is_rebuilt_not_trusted(tmp_path, parsed, monkeypatch):
+    """A sidecar made under another FORMAT (another digest than the one now expected) is a miss."""
+    path = write(tmp_path / "r.jsonl", "\n".join(runs()) + "\n")
+    now = table_cache.FORMAT
+    monkeypatch.setattr(table_cache, "FORMAT", now - 1)
+    table_cache._maker.cache_clear()
+    outcome(path)
+    assert table_cache._open(sidecar(path)) is not None
+    monkeypatch.setattr(table_cache, "FORMAT", now)
+    table_cache._maker.cache_clear()
+    assert table_cache.load(path, table_cache.Stamp.of(path)) is None
+    check(path)
+    assert parsed[-2] == path.stat().st_size and table_cache.load(path, table_cache.Stamp.of(path)) is not None
+
+
+def test_an_append_is_merged_into_the_held_rows_without_sorting_them(tmp_path, parsed, monkeypatch):
+    """After an append (tail sidecar or not) the held rows are not sorted again: each new row is placed by a
+    search among them (`table_order.merge`); `order`, which sorts, is not called. Columns only the new rows
+    have (all default values) or only the held rows have read as in a cold parse."""
+    held = [mixed_line(w, 100, a, s) for w in ("w2", "w1") for a in ("B", "A") for s in range(30)]
+    path = write(tmp_path / "r.jsonl", "\n".join(held) + "\n")
+    outcome(path)
+    more = [mixed_line("w1", 100, "A", 100), mixed_line("w0", 100, "Z", 3),
+            json.dumps({"workload": "w2", "arm": "B", "seed": 31, "budget": {"tokens": 100}, "reward": 0.1,
+                        "spend": {"tokens": 9, "calls": 3, "steps": 1}, "partial": ["tokens"],
+                        "stop_reason": "budget"})]
+    with open(path, "a") as handle:
+        handle.write("\n".join(more) + "\n")
+    sorts = []
+    real = table_order.order
+    monkeypatch.setattr(table_order, "order", lambda columns: sorts.append(len(columns["seed"])) or real(columns))
+    first = outcome(path)          # racy: no tail sidecar written
+    age(path)
+    second = outcome(path)         # writes the tail sidecar
+    third = outcome(path)          # reads it
+    assert sorts == [] and parsed[-1] == 0 and tail(path).is_file()
+    cold = outcome(path, cache=False)
+    for cached in (first, second, third):
+        assert_same(cached, cold)
+    assert not split_sorts(third[1]) and table_rows(third[1]) == file_rows(path)
+
+
+@pytest.mark.parametrize("repeat", [False, True])
+def test_files_read_together_merge_into_the_first_files_held_rows_as_a_cold_parse(tmp_path, repeat):
+    """Several files: the first one's held rows are merged with its appended lines and every later file's
+    rows (new workloads, arms and budgets among them); a run repeated across files is the same error."""
+    first = write(tmp_path / "a.jsonl", "".join(mixed_line(w, 100, a, s) + "\n" for w in ("w2", "w1")
+                                                for a in ("B", "A") for s in range(10)))
+    outcome(first)
+    with open(first, "a") as handle:
+        handle.write(mixed_line("w1", 100, "C", 4) + "\n")
+    second = write(tmp_path / "b.jsonl", "".join(mixed_line(w, b, a, s) + "\n" for w, b, a, s in
+                                                 (("w0", 50, "A", 1), ("w2", 100, "A", 99), ("w3", 100, "D", 0),
+                                                  ("w1", 100, "B", 3 if repeat else 30))))
+    got = [outcome([first, second], cache=cache, keep_last=keep_last) for cache in (True, False)
+           for keep_last in (False, True)]
+    assert_same(got[0], got[2])
+    assert_same(got[1], got[3])
+    assert got[0][0] == ("error" if repeat else "table")
+    assert not split_sorts(got[1][1])
+
+
+def test_the_digest_a_continued_read_writes_is_that_of_the_bytes_it_holds(tmp_path):
+    """A read after an append continues the check's digest over the new lines (a tail sidecar), then a read
+    after more lines continues the tail's: each sidecar's recorded digest is that of the file's first
+    `prefix_bytes` bytes as they are, or the next read would throw it away (or worse, keep a wrong one)."""
+    path = write(tmp_path / "r.jsonl", "\n".join(runs(40)) + "\n")
+    check(path)
+    for seed in (1, 2):
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write(line(arm="C", seed=seed) + "\n")
+        age(path)
+        check(path)
+        opened = table_cache._open(table_cache.tail_path(path))
+        assert opened is not None, "the appended line went to a tail sidecar"
+        meta = opened[0]
+        assert meta["digest"] == _digest(path.read_bytes()[:meta["prefix_bytes"]])
+        assert meta["prefix_bytes"] == path.stat().st_size
+    base = table_cache._open(sidecar(path))[0]
+    assert base["digest"] == _digest(path.read_bytes()[:base["prefix_bytes"]])

@@ -36,3 +36,35 @@ def test_sort_labels_puts_workload_and_budget_categories_in_name_order():
     assert list(cols["workload"].categories) == ["w1", "w2"] and list(cols["workload"]) == ["w2", "w1", "w2"]
     assert list(cols["budget"].categories) == ["a", "b"] and list(cols["budget"]) == ["b", "a", "a"]
     assert list(cols["arm"].categories) == ["A", "B"]
+
+
+def coded(part: list, categories: dict) -> dict:
+    out = {name: np.array([categories[name].index(k[i]) for k in part], dtype=np.int8)
+           for i, name in enumerate(table_order.LABELS)}
+    out["seed"] = np.array([k[3] for k in part], dtype=np.int64)
+    return out
+
+
+@settings(deadline=None, max_examples=examples(200))
+@given(head=st.lists(KEY, max_size=30), tail=st.lists(KEY, max_size=12))
+def test_merge_places_rows_as_the_stable_sort_does_and_refuses_a_repeat(head, tail):
+    """`merge` of rows in no order into rows in strictly increasing table order (what a sidecar holds): the
+    same rows as `order`'s sort, each column placed by slices or by a mask; None when a run repeats."""
+    head = sorted(set(head))
+    keys = head + tail
+    categories = {name: list(dict.fromkeys(k[i] for k in keys)) for i, name in enumerate(table_order.LABELS)}
+    plan = table_order.merge(coded(head, categories), coded(tail, categories), categories)
+    if len(set(keys)) < len(keys):
+        assert plan is None
+        return
+    want = sorted(range(len(keys)), key=lambda i: (keys[i], i))
+    assert plan.permutation().tolist() == want
+    values = np.arange(len(keys), dtype=float) + 0.5
+    words = np.array([f"r{i}" for i in range(len(keys))], dtype=object)
+    for points in (plan.points, None):   # None: the mask (what many insertion points take)
+        plan.points = points
+        assert plan.place(values[:len(head)], values[len(head):], float, np.nan).tolist() == values[want].tolist()
+        merged = plan.place(None, words[len(head):], object, None).tolist()
+        assert merged == [words[i] if i >= len(head) else None for i in want]
+        merged = plan.place(values[:len(head)].astype(np.int32), None, float, -1.0).tolist()
+        assert merged == [float(int(values[i])) if i < len(head) else -1.0 for i in want]

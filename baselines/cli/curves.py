@@ -51,6 +51,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(*, benchmark, folder, models, compare, confidence, draws, seed, empty_abstains, out, empty=None, ties=None,
         format=None, n=None) -> int:
+    from .lean_scipy import import_scipy_special
+
+    import_scipy_special()  # before the analysis imports it: see lean_scipy
     from ..analysis.curves.pool_table import parse_ns, pool_table, render_tables
     from ..analysis.curves.tts_curves import DEFAULT_CONFIDENCES, compare_curves, pool_curves
     from workloads.replay import Replay

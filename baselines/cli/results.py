@@ -8,13 +8,17 @@ from __future__ import annotations
 
 import sys
 
-from ..analysis.compare.comparing import compare
-from ..analysis.compare.comparison import Comparison
-from ..analysis.compare.compare_options import CompareOptions
-from ..core.errors import InputError
-from ..core.records import RunRecord, read_records
-from ..analysis.tables.table import RunTable
-from .options import check_results_files
+from .lean_scipy import import_scipy_special
+
+import_scipy_special()  # before the analysis imports it: see lean_scipy
+
+from ..analysis.compare.comparing import compare  # noqa: E402
+from ..analysis.compare.comparison import Comparison  # noqa: E402
+from ..analysis.compare.compare_options import CompareOptions  # noqa: E402
+from ..core.errors import InputError  # noqa: E402
+from ..core.records import RunRecord, read_records  # noqa: E402
+from ..analysis.tables.table import RunTable  # noqa: E402
+from .options import check_results_files  # noqa: E402
 
 
 def read_runs(results: list[str], keep_last: bool) -> list[RunRecord]:

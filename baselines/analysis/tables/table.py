@@ -19,7 +19,6 @@ from __future__ import annotations
 import functools
 import math
 import os
-import zlib
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -108,20 +107,24 @@ def _read_file(path: Path, builder: "_Builder", cache: bool) -> None:
     keep = table_cache.wanted(path, stamp, cache)
     held = table_cache.load(path, stamp) if keep else None
     start = _Mark(len(builder.lengths), builder.store.rows, 0, 0, 0)
+    state = table_cache.hasher() if keep else None   # fed the bytes behind `start` (see `_parse`)
     after = start   # where the sidecar's own rows end (the tail sidecar's, if any, follow)
     if held is not None:
+        # held as read (copied once, into the table) unless this read rewrites the sidecar from the store
+        hold = builder.store.rows == 0 and not table_cache.worth_rewriting(held, stamp.size)
         builder.add_frame(held.frame, held.budgets, held.traces, where=(path, 1, held.numbers),
-                          nbytes=held.prefix_bytes)
+                          nbytes=held.prefix_bytes, hold=hold, ordered=held.ordered)
         builder.slow[-1] = held.exact   # its traces are written back as exactly as the line reader read them
-        after = _Mark(len(builder.lengths), builder.store.rows, held.prefix_bytes, held.prefix_lines, held.crc)
+        after = _Mark(len(builder.lengths), builder.store.rows, held.prefix_bytes, held.prefix_lines, held.digest)
         last = held
         if held.tail is not None:
             last = held.tail
             builder.add_frame(last.frame, last.budgets, last.traces, where=(path, 1, last.numbers),
                               nbytes=last.prefix_bytes - held.prefix_bytes)
             builder.slow[-1] = last.exact
-        start.nbytes, start.lines, start.crc = last.prefix_bytes, last.prefix_lines, last.crc
-    parsed = _parse(path, builder, start, keep)
+        start.nbytes, start.lines, start.digest = last.prefix_bytes, last.prefix_lines, last.digest
+        state = held.hasher   # the check's, when it read the held part (a grown file); else made if needed
+    parsed = _parse(path, builder, start, keep, state)
     if keep and parsed.nbytes > start.nbytes:
         if held is None or table_cache.worth_rewriting(held, parsed.nbytes):
             _keep(path, stamp, builder, _Mark(start.blocks, start.rows, 0, 0, 0), parsed)
@@ -137,13 +140,18 @@ class _Mark:
     rows: int
     nbytes: int
     lines: int
-    crc: int   # CRC-32 of the bytes behind it (kept only when a sidecar is)
+    digest: int   # `table_cache.digest_of` the bytes behind it (kept only when a sidecar is)
 
 
-def _parse(path: Path, builder: "_Builder", start: _Mark, keep: bool) -> _Mark:
-    """Parse the file from `start` (0 or where its sidecar ends); the mark after its last complete line."""
+def _parse(path: Path, builder: "_Builder", start: _Mark, keep: bool, state=None) -> _Mark:
+    """Parse the file from `start` (0 or where its sidecar ends); the mark after its last complete line.
+
+    With `keep`, `state` (a `table_cache.hasher` fed the bytes behind `start`,
+    or None: the part is hashed again here, once a complete line follows it)
+    is fed each block of complete lines, for the sidecar's digest.
+    """
     first, since_release = start.lines + 1, 0
-    done = _Mark(len(builder.lengths), builder.store.rows, start.nbytes, start.lines, start.crc)
+    done = _Mark(len(builder.lengths), builder.store.rows, start.nbytes, start.lines, start.digest)
     scratch: list = []
     for block in read_blocks(path, start.nbytes):
         ends = line_ends(block, scratch)
@@ -159,8 +167,13 @@ def _parse(path: Path, builder: "_Builder", start: _Mark, keep: bool) -> _Mark:
                                     where=(path, first, np.asarray(numbers, dtype=np.int64)))
         first += len(ends)
         if block.endswith(b"\n"):  # an unterminated last line is never held: it is parsed on every read
+            if keep:
+                if state is None:   # the stamps proved the held part unchanged: nothing hashed it yet
+                    with open(path, "rb") as handle:
+                        state = table_cache.prefix_hasher(handle, done.nbytes)
+                state.update(block)
             done = _Mark(len(builder.lengths), builder.store.rows, done.nbytes + len(block), first - 1,
-                         zlib.crc32(block, done.crc) if keep else 0)
+                         table_cache.digest_of(state) if keep else 0)
         since_release += len(block)
         if since_release >= _RELEASE_BYTES:
             _release_arrow_memory()
@@ -177,7 +190,7 @@ def _keep(path: Path, stamp, builder: "_Builder", start: _Mark, end: _Mark,
     blocks = range(start.blocks, end.blocks)
     names = dict.fromkeys(name for b in blocks for name in builder.columns[b])
     columns = {name: (one_categorical(builder.store.pieces[name][start.blocks:end.blocks]) if name in CATEGORICAL
-                      else builder.store.arrays[name][start.rows:end.rows]) for name in names}
+                      else builder.store.part(name, start.rows, end.rows)) for name in names}
     budgets = {key: builder.budgets[key] for key in columns["budget"].categories}
     any_trace = any(builder.traces[b] is not None for b in blocks)
     traces = [t for b in blocks for t in (builder.traces[b] or [None] * builder.lengths[b])] if any_trace else None
@@ -198,8 +211,8 @@ def _keep(path: Path, stamp, builder: "_Builder", start: _Mark, end: _Mark,
         exact = None if exact is None else [exact[i] for i in picked]
     if base is None and numbers is not None and np.array_equal(numbers, np.arange(1, len(numbers) + 1)):
         numbers = None
-    table_cache.save(path, stamp, end.nbytes, end.lines, end.crc, columns, budgets, traces, numbers, exact, rows,
-                     base)
+    table_cache.save(path, stamp, end.nbytes, end.lines, end.digest, columns, budgets, traces, numbers, exact, rows,
+                     base, ordered=base is None and not repeats)
 
 
 def _one_row_per_line(builder: "_Builder", blocks: range) -> bool:
@@ -331,15 +344,20 @@ class _Builder:
         self.bytes_read = 0
         self.made: tuple | None = None  # (blocks, rows, labels, order) a sidecar's write made of every row (`_keep`)
 
-    def add_frame(self, frame: dict, budgets: dict, traces: list | None, where, nbytes: int = 0) -> None:
-        """One block's columns, copied into the table's own (see `table_store`)."""
+    def add_frame(self, frame: dict, budgets: dict, traces: list | None, where, nbytes: int = 0,
+                  hold: bool = False, ordered: bool = False) -> None:
+        """One block's columns, copied into the table's own (see `table_store`); with `hold` (the first
+        block: a sidecar's rows, in table order if `ordered`), kept as they are until the table is built."""
         for key, budget in budgets.items():
             self.budgets.setdefault(key, budget)
         n = len(frame["seed"])
         self.bytes_read += nbytes
-        if nbytes and self.expected_bytes > self.bytes_read:  # rows per byte so far, times all the bytes
-            self.store.reserve(int((self.store.rows + n) * self.expected_bytes / self.bytes_read * 1.02) + 16)
-        self.store.append(frame, n)
+        if hold:
+            self.store.hold(frame, n, ordered)
+        else:
+            if nbytes and self.expected_bytes > self.bytes_read:  # rows per byte so far, times all the bytes
+                self.store.reserve(int((self.store.rows + n) * self.expected_bytes / self.bytes_read * 1.02) + 16)
+            self.store.append(frame, n)
         self.units.update(c.split(":", 1)[1] for c in frame if c.startswith("spend:"))
         self.lengths.append(n)
         self.columns.append(tuple(frame))
@@ -415,6 +433,13 @@ class _Builder:
         # the labels and the row order a sidecar's write just made of these very rows: not made twice (issue 38)
         made = self.made if self.made and self.made[:2] == (len(self.lengths), self.store.rows) else None
         self.made = None
+        merged = None if made else self.store.merged(units)
+        if merged is not None:   # a sidecar's rows (in table order) and the few after them, merged in place
+            columns, plan = merged
+            table_order.sort_labels(columns)
+            if traces is not None:
+                traces = [traces[i] for i in plan.permutation().tolist()]
+            return RunTable(as_frame(columns), self.budgets, units, traces)
         columns = self.store.columns(units, labels=made[2] if made else None)
         table_order.sort_labels(columns)
         rows, repeats = made[3] if made else table_order.order(columns)   # by names and seeds: as made

@@ -7,8 +7,10 @@ were lexsorted and every column the comparison read was copied through the
 sort (after 1,000 lines were appended to a 1M-line file, 2.14x the file's
 size at the peak, issue 38). So the reader hands over its rows in that order,
 whatever order the lines were written in, and the column sidecar keeps them
-in it: then an append is a merge of a few sorted new rows into the held ones
-(`order`), not a sort of all, and the split finds its rows in order.
+in it: then an append is a merge of a few new rows into the held ones
+(`merge`: a search among them per new row, none of them read otherwise; or
+`order`, which sorts the rows after a sorted prefix), not a sort of all,
+and the split finds its rows in order.
 
 The order depends on the rows' contents only (names, not the codes a block's
 reader happened to give), so a cold parse, a read through the sidecar and
@@ -41,8 +43,13 @@ def sort_labels(columns: dict) -> None:
 
 
 def _ranks(categories) -> np.ndarray:
-    """Each category's place in name order (names compared as `sorted_codes` compares them)."""
-    names = np.asarray(categories.astype(str))
+    """Each category's place in name order (names compared as `sorted_codes` compares them), of an Index
+    or a list of names (compared as Python strings either way)."""
+    if isinstance(categories, pd.Index):
+        names = np.asarray(categories.astype(str))
+    else:
+        names = np.empty(len(categories), dtype=object)
+        names[:] = [str(c) for c in categories]
     rank = np.empty(len(names), dtype=np.int64)
     rank[np.argsort(names, kind="stable")] = np.arange(len(names))
     return rank
@@ -138,3 +145,115 @@ def take(columns: dict, rows: np.ndarray) -> None:
         else:
             columns[name] = np.asarray(values).take(rows)
         del values
+
+
+class Merge:
+    """Where rows in no order (`tail`) go among rows already in table order (`head`), without sorting the head.
+
+    Why: a sidecar's rows are held in table order, so after an append the
+    table is those rows with a few new ones inserted. Sorting all of them
+    again (`order`, then `take` of every column) cost more than the parse of
+    the new lines; here each new row is placed by a binary search, and each
+    column is written once, straight in its final order (`place`).
+    """
+
+    _SEGMENTS = 256   # at most this many insertion points: the head is copied slice by slice, else by a mask
+
+    def __init__(self, head_rows: int, at: np.ndarray, tail_order: np.ndarray):
+        self.head_rows = head_rows
+        self.at = at                  # per tail row in table order: how many head rows come before it
+        self.tail_order = tail_order  # the tail's rows in table order (indices into the tail)
+        self.rows = head_rows + len(at)
+        self.tail_at = at + np.arange(len(at), dtype=np.int64)   # where each of them lands in the table
+        points, first = np.unique(at, return_index=True)
+        self.points = (points.tolist(), first.tolist()) if len(points) <= self._SEGMENTS else None
+
+    def place(self, head, tail, dtype, default) -> np.ndarray:
+        """One column of the merged table: `head` (head rows, table order) and `tail` (tail rows, their own
+        order) cast to `dtype`; None for a part that lacks the column (its rows hold `default`)."""
+        out = np.empty(self.rows, dtype=dtype)
+        fill = not (head is None and default is None and out.dtype == object)   # empty object arrays hold None
+        if self.points is None:
+            in_head = np.ones(self.rows, dtype=bool)
+            in_head[self.tail_at] = False
+            if head is not None or fill:
+                out[in_head] = default if head is None else head
+        else:
+            before = 0   # head rows copied so far; tail rows placed so far = index into `first`
+            for point, placed in zip(*self.points):
+                if head is not None:
+                    out[before + placed:point + placed] = head[before:point]
+                elif fill:
+                    out[before + placed:point + placed] = default
+                before = point
+            placed = len(self.at)
+            if head is not None:
+                out[before + placed:] = head[before:]
+            elif fill:
+                out[before + placed:] = default
+        if tail is None:
+            out[self.tail_at] = default
+        else:
+            out[self.tail_at] = np.asarray(tail)[self.tail_order]
+        return out
+
+    def permutation(self) -> np.ndarray:
+        """Each table row's index in head rows then tail rows (what `order` returns; for per-row lists)."""
+        out = np.empty(self.rows, dtype=np.int64)
+        in_head = np.ones(self.rows, dtype=bool)
+        in_head[self.tail_at] = False
+        out[in_head] = np.arange(self.head_rows)
+        out[self.tail_at] = self.head_rows + self.tail_order
+        return out
+
+
+def merge(head: dict, tail: dict, categories: dict) -> Merge | None:
+    """The `Merge` of `tail` rows into `head` rows, which must be in strictly increasing table order
+    (no run twice); None when a tail row repeats a run of the head or of the tail (the duplicate rules decide).
+
+    `head` and `tail` map each label to its codes into `categories[label]` (shared by both) and "seed" to the
+    seeds. Only the head rows a binary search visits are read: about 20 per tail row for a million.
+    """
+    lookups = {name: np.append(_ranks(categories[name]), -1) for name in LABELS}
+
+    def key(part: dict, rows=None) -> list:
+        pick = (lambda a: a) if rows is None else (lambda a: a[rows])
+        return [lookups[name][pick(np.asarray(part[name]))] for name in LABELS] + \
+            [pick(np.asarray(part["seed"])).astype(np.int64)]
+
+    n = len(head["seed"])
+    tail_key = key(tail)
+    m = len(tail_key[-1])
+    tail_order = np.lexsort(tail_key[::-1])
+    tail_key = [k[tail_order] for k in tail_key]
+    if m > 1 and _equal(tail_key, slice(1, None), slice(None, -1)).any():
+        return None
+    lo, hi = np.zeros(m, dtype=np.int64), np.full(m, n, dtype=np.int64)
+    active = np.flatnonzero(lo < hi)
+    while active.size:   # lo: the first head row above the tail row (equal keys: the head row first)
+        mid = (lo[active] + hi[active]) // 2
+        at_most = _at_most(key(head, mid), [k[active] for k in tail_key])
+        lo[active[at_most]] = mid[at_most] + 1
+        hi[active[~at_most]] = mid[~at_most]
+        active = active[lo[active] < hi[active]]
+    before = np.flatnonzero(lo > 0)
+    if before.size:
+        previous = key(head, lo[before] - 1)
+        if np.logical_and.reduce([p == k[before] for p, k in zip(previous, tail_key)]).any():
+            return None
+    return Merge(n, lo, tail_order)
+
+
+def _equal(keys: list, a, b) -> np.ndarray:
+    return np.logical_and.reduce([k[a] == k[b] for k in keys])
+
+
+def _at_most(left: list, right: list) -> np.ndarray:
+    """Row by row, whether key `left` <= key `right` (compared component by component, never subtracted)."""
+    out = np.ones(len(right[0]), dtype=bool)     # equal throughout: at most
+    open_ = np.ones(len(right[0]), dtype=bool)   # not decided by an earlier component
+    for a, b in zip(left, right):
+        out[open_ & (a < b)] = True
+        out[open_ & (a > b)] = False
+        open_ &= a == b
+    return out
