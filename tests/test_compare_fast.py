@@ -47,6 +47,13 @@ def test_block_medians_are_np_median_bit_for_bit(seed, runs):
         rng.integers(2**31 - 9, 2**31 - 1, (rows, runs)).astype(float),        # and at its high end
         np.concatenate((np.full((rows, 1), -2.0**31 + 1), rng.integers(0, 9, (rows, runs - 1))), axis=1)
         if runs > 1 else np.zeros((rows, 1)),                                  # too wide to count: selected
+        np.round(rng.uniform(1, 3, (rows, runs)), 3),                          # seconds: decimals, counted
+        np.round(rng.normal(0, 50, (rows, runs)), 2),                          # negative decimals
+        np.round(rng.normal(0, 1, (rows, runs)), 6),                           # six decimals
+        np.round(rng.normal(0, 1, (rows, runs)), 7),                           # seven: np.median
+        np.round(rng.normal(2.1e5, 10, (rows, runs)), 4),                      # q near int32's top
+        np.round(rng.normal(2.2e5, 10, (rows, runs)), 4),                      # q beyond it: np.median
+        rng.choice([0.1, 0.2, 0.30000000000000004, 0.3], (rows, runs)),        # 0.1 + 0.2: no decimal form
     ]
     for block in kinds:
         with np.errstate(invalid="ignore"):   # np.median of inf and -inf: nan, with a warning
@@ -59,6 +66,11 @@ def test_block_medians_are_np_median_bit_for_bit(seed, runs):
 def test_a_fraction_after_the_sample_or_a_negative_zero_sends_the_block_to_np_median():
     block = np.arange(2000, dtype=float).reshape(2, 1000)
     block[1, 999] = 0.5
+    assert _same(block_medians(block), np.median(block, axis=1))
+    block = np.round(np.linspace(0, 1, 2000), 2).reshape(2, 1000)
+    block[1, 999] = 0.123456789              # more decimals than the sample needed
+    assert _same(block_medians(block), np.median(block, axis=1))
+    block[1, 999] = np.inf
     assert _same(block_medians(block), np.median(block, axis=1))
     block = np.full((1, 1000), 7.0)
     block[0, 600] = -0.0
@@ -288,3 +300,17 @@ def test_group_columns_bounds_are_the_run_bounds_of_their_arms(seed):
         assert cols.arms == [split.arm_names[int(ranks[i])] for i in run_bounds(ranks)[:-1]]
         expected = np.arange(cols.a, cols.z) if split.order is None else split.order[cols.a:cols.z]
         assert np.array_equal(cols.rows, expected)
+
+
+@settings(deadline=None, max_examples=300)
+@given(st.integers(1, 6), st.lists(st.integers(-10**6, 10**6), min_size=6, max_size=40), st.integers(1, 3))
+def test_decimal_ints_hypothesis(decimals, numbers, rows):
+    """Values of a few decimals (as JSON gives them: the double nearest each decimal) and their medians."""
+    from baselines.analysis.tables.columns import _decimal_ints
+    values = np.array([float(f"{n / 10**decimals:.{decimals}f}") for n in numbers])
+    block = np.resize(values, (rows, len(numbers)))
+    q, scale = _decimal_ints(block)
+    if q is not None:
+        assert (q / scale == block).all()
+        assert np.array_equal(np.argsort(q, axis=1, kind="stable"), np.argsort(block, axis=1, kind="stable"))
+    assert _same(block_medians(block), np.median(block, axis=1))
