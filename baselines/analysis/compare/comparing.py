@@ -32,7 +32,7 @@ from scipy.special import stdtrit
 
 from ..statistics.arm_intervals import bounded_arm_intervals
 from ..statistics.reward_range import check_margin
-from ..tables.columns import arm_sums, medians_of, run_bounds, small_int, sorted_codes
+from ..tables.columns import all_none, arm_sums, distinct_part, medians_of, run_bounds, small_int, sorted_codes
 from .compare_options import CompareOptions
 from ..tables.degradation import mark_degraded
 from .comparison import MEASURED, PARTIAL, UNREPORTED, ArmSummary, Comparison, Group, UnitSpend
@@ -160,7 +160,7 @@ def _margin_in_range(groups: list[Group], margin: float | None) -> None:
 
 def code_warnings(frame: pd.DataFrame) -> list[str]:
     """One line per (workload, arm) whose runs came from more than one version of the code (`provenance`)."""
-    if "code" not in frame.columns or frame["code"].isna().all():
+    if "code" not in frame.columns or all_none(frame["code"].to_numpy()) or frame["code"].isna().all():
         return []
     counts: dict[tuple[str, str], dict[str, int]] = {}
     rows = frame.loc[frame["code"].notna(), ["workload", "arm", "code"]].astype(str).value_counts()
@@ -194,14 +194,15 @@ class _GroupSplit:
                              max(len(frame["workload"].cat.categories), 1), self.n_budgets)
         self.arm_names, arm_rank = sorted_codes(frame["arm"])
         seeds = frame["seed"].to_numpy()
-        self.order = None if _in_order(group, arm_rank, seeds) else np.lexsort((seeds, arm_rank, group))
+        one = bool(group.size) and group.min() == group.max()   # one group: its key orders and splits nothing
+        self.order = None if _in_order(group, arm_rank, seeds, one) else np.lexsort((seeds, arm_rank, group))
         self.sorted_group = group if self.order is None else group[self.order]
         self.arm_rank = arm_rank if self.order is None else arm_rank[self.order]
-        bounds = run_bounds(self.sorted_group)
+        bounds = np.array([0, group.size], dtype=np.int64) if one else run_bounds(self.sorted_group)
         #: where each group starts in the sorted rows, plus the end
         self.bounds = bounds
         #: (group, arm) runs of the sorted rows: one segment per arm of each group
-        self.segments = _change_bounds(self.sorted_group, self.arm_rank)
+        self.segments = _change_bounds(self.sorted_group, self.arm_rank, one)
         self.slices: dict[tuple[str, str], tuple[int, int]] = {}
         #: each group's position in split order (the order of `bounds`)
         self.index: dict[tuple[str, str], int] = {}
@@ -224,7 +225,8 @@ class _GroupSplit:
         if column not in self._cache:
             if column in self.frame.columns:
                 values = self.frame[column].to_numpy()
-                values = values if self.order is None else values[self.order]
+                if self.order is not None and values.strides != (0,):   # a broadcast constant is one value in
+                    values = values[self.order]                         # any order: no gather, no copy
             elif column.startswith("spend:"):
                 values = np.full(len(self.frame), np.nan)
             elif column == "error":
@@ -240,19 +242,29 @@ class _GroupSplit:
 
     def columns(self, workload: str, bkey: str) -> "_GroupColumns":
         a, z = self.slices[(workload, bkey)]
-        rows = np.arange(a, z) if self.order is None else self.order[a:z]
-        return _GroupColumns(self, a, z, rows)
+        return _GroupColumns(self, a, z)
 
 
 class _GroupColumns:
-    """One group's columns, sorted by (arm, seed): views into the split's sorted arrays."""
+    """One group's columns, sorted by (arm, seed): views into the split's sorted arrays.
 
-    def __init__(self, split: _GroupSplit, a: int, z: int, rows: np.ndarray):
-        self.split, self.a, self.z, self.rows = split, a, z, rows
+    Its arms' bounds are the split's segments inside the group (within a
+    group only the arm changes), not a pass over its rows; `rows` is made
+    when asked for (a million-run group's arange was 8 MB, most often unread).
+    """
+
+    def __init__(self, split: _GroupSplit, a: int, z: int):
+        self.split, self.a, self.z = split, a, z
+        first, last = np.searchsorted(split.segments, [a, z])
+        bounds = split.segments[int(first):int(last) + 1] - a
         ranks = split.arm_rank[a:z]
-        bounds = run_bounds(ranks)
         self.arms = [split.arm_names[int(ranks[i])] for i in bounds[:-1]] if z > a else []
         self.bounds = bounds
+
+    @property
+    def rows(self) -> np.ndarray:
+        """The group's rows of the frame, in (arm, seed) order."""
+        return np.arange(self.a, self.z) if self.split.order is None else self.split.order[self.a:self.z]
 
     def __len__(self) -> int:
         return self.z - self.a
@@ -275,29 +287,32 @@ def _group_codes(workload: np.ndarray, budget: np.ndarray, n_workloads: int, n_b
     return group
 
 
-def _in_order(group: np.ndarray, arm: np.ndarray, seed: np.ndarray) -> bool:
+def _in_order(group: np.ndarray, arm: np.ndarray, seed: np.ndarray, one_group: bool = False) -> bool:
     """Whether the rows are in strictly increasing (group, arm, seed) order: then no sort and no copies.
 
     Compared, never subtracted: a difference of seeds spanning the int64 range
     overflows, and three int64 difference arrays were a third of the split's
-    time and most of its peak (issue 38).
+    time and most of its peak (issue 38). `one_group`: every row has the same
+    group, whose key then decides nothing and is not compared.
     """
     if group.size < 2:
         return True
     later = np.zeros(group.size - 1, dtype=bool)   # decided: this row's key is above the previous one's
-    for k in (group, arm, seed):
+    for k in (arm, seed) if one_group else (group, arm, seed):
         if ((k[1:] < k[:-1]) & ~later).any():
             return False
         later |= k[1:] > k[:-1]
     return bool(later.all())
 
 
-def _change_bounds(group: np.ndarray, arm: np.ndarray) -> np.ndarray:
-    """`run_bounds` of the sorted (group, arm) pairs: where either changes, without an int64 combined key."""
+def _change_bounds(group: np.ndarray, arm: np.ndarray, one_group: bool = False) -> np.ndarray:
+    """`run_bounds` of the sorted (group, arm) pairs: where either changes, without an int64 combined key
+    (`one_group`: the group never changes, and is not compared)."""
     if group.size == 0:
         return np.zeros(1, dtype=np.int64)
-    changed = group[1:] != group[:-1]
-    changed |= arm[1:] != arm[:-1]
+    changed = arm[1:] != arm[:-1]
+    if not one_group:
+        changed |= group[1:] != group[:-1]
     return np.concatenate(([0], np.flatnonzero(changed) + 1, [group.size])).astype(np.int64)
 
 
@@ -436,7 +451,8 @@ def _declared_range(lo: np.ndarray, hi: np.ndarray) -> tuple[float, float] | Non
 
 def range_notes(groups: list[Group], split: "_GroupSplit") -> None:
     """A note on each group whose runs declare different reward ranges (the hull is used)."""
-    if "reward_lo" not in split.frame.columns or not len(split.frame):
+    if "reward_lo" not in split.frame.columns or not len(split.frame) or \
+            all(group.reward_range is None for group in groups):   # no range, no note: no pass over the columns
         return
     lo, hi = split.whole("reward_lo").astype(float, copy=False), split.whole("reward_hi").astype(float, copy=False)
     starts = split.bounds[:-1]
@@ -481,30 +497,34 @@ def _all_summaries(split: "_GroupSplit", units: list[str]
     full, for the group screen.
     """
     bounds = split.segments
+    runs = np.diff(bounds)
     reward, dev, failed, errors_text = (split.whole(c) for c in ("reward", "dev_reward", "failed", "error"))
-    errors = arm_sums(failed.astype(bool), bounds)
+    failed = failed.astype(bool, copy=False)
+    any_failed = bool(distinct_part(failed).any())
+    errors = arm_sums(failed, bounds) if any_failed else np.zeros(len(runs), dtype=np.int64)
     spends = {unit: split.whole(f"spend:{unit}") for unit in units}
-    medians = medians_of([reward] + list(spends.values()), bounds)
-    known_reward = ~np.isnan(reward)
-    scored_counts = arm_sums(known_reward, bounds)
-    dev_known = ~np.isnan(dev)
-    dev_counts = arm_sums(dev_known, bounds)
-    dev_sums = np.add.reduceat(np.where(dev_known, dev, 0.0), bounds[:-1]) if len(bounds) > 1 else np.zeros(0)
+    known_reward, scored_counts = _known_counts(reward, bounds, runs)
+    known_spends = {unit: _known_counts(values, bounds, runs) for unit, values in spends.items()}
+    medians = medians_of([reward] + list(spends.values()), bounds,   # a column known complete: no NaN search
+                         [known_reward is None] + [known is None for known, _ in known_spends.values()])
+    dev_known, dev_counts = _known_counts(dev, bounds, runs)
+    dev_sums = np.zeros(len(runs)) if not dev_counts.any() else np.add.reduceat(
+        dev if dev_known is None else np.where(dev_known, dev, 0.0), bounds[:-1])
     low = np.fmin.reduceat(reward, bounds[:-1]) if len(bounds) > 1 else np.zeros(0)
     high = np.fmax.reduceat(reward, bounds[:-1]) if len(bounds) > 1 else np.zeros(0)
-    runs = np.diff(bounds)
     arm_units, unit_columns = {}, []
     for k, unit in enumerate(units):
-        values, partial = spends[unit], split.whole(f"partial:{unit}").astype(bool)
-        known = ~np.isnan(values)
-        reported, full = arm_sums(known, bounds), arm_sums(known & ~partial, bounds)
+        values, partial = spends[unit], split.whole(f"partial:{unit}").astype(bool, copy=False)
+        known, reported = known_spends[unit]
+        full = reported if not distinct_part(partial).any() else \
+            arm_sums(~partial if known is None else known & ~partial, bounds)
         status = np.where(reported == 0, UNREPORTED, np.where(full < runs, PARTIAL, MEASURED))
         if ((reported > 0) & (reported < runs)).any():
             medians[k + 1] = _partial_lower_bounds(values, known, bounds, reported, runs, medians[k + 1])
         arm_units[unit] = (medians[k + 1], (reported > 0) & (full >= runs))
         unit_medians = [m if r else None for m, r in zip(medians[k + 1].tolist(), reported.tolist())]
         unit_columns.append((unit, unit_medians, status.tolist(), full.tolist()))
-    failed_rows = np.flatnonzero(failed)
+    failed_rows = np.flatnonzero(failed) if any_failed else np.zeros(0, dtype=np.intp)
     means, lows, highs = segment_t_intervals(reward, known_reward, bounds, scored_counts)
     with np.errstate(invalid="ignore", divide="ignore"):
         dev_means = np.where(dev_counts > 0, dev_sums / np.maximum(dev_counts, 1), math.nan)
@@ -529,6 +549,20 @@ def _all_summaries(split: "_GroupSplit", units: list[str]
     return out, arm_units
 
 
+def _known_counts(values: np.ndarray, bounds: np.ndarray, runs: np.ndarray) -> tuple[np.ndarray | None, np.ndarray]:
+    """(known, count per segment) of a float column's non-NaN values; known is None when every value is known
+    (the counts are then the segment sizes). Why: most columns are complete or empty, and the mask, its
+    count and every later masked step were passes over a million rows for nothing (issue 38)."""
+    part = distinct_part(values)     # a broadcast constant column: one value to look at
+    unknown = np.isnan(part)
+    if not unknown.any():
+        return None, runs.astype(np.int64, copy=True)
+    if unknown.all():
+        return np.zeros(values.shape, dtype=bool), np.zeros(len(runs), dtype=np.int64)
+    known = np.logical_not(unknown, out=unknown)
+    return known, arm_sums(known, bounds)
+
+
 def _partial_lower_bounds(values: np.ndarray, known: np.ndarray, bounds: np.ndarray, reported: np.ndarray,
                          runs: np.ndarray, medians: np.ndarray) -> np.ndarray:
     """Medians where an arm left the unit unreported on some runs: the median with those runs at 0.
@@ -547,26 +581,30 @@ def _partial_lower_bounds(values: np.ndarray, known: np.ndarray, bounds: np.ndar
     return out
 
 
-def segment_t_intervals(values: np.ndarray, known: np.ndarray, bounds: np.ndarray, counts: np.ndarray,
+def segment_t_intervals(values: np.ndarray, known: np.ndarray | None, bounds: np.ndarray, counts: np.ndarray,
                         level: float = 0.95) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Mean and Student-t interval of each segment's known values, all segments at once.
 
     The same numbers as `stats.t_interval` per segment (NaN bounds below two
     values), computed with two passes so the variance is taken about each
-    segment's own mean (no sum-of-squares cancellation).
+    segment's own mean (no sum-of-squares cancellation). `known` None: every
+    value is known, and nothing is masked (no copy of the column).
     """
     if len(bounds) < 2:
         empty = np.zeros(0)
         return empty, empty, empty
     starts = bounds[:-1]
-    unknown = ~known
-    filled = values.copy()              # one column-sized temporary at a time (issue 38: peak memory)
-    filled[unknown] = 0.0
+    unknown = None if known is None else ~known
+    filled = values
+    if unknown is not None:
+        filled = values.copy()              # one column-sized temporary at a time (issue 38: peak memory)
+        filled[unknown] = 0.0
     with np.errstate(invalid="ignore", divide="ignore"):
         means = np.add.reduceat(filled, starts) / counts
         centred = np.repeat(means, np.diff(bounds))
         np.subtract(values, centred, out=centred)
-        centred[unknown] = 0.0
+        if unknown is not None:
+            centred[unknown] = 0.0
         np.multiply(centred, centred, out=centred)
         variance = np.add.reduceat(centred, starts) / (counts - 1)
         del filled, centred

@@ -24,7 +24,9 @@ def pair_group(group: Group, options: CompareOptions) -> None:
     """Fill `group.pairs` from `group.scores`; notes say which arms were left out and why."""
     if options.pairs == "none":
         return
-    scored = (~np.isnan(group.scores)).sum(axis=1) if group.scores.size else np.zeros(len(group.arms), int)
+    missing = np.isnan(group.scores) if group.scores.size else None
+    scored = np.zeros(len(group.arms), int) if missing is None else \
+        np.full(len(group.arms), group.scores.shape[1]) if not missing.any() else (~missing).sum(axis=1)
     usable = [i for i in range(len(group.arms)) if scored[i] >= 2]
     for i in range(len(group.arms)):
         if 0 < scored[i] < 2:
@@ -41,7 +43,8 @@ def pair_group(group: Group, options: CompareOptions) -> None:
                            f"baseline arm {baseline!r} did not run on this workload and budget")
         return
     if baseline is None and options.pairs == "auto" and len(arms) > ALL_PAIRS_MAX_ARMS:
-        means = np.nanmean(matrix, axis=1)
+        complete = bool((scored[usable] == matrix.shape[1]).all())   # no NaN: np.mean is np.nanmean, without
+        means = matrix.mean(axis=1) if complete else np.nanmean(matrix, axis=1)   # its masked copy (issue 38)
         baseline = arms[int(np.nanargmax(means))]
         group.notes.append(f"{len(arms)} arms: pairs are against the best arm by mean ({baseline}) only, "
                            f"not all {len(arms) * (len(arms) - 1) // 2:,} pairs; pass --pairs all or --baseline ARM")

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..tables.columns import arm_sums
+from ..tables.columns import all_none, arm_sums, distinct_part
 
 #: a relative drift within this fraction of the tolerance sends the group to the per-group check
 MARGIN = 1e-9
@@ -107,7 +107,8 @@ def screen_groups(split, budgets: list[dict], fixed_units: set[str], confound_un
     same_size = np.minimum.reduceat(sizes, first_arm) == np.maximum.reduceat(sizes, first_arm)
     reshaped = same_size & _same_seeds(split.whole("seed"), bounds, arm_runs, same_size)
     reward = split.whole("reward")
-    scored = arm_sums(np.isnan(reward), bounds) == 0
+    unscored = np.isnan(reward)
+    scored = arm_sums(unscored, bounds) == 0 if unscored.any() else np.ones(len(starts), dtype=bool)
     screen = GroupScreen(first_arm, end_arm, reshaped, scored, _declared_ranges(split, bounds),
                          _declared_nouns(split.whole("nouns"), bounds))
     for unit in fixed_units:
@@ -159,6 +160,8 @@ def _declared_ranges(split, bounds: np.ndarray) -> list:
     ranges when they differ: every reward lies in it), else None."""
     lo, hi = split.whole("reward_lo").astype(float, copy=False), split.whole("reward_hi").astype(float, copy=False)
     groups = len(bounds) - 1
+    if np.isnan(distinct_part(lo)).all() or np.isnan(distinct_part(hi)).all():
+        return [None] * groups     # no run declares a range (groups are never empty): no pass over the rows
     missing = arm_sums(np.isnan(lo) | np.isnan(hi), bounds) > 0
     if missing.all():
         return [None] * groups
@@ -172,8 +175,10 @@ def _declared_ranges(split, bounds: np.ndarray) -> list:
 def _declared_nouns(nouns: np.ndarray, bounds: np.ndarray) -> list:
     """Each group's first declared unit-words text, parsed once per distinct text (None: none declared)."""
     groups = len(bounds) - 1
-    declared = np.flatnonzero(pd.notna(nouns))  # the column holds text or None (`run_columns.nouns_column`): no row loop
     out: list = [None] * groups
+    if all_none(nouns):   # the usual case, without pandas' look at every row
+        return out
+    declared = np.flatnonzero(pd.notna(nouns))  # the column holds text or None (`run_columns.nouns_column`): no row loop
     if declared.size == 0:
         return out
     parsed: dict[str, dict] = {}
@@ -197,8 +202,12 @@ def _fixed_clean(split, unit: str, budgets: list[dict], scored: np.ndarray, firs
     """
     bounds, segments = split.bounds, split.segments
     spend = split.whole(f"spend:{unit}")
-    partial = split.whole(f"partial:{unit}").astype(bool)
-    full = arm_sums(np.isnan(spend) | partial, bounds) == 0
+    partial = split.whole(f"partial:{unit}").astype(bool, copy=False)
+    gaps = np.isnan(spend)
+    if distinct_part(partial).any():
+        gaps |= partial
+    full = arm_sums(gaps, bounds) == 0 if gaps.any() else np.ones(len(bounds) - 1, dtype=bool)
+    del gaps
     in_budget = np.array([unit in b for b in budgets], dtype=bool)
     budget_value = np.array([float(b[unit]) if unit in b else np.nan for b in budgets])
     arms = end_arm - first_arm
@@ -209,11 +218,32 @@ def _fixed_clean(split, unit: str, budgets: list[dict], scored: np.ndarray, firs
         of_arms = segment_medians(medians, np.concatenate((first_arm, end_arm[-1:])))
         reference = np.where(in_budget, budget_value, of_arms)
     clean = full & scored & (in_budget | by_median)
-    rel = _relative(spend, np.repeat(reference, np.diff(bounds)))   # each row against its group's reference
-    clean &= arm_sums(_near_or_beyond(rel, tolerance), bounds) == 0
-    del rel
+    clean &= ~_any_near_or_beyond(spend, bounds, reference, tolerance)
     source = ["budget" if b else "median of arms" for b in in_budget.tolist()]
     return clean, reference, source
+
+
+def _any_near_or_beyond(values: np.ndarray, bounds: np.ndarray, reference: np.ndarray, tolerance: float
+                        ) -> np.ndarray:
+    """Per group: whether any row's drift from the group's reference is near or beyond the tolerance.
+
+    Read from each group's smallest and largest value: the drift (v - r) / |r|
+    never decreases as v grows (a subtraction and a division by a positive
+    number, each rounded monotonically; for r = 0 it is 0, then inf), so the
+    values within the tolerance form an interval, and every value is in it
+    when both ends are. A NaN row is judged as one: NaN where some row is.
+    Three values per group instead of a per-row drift column and its five
+    passes over the rows (issue 38).
+    """
+    if len(bounds) < 2:
+        return np.zeros(0, dtype=bool)
+    starts = bounds[:-1]
+    low, high = np.fmin.reduceat(values, starts), np.fmax.reduceat(values, starts)
+    nan = np.isnan(values)
+    gap = np.where(arm_sums(nan, bounds) > 0, np.nan, low) if nan.any() else low
+    rel = _relative(np.concatenate((low, high, gap)), np.concatenate((reference, reference, reference)))
+    near = _near_or_beyond(rel, tolerance).reshape(3, len(starts))
+    return near.any(axis=0)
 
 
 def _confound_clean(medians: np.ndarray, status_ok: np.ndarray, first_arm: np.ndarray, end_arm: np.ndarray,

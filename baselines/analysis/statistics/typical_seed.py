@@ -169,11 +169,28 @@ def typical_claim(d, level: float = 0.95) -> TypicalResult:
     counts = sign_counts(d)
     tol = tie_tolerance(d)
     untied = d[np.abs(d) > tol]
-    median = float(np.median(untied)) if untied.size else 0.0
-    ci = median_interval(untied, level) if untied.size else (-math.inf, math.inf)
+    median, ci = _median_and_interval(untied, level) if untied.size else (0.0, (-math.inf, math.inf))
     share = counts.wins / counts.untied if counts.untied else math.nan
     return TypicalResult(counts, sign_test_p(counts.wins, counts.losses), median, ci, share,
                          clopper_pearson(counts.wins, counts.untied, level))
+
+
+def _median_and_interval(untied: np.ndarray, level: float) -> tuple[float, tuple[float, float]]:
+    """np.median(untied) and median_interval(untied, level), from one partition at the order statistics they read.
+
+    Why not a sort and np.median's partition: a 100-arm compare's 99 pairs of
+    10,000 seeds spent 0.037 s of its 0.2 s CPU on them (issue 38). The
+    partition puts each of these ranks where a sort would, and the lower
+    middle of an even count is the largest value left of the upper one, so
+    the numbers are the same; an untied difference is never 0, so the mean
+    of the two middle values is np.median's.
+    """
+    n = untied.size
+    k = order_rank(n, (1 - level) / 2)
+    half = n // 2
+    x = np.partition(untied, [half] + ([k - 1, n - k] if k else []))
+    median = float(x[half]) if n % 2 else float((x[:half].max() + x[half]) / 2)
+    return median, ((float(x[k - 1]), float(x[n - k])) if k else (-math.inf, math.inf))
 
 
 def typical_rows(d: np.ndarray, level: float = 0.95) -> list[TypicalResult]:

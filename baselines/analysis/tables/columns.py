@@ -6,8 +6,8 @@ sorted once and sliced, not masked once per group.
 """
 from __future__ import annotations
 
+import sys
 import warnings
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pandas as pd
@@ -23,14 +23,25 @@ def small_int(top: int) -> type:
 
 def sorted_codes(column: pd.Series) -> tuple[list[str], np.ndarray]:
     """Category names in sorted order and each row's index into them (no strings per row), in the narrowest
-    integer type that holds them (issue 38: per-row codes of a million runs)."""
+    integer type that holds them (issue 38: per-row codes of a million runs).
+
+    The categories in use are counted (a bincount), not found by np.unique's
+    hash of every row; when every category is in use and already in name
+    order (the reader's usual frame), each code is its rank and is returned
+    as it is, without a gather over the rows.
+    """
     codes = column.cat.codes.to_numpy()
-    used = np.unique(codes)
+    categories = len(column.cat.categories)
+    used = np.flatnonzero(np.bincount(codes, minlength=categories)) if codes.size and codes.min() >= 0 \
+        else np.unique(codes)
     names = np.asarray(column.cat.categories.astype(str))[used]
     order = np.argsort(names, kind="stable")
-    rank = np.empty(int(codes.max()) + 1 if codes.size else 0, dtype=small_int(len(used)))
+    dtype = small_int(len(used))
+    if len(used) == categories and codes.dtype == dtype and np.array_equal(order, np.arange(len(used))):
+        return [str(n) for n in names], codes
+    rank = np.empty(int(codes.max()) + 1 if codes.size else 0, dtype=dtype)
     rank[used[order]] = np.arange(len(used))
-    return [str(n) for n in names[order]], rank[codes]
+    return [str(n) for n in names[order]], np.take(rank, codes)
 
 
 def run_bounds(sorted_keys: np.ndarray) -> np.ndarray:
@@ -41,29 +52,31 @@ def run_bounds(sorted_keys: np.ndarray) -> np.ndarray:
     return np.concatenate(([0], starts, [sorted_keys.size])).astype(np.int64)
 
 
-def arm_medians(values: np.ndarray, bounds: np.ndarray) -> np.ndarray:
+def arm_medians(values: np.ndarray, bounds: np.ndarray, complete: bool = False) -> np.ndarray:
     """Median per arm of a column sorted by arm (NaN = unreported, skipped).
 
     When every arm has as many runs the column is one (arms x runs) block and
-    a single partition computes every median.
+    a single partition computes every median. `complete`: the caller knows
+    the column has no NaN, so it is not looked for again.
     """
     sizes = np.diff(bounds)
     if len(sizes) and sizes.min() == sizes.max() and sizes[0] > 0:
-        return nanmedian(values.reshape(len(sizes), int(sizes[0])), axis=1)
+        block = values.reshape(len(sizes), int(sizes[0]))
+        return block_medians(block) if complete else nanmedian(block, axis=1)
     return np.array([nanmedian(values[a:b][None, :], axis=1)[0] if b > a else np.nan
                      for a, b in zip(bounds[:-1], bounds[1:])])
 
 
-def medians_of(columns: list[np.ndarray], bounds: np.ndarray) -> list[np.ndarray]:
-    """`arm_medians` of several columns; on large groups two threads share the work.
+def medians_of(columns: list[np.ndarray], bounds: np.ndarray, complete: list[bool] | None = None
+               ) -> list[np.ndarray]:
+    """`arm_medians` of several columns, one after the other (`complete[k]`: column k has no NaN).
 
-    Selection (numpy's partition) releases the GIL, and per-arm medians of a
-    million-row group are most of a comparison's time, so both cores help.
+    No thread pool: the target is CPU, not wall time, and two threads cost
+    more CPU in total than one (a million-run compare's five medians: 0.059 s
+    with two threads, 0.056 s serial, before the pool's start-up; issue 38).
     """
-    if len(columns) > 1 and bounds[-1] >= 200_000:
-        with ThreadPoolExecutor(max_workers=2) as pool:
-            return list(pool.map(lambda values: arm_medians(values, bounds), columns))
-    return [arm_medians(values, bounds) for values in columns]
+    complete = complete or [False] * len(columns)
+    return [arm_medians(values, bounds, whole) for values, whole in zip(columns, complete)]
 
 
 def arm_sums(mask: np.ndarray, bounds: np.ndarray) -> np.ndarray:
@@ -92,12 +105,115 @@ def arm_sums(mask: np.ndarray, bounds: np.ndarray) -> np.ndarray:
 def nanmedian(block: np.ndarray, axis: int) -> np.ndarray:
     nan = np.isnan(block)
     if not nan.any():
-        return np.median(block, axis=axis)  # one partition for the whole block
+        return block_medians(block) if axis == 1 else np.median(block, axis=axis)
     if nan.all():
         return np.full(block.shape[0], np.nan)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN arm: unreported, handled by the caller
         return np.nanmedian(block, axis=axis)
+
+
+def block_medians(block: np.ndarray) -> np.ndarray:
+    """`np.median(block, axis=1)` of a float block without NaN: the same numbers.
+
+    Why not always np.median: whole-number columns (tokens, calls, rollouts)
+    are selected as int32, half the bytes and about 0.6x the time, and a
+    whole-number column of few distinct values (calls, rollouts) is counted
+    instead, a quarter of the time (a million-run compare's spend medians:
+    issue 38). The two middle values are values of the block, so
+    (lower + upper) / 2 is np.median's mean of them; -0.0 is the one value
+    int32 cannot keep (np.median's mean turns a pair of them into +0.0), so a
+    block holding it goes to np.median.
+    """
+    n = block.shape[1] if block.ndim == 2 else 0
+    part = _whole_numbers(block) if n and block.size and block.dtype == np.float64 else None
+    if part is None or _negative_zero(block):
+        return np.median(block, axis=1)
+    half = n // 2
+    middle = _counted_ranks(part, half) if n % 2 else _counted_ranks(part, half - 1, half)
+    if middle is None:
+        part.partition(half if n % 2 else [half - 1, half], axis=1)
+        middle = (part[:, half],) if n % 2 else (part[:, half - 1], part[:, half])
+    if n % 2:
+        return middle[0].astype(np.float64)
+    return (middle[0].astype(np.float64) + middle[1]) / 2
+
+
+def _counted_ranks(ints: np.ndarray, *ranks: int) -> tuple[np.ndarray, ...] | None:
+    """Each row's value at each 0-based rank, from counts of its values; None when the values span more
+    bins (rows x (max - min + 1)) than a quarter of the block's entries, where selecting is cheaper.
+    Overwrites `ints` (the caller's private copy) with the bin numbers, unless it returns None."""
+    lo, hi = int(ints.min()), int(ints.max())
+    span = hi - lo + 1
+    rows = ints.shape[0]
+    if span * rows > ints.size // 4 or span * rows >= 2**31:   # the bins' numbers stay in int32
+        return None
+    keys = ints
+    keys -= np.int32(lo)                            # 0 .. span - 1, then one range of bins per row
+    keys += (np.arange(rows, dtype=np.int32) * np.int32(span))[:, None]
+    below = np.bincount(keys.ravel(), minlength=rows * span).reshape(rows, span).cumsum(axis=1)
+    return tuple(lo + (below > rank).argmax(axis=1) for rank in ranks)   # first value with more than rank below
+
+
+def _negative_zero(block: np.ndarray) -> bool:
+    zeros = block == 0
+    return bool(zeros.any() and np.signbit(block[zeros]).any())
+
+
+def _whole_numbers(block: np.ndarray) -> np.ndarray | None:
+    """An int32 copy of `block` when every value is a whole number that int32 holds exactly, else None.
+
+    No range check first: a value int32 cannot hold casts to some int32,
+    which cannot equal it, so the comparison refuses it. A sample is tried
+    first, so a column of fractions (rewards, seconds) costs no full cast.
+    """
+    with np.errstate(invalid="ignore"):
+        sample = block.ravel()[:256]
+        if not (sample.astype(np.int32) == sample).all():
+            return None
+        ints = block.astype(np.int32)
+    return ints if (ints == block).all() else None
+
+
+def distinct_part(values: np.ndarray) -> np.ndarray:
+    """`values` with each broadcast (stride-0) axis cut to one entry: all that `any()` or `all()` of it reads.
+
+    Why: a column no run sets (failed, partial flags, dev_reward, declared
+    ranges) is one value broadcast to a million rows, and a whole-column
+    isnan or any() of it walked them all (issue 38).
+    """
+    return values[tuple(slice(0, 1) if step == 0 else slice(None) for step in values.strides)]
+
+
+def all_none(values: np.ndarray) -> bool:
+    """Whether every entry of an object column is None, read from the stored pointers: no Python call per row.
+
+    Why: pandas' isna looks at a million objects one by one (4.5 ms a column;
+    a compare asks of the code and nouns columns, nearly always all None:
+    issue 38). An object array holds pointers, and in CPython id(None) is
+    None's address. Other interpreters compare entry by entry.
+    """
+    if values.dtype != object:
+        return False
+    values = distinct_part(values)
+    if sys.implementation.name != "cpython":
+        return all(v is None for v in values.ravel().tolist())
+    return bool((_pointers(values) == id(None)).all())
+
+
+def _pointers(values: np.ndarray) -> np.ndarray:
+    """The object pointers of `values` as integers: a view where its owner is contiguous (a column taken from
+    a frame's block may be strided), else a copy (1.9 ms a million pointers, each referenced and released)."""
+    owner = values
+    while isinstance(owner.base, np.ndarray):
+        owner = owner.base
+    if owner.dtype == object and owner.flags.c_contiguous and owner.size:
+        start = values.__array_interface__["data"][0] - owner.__array_interface__["data"][0]
+        flat = np.frombuffer(memoryview(owner.reshape(-1)), dtype=np.uintp)
+        if values.size and 0 <= start < flat.nbytes and start % flat.itemsize == 0:
+            return np.lib.stride_tricks.as_strided(flat[start // flat.itemsize:], values.shape, values.strides,
+                                                   writeable=False)
+    return np.frombuffer(memoryview(np.ascontiguousarray(values).reshape(-1)), dtype=np.uintp)
 
 
 def relative(values: np.ndarray, reference: float) -> np.ndarray:
