@@ -19,6 +19,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from baselines.analysis.tables.columns import all_none, arm_medians, block_medians, medians_of, nanmedian
+from tests.sizes import examples
 
 
 def _same(a: np.ndarray, b: np.ndarray) -> bool:
@@ -86,7 +87,7 @@ def test_block_medians_of_other_types_and_shapes_are_np_median():
     assert block_medians(np.zeros((0, 5))).shape == (0,)
 
 
-@settings(deadline=None, max_examples=300)
+@settings(deadline=None, max_examples=examples(300))
 @given(st.lists(st.lists(st.sampled_from([0.0, -0.0, 1.0, 2.0, -1.0, 0.5, 3e9, -3e9, 2.0**31 - 1, -(2.0**31 - 1)]),
                          min_size=4, max_size=4), min_size=1, max_size=4))
 def test_block_medians_hypothesis(rows):
@@ -302,7 +303,7 @@ def test_group_columns_bounds_are_the_run_bounds_of_their_arms(seed):
         assert np.array_equal(cols.rows, expected)
 
 
-@settings(deadline=None, max_examples=300)
+@settings(deadline=None, max_examples=examples(300))
 @given(st.integers(1, 6), st.lists(st.integers(-10**6, 10**6), min_size=6, max_size=40), st.integers(1, 3))
 def test_decimal_ints_hypothesis(decimals, numbers, rows):
     """Values of a few decimals (as JSON gives them: the double nearest each decimal) and their medians."""

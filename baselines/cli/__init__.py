@@ -6,6 +6,20 @@ The parser is built from light modules only, and a verb's heavy imports
 (pandas, scipy, matplotlib) load when that verb runs, so `--help` and a
 typo answer at once. Every user mistake is one line, `costmatch: <problem>`,
 with exit code 2; a full disk is one line with exit code 1.
+
+The modules, by topic:
+
+- verbs: `run`, `plan`, `compare`, `report`, `check`, `curves`, `history`,
+  `importing` (import), `listing` (list), `init`; `__main__` is the command.
+- shared by the verbs: `options` (option types and checks), `results` (results
+  files into one comparison, for compare, report and check), `history_options`
+  (check's history and drift flags), `gate_output` (how a gate verdict prints
+  and exits).
+- start-up: `result_cache` (compare's kept output, replayed before any heavy
+  import), `lean_scipy` (scipy.special without numpy's f2py and testing).
+- documentation rendered from the code: `doc_blocks` (the generated blocks),
+  `reference` (the CLI reference), `reference_api` (the Python API),
+  `reference_schema` (the record fields).
 """
 from __future__ import annotations
 

@@ -66,8 +66,7 @@ def one_categorical(pieces: list[tuple[np.ndarray, list]]) -> pd.Categorical:
     Why not a pandas categorical per block and union_categoricals: building a
     categorical per 4 MB block was a tenth of a million-line read.
     """
-    index: dict = {}
-    lookups = [[index.setdefault(v, len(index)) for v in values] + [-1] for _, values in pieces]
+    index, lookups = _label_lookups(pieces)
     small = _code_type(len(index))
     # every block's codes mapped straight into one array of the final type (no int64 copy per row)
     codes = np.empty(sum(len(c) for c, _ in pieces), dtype=small)
@@ -229,20 +228,26 @@ class ColumnStore:
         self.pieces = {name: [] for name in CATEGORICAL}
 
 
+def _label_lookups(pieces: list) -> tuple[dict, list[list[int]]]:
+    """The blocks' distinct values (in order of first appearance, each to its code) and, per block, its
+    codes' new codes (ending in -1, where a block's code -1, none, is looked up)."""
+    index: dict = {}
+    return index, [[index.setdefault(v, len(index)) for v in values] + [-1] for _, values in pieces]
+
+
 def _code_type(categories: int):
     return np.int8 if categories < 127 else np.int16 if categories < 32767 else np.int32
 
 
 def _split_labels(pieces: list) -> tuple[list, np.ndarray, np.ndarray]:
     """(categories in order of first appearance, the held block's codes, the later blocks' codes into them)."""
-    index: dict = {}
-    lookups = [np.array([index.setdefault(v, len(index)) for v in values] + [-1], dtype=np.int64)
-               for _, values in pieces]
+    index, lists = _label_lookups(pieces)
     small = _code_type(len(index))
+    lookups = [np.array(lookup, dtype=small) for lookup in lists]
     held_codes = pieces[0][0]
-    if not np.array_equal(lookups[0][:-1], np.arange(len(lookups[0]) - 1)):   # its values repeat one
-        held_codes = lookups[0].astype(small)[held_codes]
-    rest = [lookup.astype(small)[codes] for (codes, _), lookup in zip(pieces[1:], lookups[1:])]
+    if lists[0][:-1] != list(range(len(lists[0]) - 1)):   # its values repeat one
+        held_codes = lookups[0][held_codes]
+    rest = [lookup[codes] for (codes, _), lookup in zip(pieces[1:], lookups[1:])]
     later = np.concatenate(rest) if rest else np.zeros(0, dtype=small)
     return list(index), held_codes, later
 
